@@ -1,0 +1,44 @@
+"""Bearer-token authentication for agents (R38)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import authentication, exceptions
+
+from memory.contexts import authenticate_token
+from memory.models import ApiToken
+
+
+class TokenUser:
+    """The principal of a request authenticated by a context token."""
+
+    is_authenticated = True
+    is_active = True
+    is_staff = False
+
+    def __init__(self, token: ApiToken) -> None:
+        self.token = token
+        self.context = token.context
+
+    def __str__(self) -> str:
+        return f"token:{self.token.key_prefix}"
+
+
+class ContextTokenAuthentication(authentication.BaseAuthentication):
+    keyword = "Bearer"
+
+    def authenticate(self, request: Any) -> tuple[TokenUser, ApiToken] | None:
+        header = authentication.get_authorization_header(request).decode("latin-1")
+        if not header:
+            return None
+        scheme, _, raw = header.partition(" ")
+        if scheme != self.keyword or not raw.strip():
+            raise exceptions.AuthenticationFailed("use Authorization: Bearer <token>")
+        token = authenticate_token(raw.strip())
+        if token is None:
+            raise exceptions.AuthenticationFailed("unknown or revoked token")
+        return TokenUser(token), token
+
+    def authenticate_header(self, request: Any) -> str:
+        return self.keyword

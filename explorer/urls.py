@@ -1,0 +1,9 @@
+from django.urls import path
+
+from explorer import views
+
+app_name = "explorer"
+
+urlpatterns = [
+    path("", views.context_list, name="context_list"),
+]

@@ -1,0 +1,156 @@
+"""Compiling the active context: the next model input, as JSON and as prompt text (R23)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memory.kinds import ACTION, REQUEST_OPEN, RETIRED, RETIRING, USER_MESSAGE
+from memory.models import Context, Event, Frame
+from memory.pressure import pressure_state
+from memory.retirement import ticks_left
+from memory.tokens import estimate_tokens
+
+PREVIEW_CHARS = 200
+
+
+def _preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def render_value(value: Any) -> str:
+    """Body values rendered the way the model writes them in transactions."""
+    if isinstance(value, dict):
+        return " ".join(f"({key} {render_value(item)})" for key, item in value.items())
+    if isinstance(value, list):
+        return "[" + " ".join(render_value(item) for item in value) + "]"
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) and (not value or any(c in value for c in ' ()[]{}";\n\t')) else str(value)
+
+
+def render_frame(item: dict[str, Any]) -> str:
+    header = f"[frame {item['id']} r{item['revision']} {item['status']}"
+    if item["protected"]:
+        header += " protected"
+    retire = item.get("retire")
+    if retire:
+        header += f" due-tick {retire['due_tick']} ticks-left {retire['ticks_left']}"
+        if retire["reason"]:
+            header += f" reason {json.dumps(retire['reason'], ensure_ascii=False)}"
+    header += "]"
+    if item["sources"]:
+        header += f" (from {' '.join(item['sources'])})"
+    body = item["body"]
+    lines = [header]
+    if isinstance(body, dict):
+        lines.extend(f"  ({key} {render_value(value)})" for key, value in body.items())
+    return "\n".join(lines)
+
+
+def render_observation(item: dict[str, Any]) -> str:
+    flag = " OPEN REQUEST" if item.get("request") == REQUEST_OPEN else ""
+    return f"[{item['ref']} {item['kind']} thread={item['thread']}{flag}]\n{item['content']}"
+
+
+def compile_active_context(context: Context) -> dict[str, Any]:
+    """Build the model input from persistent records. Reads only live rows through partial
+    indexes, so its cost follows the active context, not the length of history."""
+    frames = list(
+        Frame.objects.filter(context=context)
+        .exclude(status=RETIRED)
+        .order_by("created_version", "frame_id")
+        .values(
+            "frame_id",
+            "revision",
+            "status",
+            "protected",
+            "body",
+            "sources",
+            "token_estimate",
+            "retire_due_tick",
+            "retire_requested_tick",
+            "retire_reason",
+        )
+    )
+    observations = list(
+        Event.objects.filter(context=context, active=True)
+        .order_by("seq")
+        .values("seq", "kind", "thread", "content", "token_estimate", "request_state")
+    )
+    pending_actions = list(
+        Event.objects.filter(context=context, request_state=REQUEST_OPEN, kind=ACTION)
+        .order_by("seq")
+        .values("seq", "thread", "payload")
+    )
+    body_field = Frame._meta.get_field("body")
+    frame_items = []
+    for row in frames:
+        body = body_field.from_db_value(row["body"], None, None)  # type: ignore[attr-defined]
+        item: dict[str, Any] = {
+            "id": row["frame_id"],
+            "revision": row["revision"],
+            "status": row["status"],
+            "protected": row["protected"],
+            "body": body,
+            "sources": row["sources"],
+            "tokens": row["token_estimate"],
+        }
+        if row["status"] == RETIRING:
+            item["retire"] = {
+                "requested_tick": row["retire_requested_tick"],
+                "due_tick": row["retire_due_tick"],
+                "ticks_left": ticks_left(row["retire_due_tick"], context.tick),
+                "reason": row["retire_reason"] or "",
+            }
+        frame_items.append(item)
+    observation_items = []
+    open_requests = []
+    for row in observations:
+        ref = f"@e{row['seq']}"
+        item = {
+            "ref": ref,
+            "kind": row["kind"],
+            "thread": row["thread"],
+            "content": row["content"],
+            "tokens": row["token_estimate"],
+        }
+        if row["kind"] == USER_MESSAGE:
+            item["request"] = row["request_state"]
+            if row["request_state"] == REQUEST_OPEN:
+                open_requests.append({"ref": ref, "thread": row["thread"], "preview": _preview(row["content"])})
+        observation_items.append(item)
+    state = pressure_state(context)
+    summary = {
+        "context": context.slug,
+        "tick": context.tick,
+        "version": context.version,
+        "pressure": state.as_dict(),
+        "open_requests": open_requests,
+        "pending_actions": [
+            {"ref": f"@e{a['seq']}", "thread": a["thread"], "name": (a["payload"] or {}).get("name")}
+            for a in pending_actions
+        ],
+    }
+    state_text = (
+        f"# context {context.slug} · tick {context.tick} · version {context.version} · "
+        f"pressure {state.level} ({state.used_tokens}/{state.capacity_tokens} tokens)"
+    )
+    if open_requests:
+        state_text += "\nopen requests: " + ", ".join(r["ref"] for r in open_requests)
+    if summary["pending_actions"]:
+        state_text += "\npending actions: " + ", ".join(
+            f"{a['ref']} {a['name']}" for a in summary["pending_actions"]
+        )
+    parts = [state_text, "## frames"]
+    parts.extend(render_frame(item) for item in frame_items)
+    parts.append("## observations")
+    parts.extend(render_observation(item) for item in observation_items)
+    text = "\n\n".join(parts) + "\n"
+    summary_tokens = estimate_tokens(state_text)
+    summary["tokens"] = summary_tokens
+    return {
+        "context": {"state": summary, "frames": frame_items, "observations": observation_items},
+        "text": text,
+        "tokens": summary_tokens
+        + sum(i["tokens"] for i in frame_items)
+        + sum(i["tokens"] for i in observation_items),
+    }

@@ -1,0 +1,144 @@
+"""Creating contexts, changing their settings, issuing and checking API tokens (R1, R38)."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from memory.errors import InvalidRequest
+from memory.models import ApiToken, Context
+from memory.pressure import pressure_state
+
+TOKEN_PREFIX = "mz_"
+
+
+def hash_token(raw: str) -> str:
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    token: ApiToken
+    raw: str
+
+
+def validate_settings(
+    *,
+    grace_ticks: int,
+    capacity_tokens: int,
+    pressure_percent: int,
+    maintenance_percent: int,
+    maintenance_exit_percent: int,
+) -> None:
+    if grace_ticks < 0:
+        raise InvalidRequest("grace_ticks must be 0 or more")
+    if capacity_tokens < 1:
+        raise InvalidRequest("capacity_tokens must be at least 1")
+    if not (0 < pressure_percent <= maintenance_percent <= 100):
+        raise InvalidRequest("need 0 < pressure_percent <= maintenance_percent <= 100")
+    if not (0 < maintenance_exit_percent < maintenance_percent):
+        raise InvalidRequest("need 0 < maintenance_exit_percent < maintenance_percent")
+
+
+@transaction.atomic
+def create_context(
+    slug: str,
+    *,
+    name: str = "",
+    grace_ticks: int = 8,
+    capacity_tokens: int | None = None,
+    pressure_percent: int = 70,
+    maintenance_percent: int = 90,
+    maintenance_exit_percent: int = 80,
+) -> Context:
+    from django.conf import settings
+    from django.core.validators import validate_slug
+
+    try:
+        validate_slug(slug)
+    except Exception:
+        raise InvalidRequest(f"slug {slug!r} must be letters, digits, '-' or '_'") from None
+    capacity = capacity_tokens if capacity_tokens is not None else settings.MORPHZ_DEFAULT_CAPACITY_TOKENS
+    validate_settings(
+        grace_ticks=grace_ticks,
+        capacity_tokens=capacity,
+        pressure_percent=pressure_percent,
+        maintenance_percent=maintenance_percent,
+        maintenance_exit_percent=maintenance_exit_percent,
+    )
+    try:
+        with transaction.atomic():
+            return Context.objects.create(
+                slug=slug,
+                name=name or slug,
+                grace_ticks=grace_ticks,
+                capacity_tokens=capacity,
+                pressure_percent=pressure_percent,
+                maintenance_percent=maintenance_percent,
+                maintenance_exit_percent=maintenance_exit_percent,
+            )
+    except IntegrityError:
+        raise InvalidRequest(f"a context with slug {slug!r} already exists", code="context_exists") from None
+
+
+@transaction.atomic
+def update_context_settings(context_id: int, **changes: int | str) -> Context:
+    """Change name or settings; takes the context row lock like every commit does."""
+    context = Context.objects.select_for_update().get(pk=context_id)
+    allowed = {
+        "name",
+        "grace_ticks",
+        "capacity_tokens",
+        "pressure_percent",
+        "maintenance_percent",
+        "maintenance_exit_percent",
+    }
+    unknown = set(changes) - allowed
+    if unknown:
+        raise InvalidRequest(f"unknown settings: {', '.join(sorted(unknown))}")
+    for key, value in changes.items():
+        setattr(context, key, value)
+    validate_settings(
+        grace_ticks=context.grace_ticks,
+        capacity_tokens=context.capacity_tokens,
+        pressure_percent=context.pressure_percent,
+        maintenance_percent=context.maintenance_percent,
+        maintenance_exit_percent=context.maintenance_exit_percent,
+    )
+    context.in_maintenance = pressure_state(context).in_maintenance
+    context.save()
+    return context
+
+
+def issue_token(context: Context, *, name: str = "") -> IssuedToken:
+    raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        context=context, name=name, key_prefix=raw[:10], key_hash=hash_token(raw)
+    )
+    return IssuedToken(token=token, raw=raw)
+
+
+def revoke_token(token_id: int) -> None:
+    ApiToken.objects.filter(pk=token_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
+def authenticate_token(raw: str) -> ApiToken | None:
+    """The live token for `raw`, or None. Records last use at most once a minute."""
+    if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
+        return None
+    token = (
+        ApiToken.objects.select_related("context")
+        .filter(key_hash=hash_token(raw), revoked_at__isnull=True)
+        .first()
+    )
+    if token is None:
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
+    return token

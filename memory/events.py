@@ -1,0 +1,222 @@
+"""Appending events to a context's history (R2, R3, R8, R25, R30).
+
+Every append takes the context row lock, which allocates `seq` and orders appends with
+commits and evaluations. Events never change afterwards except their activity flag,
+pending flag and request state.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from memory.broadcast import broadcast_after_commit
+from memory.errors import Conflict, InvalidRequest, MaintenanceRequired, RuleViolation
+from memory.kinds import (
+    ACTION,
+    APPENDABLE_KINDS,
+    INPUT_KINDS,
+    OBSERVATION_KINDS,
+    RECALL_RESULT,
+    REQUEST_DELIVERED,
+    REQUEST_OPEN,
+    USER_MESSAGE,
+)
+from memory.models import Context, Event, IndexIntent
+from memory.pressure import pressure_state
+from memory.tokens import estimate_tokens
+
+THREAD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$")
+EVENT_REF_RE = re.compile(r"^@e([1-9][0-9]{0,17})$")
+MAX_CONTENT_CHARS = 4_000_000
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    event: Event
+    created: bool
+
+
+def check_thread(thread: str | None) -> str:
+    if thread is None or thread == "":
+        return "main"
+    if not isinstance(thread, str) or not THREAD_RE.match(thread):
+        raise InvalidRequest(
+            "thread must be 1-100 characters: letters, digits, '.', '_', ':', '-'",
+            details=[{"field": "thread"}],
+        )
+    return thread
+
+
+def parse_event_ref(ref: Any) -> int:
+    match = EVENT_REF_RE.match(ref) if isinstance(ref, str) else None
+    if match is None:
+        raise InvalidRequest(f"{ref!r} is not an event reference like \"@e17\"", details=[{"ref": ref}])
+    return int(match.group(1))
+
+
+def append_event(
+    context_id: int,
+    *,
+    kind: str,
+    content: str,
+    payload: Any = None,
+    thread: str | None = None,
+    delivers: list[str] | None = None,
+    idempotency_key: str | None = None,
+) -> AppendResult:
+    """Append a client event (one of APPENDABLE_KINDS). A retry with the same idempotency
+    key returns the first event and writes nothing."""
+    if kind not in APPENDABLE_KINDS:
+        raise InvalidRequest(
+            f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}",
+            code="invalid_kind",
+            details=[{"field": "kind"}],
+        )
+    return _append(
+        context_id,
+        kind=kind,
+        content=content,
+        payload=payload,
+        thread=thread,
+        delivers=delivers or [],
+        idempotency_key=idempotency_key,
+    )
+
+
+def register_action(
+    context_id: int,
+    *,
+    name: str,
+    arguments: Any = None,
+    thread: str | None = None,
+    idempotency_key: str | None = None,
+) -> AppendResult:
+    """Record an external action before it runs (R12, R25); refused in maintenance.
+
+    The action stays pending until a tool result names it in `delivers`."""
+    if not isinstance(name, str) or not name.strip() or len(name) > 200:
+        raise InvalidRequest("action name must be a non-empty string of at most 200 characters")
+    return _append(
+        context_id,
+        kind=ACTION,
+        content=name,
+        payload={"name": name, "arguments": arguments},
+        thread=thread,
+        delivers=[],
+        idempotency_key=idempotency_key,
+        gate_maintenance=True,
+    )
+
+
+def append_recall_result(context_id: int, *, content: str, payload: Any, thread: str | None) -> Event:
+    """A recall the model asked for enters as an observation (R30)."""
+    return _append(
+        context_id,
+        kind=RECALL_RESULT,
+        content=content,
+        payload=payload,
+        thread=thread,
+        delivers=[],
+        idempotency_key=None,
+    ).event
+
+
+@transaction.atomic
+def _append(
+    context_id: int,
+    *,
+    kind: str,
+    content: str,
+    payload: Any,
+    thread: str | None,
+    delivers: list[str],
+    idempotency_key: str | None,
+    gate_maintenance: bool = False,
+) -> AppendResult:
+    thread = check_thread(thread)
+    if not isinstance(content, str):
+        raise InvalidRequest("content must be a string", details=[{"field": "content"}])
+    if len(content) > MAX_CONTENT_CHARS:
+        raise InvalidRequest(f"content is longer than {MAX_CONTENT_CHARS} characters", code="too_large")
+    if "\x00" in content:
+        raise InvalidRequest("content must not contain NUL characters", details=[{"field": "content"}])
+    if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200):
+        raise InvalidRequest("idempotency_key must be a string of 1-200 characters")
+    if not isinstance(delivers, list):
+        raise InvalidRequest("delivers must be a list of event references")
+    delivered_seqs = [parse_event_ref(ref) for ref in delivers]
+
+    context = Context.objects.select_for_update().get(pk=context_id)
+    if idempotency_key is not None:
+        existing = Event.objects.filter(context=context, idempotency_key=idempotency_key).first()
+        if existing is not None:
+            if existing.kind != kind or existing.content != content or existing.thread != thread:
+                raise Conflict(
+                    f"idempotency_key {idempotency_key!r} was already used for a different event ({existing.ref})",
+                    code="idempotency_key_reused",
+                    details=[{"ref": existing.ref}],
+                )
+            return AppendResult(existing, created=False)
+    if gate_maintenance:
+        state = pressure_state(context)
+        if state.in_maintenance:
+            raise MaintenanceRequired(
+                f"context is in maintenance ({state.used_tokens}/{state.capacity_tokens} tokens); "
+                f"digest observations, slim frames or create successors until usage falls below "
+                f"{context.maintenance_exit_percent}% before registering new actions",
+                details=[state.as_dict()],
+            )
+
+    targets = list(
+        Event.objects.filter(context=context, seq__in=delivered_seqs).only("pk", "seq", "kind", "request_state")
+    )
+    found = {e.seq for e in targets}
+    missing = [f"@e{s}" for s in delivered_seqs if s not in found]
+    bad = [e.ref for e in targets if e.kind not in (USER_MESSAGE, ACTION)]
+    if missing or bad:
+        raise RuleViolation(
+            "delivers must name user requests or actions of this context: "
+            + ", ".join([f"{r} does not exist" for r in missing] + [f"{r} is not a request" for r in bad]),
+            code="unknown_ref",
+            details=[{"ref": r} for r in missing + bad],
+        )
+
+    context.last_seq += 1
+    is_observation = kind in OBSERVATION_KINDS
+    tokens = estimate_tokens(content) + 4
+    event = Event.objects.create(
+        context=context,
+        seq=context.last_seq,
+        kind=kind,
+        thread=thread,
+        content=content,
+        payload=payload,
+        idempotency_key=idempotency_key,
+        size_chars=len(content),
+        token_estimate=tokens,
+        is_observation=is_observation,
+        active=is_observation,
+        pending=kind in INPUT_KINDS,
+        delivers=delivered_seqs,
+        request_state=REQUEST_OPEN if kind in (USER_MESSAGE, ACTION) else None,
+    )
+    if delivered_seqs:
+        Event.objects.filter(context=context, seq__in=delivered_seqs, request_state=REQUEST_OPEN).update(
+            request_state=REQUEST_DELIVERED, delivered_by_seq=event.seq
+        )
+    update_fields = ["last_seq"]
+    if is_observation:
+        context.used_tokens += tokens
+        context.in_maintenance = pressure_state(context).in_maintenance
+        update_fields += ["used_tokens", "in_maintenance"]
+    context.save(update_fields=update_fields)
+    IndexIntent.objects.create(context=context, event=event)
+    broadcast_after_commit(
+        context.slug,
+        {"type": "event", "ref": event.ref, "kind": kind, "thread": thread, "version": context.version, "tick": context.tick},
+    )
+    return AppendResult(event, created=True)

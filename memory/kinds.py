@@ -1,0 +1,51 @@
+"""The closed vocabularies of Morphz (spec section 7)."""
+
+from __future__ import annotations
+
+USER_MESSAGE = "user_message"
+TOOL_RESULT = "tool_result"
+AGENT_MESSAGE = "agent_message"
+EXTERNAL_FACT = "external_fact"
+ACTION = "action"
+RECALL_RESULT = "recall_result"
+TRANSACTION = "transaction"
+
+EVENT_KINDS = (
+    USER_MESSAGE,
+    TOOL_RESULT,
+    AGENT_MESSAGE,
+    EXTERNAL_FACT,
+    ACTION,
+    RECALL_RESULT,
+    TRANSACTION,
+)
+# Kinds a client may append; the others are written by the runtime.
+APPENDABLE_KINDS = (USER_MESSAGE, TOOL_RESULT, AGENT_MESSAGE, EXTERNAL_FACT)
+# Received input: active in the model input until retired (R2, R13).
+OBSERVATION_KINDS = (USER_MESSAGE, TOOL_RESULT, EXTERNAL_FACT, RECALL_RESULT)
+# Claiming a batch with one of these advances the tick (R22).
+EXTERNAL_FACT_KINDS = (USER_MESSAGE, TOOL_RESULT, EXTERNAL_FACT)
+# Events that wait for an evaluation to claim them (R21).
+INPUT_KINDS = (USER_MESSAGE, TOOL_RESULT, AGENT_MESSAGE, EXTERNAL_FACT, RECALL_RESULT)
+
+ACTIVE = "active"
+RETIRING = "retiring"
+RETIRED = "retired"
+FRAME_STATUSES = (ACTIVE, RETIRING, RETIRED)
+
+REQUEST_OPEN = "open"
+REQUEST_DELIVERED = "delivered"
+REQUEST_STATES = (REQUEST_OPEN, REQUEST_DELIVERED)
+
+COMMITTED = "committed"
+REJECTED = "rejected"
+TRANSACTION_STATUSES = (COMMITTED, REJECTED)
+
+# pending: inside its window; expired: became retired at its due tick; completed: retired
+# early by a successor (R17); cancelled: revise/restore/protect inside the window; stale:
+# its expiry found a newer generation or revision (R16).
+RETIREMENT_OUTCOMES = ("pending", "expired", "completed", "cancelled", "stale")
+
+PRESSURE_OK = "ok"
+PRESSURE = "pressure"
+MAINTENANCE = "maintenance"

@@ -1,0 +1,414 @@
+"""What Morphz stores. Rules live in the `memory` service modules; these classes only store.
+
+Every write goes through one function per verb in `memory.engine`, `memory.events`,
+`memory.evaluation`, `memory.contexts` and `memory.indexer`; nothing else sets these fields.
+"""
+
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from django.db.models import Q
+
+from memory.fields import OrderedJSONField
+from memory.kinds import (
+    EVENT_KINDS,
+    FRAME_STATUSES,
+    REQUEST_STATES,
+    RETIREMENT_OUTCOMES,
+    TRANSACTION_STATUSES,
+)
+
+
+def _choices(values: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [(v, v) for v in values]
+
+
+def _in(field: str, values: tuple[str, ...]) -> Q:
+    return Q(**{f"{field}__in": list(values)})
+
+
+class Context(models.Model):
+    """One agent's cognitive context (R1). Counters only move through `memory` functions."""
+
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200, blank=True)
+    version = models.BigIntegerField(default=0)
+    tick = models.BigIntegerField(default=0)
+    last_seq = models.BigIntegerField(default=0)
+    grace_ticks = models.PositiveIntegerField(default=8)
+    capacity_tokens = models.PositiveIntegerField(default=32000)
+    pressure_percent = models.PositiveSmallIntegerField(default=70)
+    maintenance_percent = models.PositiveSmallIntegerField(default=90)
+    maintenance_exit_percent = models.PositiveSmallIntegerField(default=80)
+    used_tokens = models.BigIntegerField(default=0)
+    in_maintenance = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            models.CheckConstraint(condition=Q(version__gte=0), name="context_version_nonneg"),
+            models.CheckConstraint(condition=Q(tick__gte=0), name="context_tick_nonneg"),
+            models.CheckConstraint(condition=Q(last_seq__gte=0), name="context_seq_nonneg"),
+            models.CheckConstraint(condition=Q(capacity_tokens__gt=0), name="context_capacity_pos"),
+            models.CheckConstraint(condition=Q(used_tokens__gte=0), name="context_used_nonneg"),
+            models.CheckConstraint(
+                condition=Q(pressure_percent__gt=0)
+                & Q(pressure_percent__lte=models.F("maintenance_percent"))
+                & Q(maintenance_exit_percent__lt=models.F("maintenance_percent"))
+                & Q(maintenance_exit_percent__gt=0)
+                & Q(maintenance_percent__lte=100),
+                name="context_thresholds_ordered",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class ApiToken(models.Model):
+    """A per-context bearer token (R38); only its SHA-256 is stored."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="tokens")
+    name = models.CharField(max_length=100, blank=True)
+    key_prefix = models.CharField(max_length=12)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["context", "created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.context.slug}:{self.key_prefix}…"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+class Evaluation(models.Model):
+    """One model call: the inputs it claimed and the view it compiled (R21–R23)."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="evaluations")
+    thread = models.CharField(max_length=100, default="main")
+    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    continuation = models.BooleanField(default=False)
+    tick = models.BigIntegerField()
+    advanced_tick = models.BooleanField(default=False)
+    view_version = models.BigIntegerField()
+    claimed_seqs = ArrayField(models.BigIntegerField(), default=list)
+    result = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["context", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["context", "idempotency_key"],
+                condition=Q(idempotency_key__isnull=False),
+                name="evaluation_idempotency_unique",
+            ),
+        ]
+
+
+class Event(models.Model):
+    """An immutable record of the context's history (R2). Only `active`, `pending`,
+    request state and retirement bookkeeping change after the write."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="events")
+    seq = models.BigIntegerField()
+    kind = models.CharField(max_length=20, choices=_choices(EVENT_KINDS))
+    thread = models.CharField(max_length=100, default="main")
+    content = models.TextField(blank=True)
+    payload = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    size_chars = models.BigIntegerField(default=0)
+    token_estimate = models.BigIntegerField(default=0)
+    is_observation = models.BooleanField(default=False)
+    active = models.BooleanField(default=False)
+    status_version = models.BigIntegerField(default=0)
+    pending = models.BooleanField(default=False)
+    evaluation = models.ForeignKey(
+        Evaluation, null=True, blank=True, on_delete=models.SET_NULL, related_name="claimed"
+    )
+    delivers = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    request_state = models.CharField(
+        max_length=10, null=True, blank=True, choices=_choices(REQUEST_STATES)
+    )
+    delivered_by_seq = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["context", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["context", "seq"], name="event_seq_unique"),
+            models.UniqueConstraint(
+                fields=["context", "idempotency_key"],
+                condition=Q(idempotency_key__isnull=False),
+                name="event_idempotency_unique",
+            ),
+            models.CheckConstraint(condition=Q(seq__gt=0), name="event_seq_positive"),
+            models.CheckConstraint(condition=_in("kind", EVENT_KINDS), name="event_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(request_state__isnull=True) | _in("request_state", REQUEST_STATES),
+                name="event_request_state_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(active=False) | Q(is_observation=True),
+                name="event_only_observations_active",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["context", "seq"], condition=Q(pending=True), name="event_pending_idx"
+            ),
+            models.Index(
+                fields=["context", "seq"], condition=Q(active=True), name="event_active_idx"
+            ),
+            models.Index(
+                fields=["context", "seq"],
+                condition=Q(request_state="open"),
+                name="event_open_request_idx",
+            ),
+            models.Index(fields=["context", "kind", "seq"], name="event_kind_idx"),
+            models.Index(fields=["context", "thread", "seq"], name="event_thread_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"@e{self.seq}"
+
+    @property
+    def ref(self) -> str:
+        return f"@e{self.seq}"
+
+
+class TransactionRecord(models.Model):
+    """Every submitted context transaction, committed or rejected (R6)."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="transactions")
+    author = models.CharField(max_length=200)
+    author_kind = models.CharField(max_length=10)
+    thread = models.CharField(max_length=100, default="main")
+    base_version = models.BigIntegerField(null=True, blank=True)
+    committed_version = models.BigIntegerField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=_choices(TRANSACTION_STATUSES))
+    reason = models.TextField(blank=True)
+    text = models.TextField()
+    ops = OrderedJSONField(null=True, blank=True)
+    receipt = models.JSONField(null=True, blank=True)
+    errors = models.JSONField(null=True, blank=True)
+    frame_ids = ArrayField(models.CharField(max_length=128), default=list, blank=True)
+    event = models.OneToOneField(
+        Event, null=True, blank=True, on_delete=models.PROTECT, related_name="transaction"
+    )
+    evaluation = models.ForeignKey(
+        Evaluation, null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["context", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["context", "committed_version"],
+                condition=Q(committed_version__isnull=False),
+                name="transaction_version_unique",
+            ),
+            models.CheckConstraint(
+                condition=_in("status", TRANSACTION_STATUSES), name="transaction_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=(Q(status="committed") & Q(committed_version__isnull=False))
+                | (Q(status="rejected") & Q(committed_version__isnull=True)),
+                name="transaction_committed_has_version",
+            ),
+        ]
+        indexes = [
+            GinIndex(fields=["frame_ids"], name="transaction_frames_gin"),
+        ]
+
+
+class Frame(models.Model):
+    """A unit of model-written understanding with a stable id (R4)."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="frames")
+    frame_id = models.CharField(max_length=128)
+    revision = models.PositiveIntegerField(default=1)
+    body = OrderedJSONField()
+    sources = models.JSONField(default=list)
+    status = models.CharField(max_length=10, choices=_choices(FRAME_STATUSES), default="active")
+    protected = models.BooleanField(default=False)
+    retire_requested_tick = models.BigIntegerField(null=True, blank=True)
+    retire_due_tick = models.BigIntegerField(null=True, blank=True)
+    retire_reason = models.TextField(null=True, blank=True)
+    retire_generation = models.PositiveIntegerField(default=0)
+    token_estimate = models.BigIntegerField(default=0)
+    created_version = models.BigIntegerField()
+    changed_version = models.BigIntegerField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["context", "frame_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["context", "frame_id"], name="frame_id_unique"),
+            models.CheckConstraint(condition=_in("status", FRAME_STATUSES), name="frame_status_valid"),
+            models.CheckConstraint(condition=Q(revision__gte=1), name="frame_revision_positive"),
+            models.CheckConstraint(
+                condition=(Q(status="retiring") & Q(retire_due_tick__isnull=False))
+                | (~Q(status="retiring") & Q(retire_due_tick__isnull=True)),
+                name="frame_retiring_has_due_tick",
+            ),
+            models.CheckConstraint(
+                condition=~(Q(status="retiring") & Q(protected=True)),
+                name="frame_protected_not_retiring",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["context", "retire_due_tick"],
+                condition=Q(status="retiring"),
+                name="frame_retiring_due_idx",
+            ),
+            models.Index(
+                fields=["context", "frame_id"],
+                condition=~Q(status="retired"),
+                name="frame_live_idx",
+            ),
+            GinIndex(fields=["sources"], name="frame_sources_gin"),
+        ]
+
+    def __str__(self) -> str:
+        return self.frame_id
+
+
+class FrameRevision(models.Model):
+    """Every body a frame ever had, with the transaction that wrote it (R4, R32)."""
+
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="revisions")
+    revision = models.PositiveIntegerField()
+    body = OrderedJSONField()
+    sources = models.JSONField(default=list)
+    transaction = models.ForeignKey(
+        TransactionRecord, on_delete=models.PROTECT, related_name="frame_revisions"
+    )
+    version = models.BigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["frame", "revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["frame", "revision"], name="frame_revision_unique"),
+        ]
+
+
+class Relation(models.Model):
+    """A named directed edge between two frames (R5); unrelate keeps the row as history."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="relations")
+    subject = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="relations_out")
+    name = models.CharField(max_length=64)
+    object = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="relations_in")
+    created_version = models.BigIntegerField()
+    removed_version = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["context", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subject", "name", "object"],
+                condition=Q(removed_version__isnull=True),
+                name="relation_live_unique",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["subject", "name"],
+                condition=Q(removed_version__isnull=True),
+                name="relation_subject_idx",
+            ),
+            models.Index(
+                fields=["object", "name"],
+                condition=Q(removed_version__isnull=True),
+                name="relation_object_idx",
+            ),
+        ]
+
+
+class RetirementRequest(models.Model):
+    """One request to retire a frame and how it ended (R14–R17)."""
+
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="retirements")
+    generation = models.PositiveIntegerField()
+    requested_tick = models.BigIntegerField()
+    due_tick = models.BigIntegerField()
+    reason = models.TextField(blank=True)
+    requested_version = models.BigIntegerField()
+    outcome = models.CharField(
+        max_length=12, choices=_choices(RETIREMENT_OUTCOMES), default="pending"
+    )
+    resolved_tick = models.BigIntegerField(null=True, blank=True)
+    resolved_version = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["frame", "generation"]
+        constraints = [
+            models.UniqueConstraint(fields=["frame", "generation"], name="retirement_gen_unique"),
+            models.CheckConstraint(
+                condition=_in("outcome", RETIREMENT_OUTCOMES), name="retirement_outcome_valid"
+            ),
+        ]
+
+
+class IndexIntent(models.Model):
+    """Outbox row: this frame or event must be (re)indexed for search (R34)."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+")
+    frame = models.ForeignKey(Frame, null=True, blank=True, on_delete=models.CASCADE)
+    event = models.ForeignKey(Event, null=True, blank=True, on_delete=models.CASCADE)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(frame__isnull=True) ^ Q(event__isnull=True),
+                name="index_intent_one_target",
+            ),
+        ]
+
+
+class SearchDocument(models.Model):
+    """Derived search index entry for one frame or event; rebuildable from the facts."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+")
+    frame = models.OneToOneField(
+        Frame, null=True, blank=True, on_delete=models.CASCADE, related_name="search_document"
+    )
+    event = models.OneToOneField(
+        Event, null=True, blank=True, on_delete=models.CASCADE, related_name="search_document"
+    )
+    ref = models.CharField(max_length=140)
+    status = models.CharField(max_length=10)
+    kind = models.CharField(max_length=20)
+    thread = models.CharField(max_length=100)
+    created_at = models.DateTimeField()
+    text = models.TextField()
+    tokens = SearchVectorField()
+    indexed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(frame__isnull=True) ^ Q(event__isnull=True),
+                name="search_document_one_target",
+            ),
+        ]
+        indexes = [
+            GinIndex(fields=["tokens"], name="search_tokens_gin"),
+            models.Index(fields=["context", "created_at"], name="search_context_time_idx"),
+        ]

@@ -1,0 +1,123 @@
+"""Reading the environment: every setting Morphz takes, checked before Django starts.
+
+Kept free of Django imports so `manage.py`, the ASGI entry point and the test suite can
+ask where the embedded PostgreSQL lives before settings are loaded.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+class ConfigError(Exception):
+    """A setting read from the environment is wrong; the message says which and why."""
+
+
+def env_str(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be an integer, got {raw!r}") from None
+    if minimum is not None and value < minimum:
+        raise ConfigError(f"{name} must be at least {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ConfigError(f"{name} must be at most {maximum}, got {value}")
+    return value
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    lowered = raw.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise ConfigError(f"{name} must be a boolean (1/0, true/false, yes/no, on/off), got {raw!r}")
+
+
+@dataclass(frozen=True)
+class DatabaseConfig:
+    name: str
+    user: str
+    password: str
+    host: str
+    port: str
+    embedded: bool
+
+    def django_settings(self) -> dict[str, object]:
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": self.name,
+            "USER": self.user,
+            "PASSWORD": self.password,
+            "HOST": self.host,
+            "PORT": self.port,
+            "CONN_MAX_AGE": 0 if self.embedded else 60,
+            "TEST": {"NAME": f"test_{self.name}"},
+        }
+
+
+def parse_database_url(url: str) -> DatabaseConfig:
+    """Parse `postgres://user:pass@host:port/dbname` (or a socket dir in `?host=`)."""
+    parts = urlsplit(url)
+    if parts.scheme not in {"postgres", "postgresql"}:
+        raise ConfigError(
+            f"DATABASE_URL must start with postgres:// or postgresql://, got {url!r}"
+        )
+    name = unquote(parts.path.lstrip("/"))
+    if not name:
+        raise ConfigError(f"DATABASE_URL names no database (postgres://host/DBNAME): {url!r}")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ConfigError(f"DATABASE_URL has a bad port: {url!r}") from None
+    host = unquote(parts.hostname or "")
+    for item in parts.query.split("&"):
+        key, _, value = item.partition("=")
+        if key == "host" and value:
+            host = unquote(value)
+    return DatabaseConfig(
+        name=name,
+        user=unquote(parts.username or ""),
+        password=unquote(parts.password or ""),
+        host=host,
+        port=str(port or ""),
+        embedded=False,
+    )
+
+
+def data_dir() -> Path:
+    return Path(env_str("MORPHZ_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+
+
+def embedded_pgdata() -> Path:
+    return data_dir() / "pgdata"
+
+
+def database_config() -> DatabaseConfig:
+    url = os.environ.get("DATABASE_URL", "").strip()
+    if url:
+        return parse_database_url(url)
+    # pgserver puts its unix socket in the data folder when the path is short enough.
+    return DatabaseConfig(
+        name="postgres",
+        user="postgres",
+        password="",
+        host=str(embedded_pgdata()),
+        port="",
+        embedded=True,
+    )

@@ -1,0 +1,162 @@
+"""Django settings for Morphz, read from environment variables (see README, Configuration).
+
+Every value has a default that works on a laptop; a value that is present but wrong stops
+the process at start with a message naming the variable.
+"""
+
+from __future__ import annotations
+
+import os
+
+from morphz.config import (
+    BASE_DIR,
+    ConfigError,
+    data_dir,
+    database_config,
+    env_bool,
+    env_int,
+    env_str,
+)
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY:
+    # A stable per-installation key kept beside the data, so sessions survive restarts.
+    _key_file = data_dir() / "secret_key"
+    if _key_file.exists():
+        SECRET_KEY = _key_file.read_text().strip()
+    else:
+        import secrets
+
+        _key_file.parent.mkdir(parents=True, exist_ok=True)
+        SECRET_KEY = secrets.token_urlsafe(50)
+        _key_file.write_text(SECRET_KEY)
+        _key_file.chmod(0o600)
+
+HOST = env_str("HOST", "127.0.0.1")
+PORT = env_int("PORT", 8000, minimum=1, maximum=65535)
+ALLOWED_HOSTS = [h.strip() for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h.strip()]
+CSRF_TRUSTED_ORIGINS = [
+    o.strip() for o in env_str("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
+]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "drf_spectacular",
+    "channels",
+    "memory",
+    "api",
+    "explorer",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "morphz.urls"
+ASGI_APPLICATION = "morphz.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASE = database_config()
+DATABASES = {"default": DATABASE.django_settings()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = data_dir() / "staticfiles"
+STATICFILES_DIRS = [
+    BASE_DIR / "static",
+    # Front-end libraries installed by npm from package.json; never copied into the repo.
+    ("vendor/cytoscape", BASE_DIR / "node_modules" / "cytoscape" / "dist"),
+]
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+LOGIN_URL = "/admin/login/"
+
+# Largest request body an agent may send (events carry long logs); larger gets 413.
+MAX_REQUEST_BYTES = env_int("MORPHZ_MAX_REQUEST_BYTES", 8 * 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
+
+_channel_url = env_str("CHANNEL_LAYER_URL", "").strip()
+if not _channel_url:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+elif _channel_url.startswith(("redis://", "rediss://", "unix://")):
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [_channel_url]},
+        }
+    }
+else:
+    raise ConfigError(f"CHANNEL_LAYER_URL must be a redis:// URL, got {_channel_url!r}")
+
+# Background indexer inside the served application (R34); `run_indexer` runs it alone.
+MORPHZ_INDEXER_IN_PROCESS = env_bool("MORPHZ_INDEXER_IN_PROCESS", True)
+MORPHZ_DEFAULT_CAPACITY_TOKENS = env_int("MORPHZ_DEFAULT_CAPACITY_TOKENS", 32000, minimum=100)
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.auth.ContextTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "UNAUTHENTICATED_USER": None,
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ContextTokenRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"context_token": env_str("MORPHZ_THROTTLE_RATE", "6000/min")},
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Morphz API",
+    "DESCRIPTION": "Structured context and memory runtime for long-running LLM agents.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
+}
+
+if os.environ.get("MORPHZ_SECURE_COOKIES"):
+    SESSION_COOKIE_SECURE = env_bool("MORPHZ_SECURE_COOKIES", False)
+    CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE

@@ -1,0 +1,9 @@
+"""Test fixtures: a real PostgreSQL (embedded unless DATABASE_URL is set) and a small cast
+of contexts built through the real `memory` functions."""
+
+from __future__ import annotations
+
+from morphz.embedded_db import ensure_database
+
+# Before pytest-django connects: start (or join) the embedded server.
+ensure_database()
