@@ -367,7 +367,9 @@ def _read_string(text: str, start: int, line: int, line_start: int) -> tuple[str
                 '"',
             )
         else:
-            shown = f"\\{escape}" if escape.isprintable() else f"\\ followed by {_quote_char(escape)}"
+            shown = (
+                f"\\{escape}" if escape.isprintable() else f"\\ followed by {_quote_char(escape)}"
+            )
             raise TxParseError(
                 f'unknown escape "{shown}" in a string; the escapes are \\" \\\\ \\n \\t \\r '
                 "and \\uXXXX (write \\\\ for a backslash)",
@@ -485,9 +487,7 @@ class _Parser:
             if clause.kind == ")":
                 break
             if clause.kind != "(":
-                raise self._unexpected(
-                    clause, 'an operation like "(derive" or ")"', opener, label
-                )
+                raise self._unexpected(clause, 'an operation like "(derive" or ")"', opener, label)
             name = self._next()
             if name.kind != _ATOM:
                 raise self._unexpected(name, "an operation name", clause, "(")
@@ -512,8 +512,7 @@ class _Parser:
         if not tx["ops"]:
             raise self._error(
                 clause,
-                "a transaction needs at least one operation: "
-                + ", ".join(OPERATIONS),
+                "a transaction needs at least one operation: " + ", ".join(OPERATIONS),
                 "an operation",
             )
         trailing = self._next()
@@ -572,9 +571,7 @@ class _Parser:
             token = self._word(opener, label, "the subject frame id")
             subject = self._checked(token, "a frame id", _frame_id_problem(token.text))
             token = self._word(opener, label, "a relation name")
-            relation = self._checked(
-                token, "a relation name", _relation_name_problem(token.text)
-            )
+            relation = self._checked(token, "a relation name", _relation_name_problem(token.text))
             token = self._word(opener, label, "the object frame id")
             target = self._checked(token, "a frame id", _frame_id_problem(token.text))
             token = self._peek()

@@ -67,7 +67,9 @@ class DatabaseConfig:
             "HOST": self.host,
             "PORT": self.port,
             "CONN_MAX_AGE": 0 if self.embedded else 60,
-            "TEST": {"NAME": f"test_{self.name}"},
+            # Several test runs may share one server (parallel checkouts, helpers): a
+            # suffix keeps their throwaway databases apart.
+            "TEST": {"NAME": f"test_{self.name}{os.environ.get('MORPHZ_TEST_DB_SUFFIX', '')}"},
         }
 
 
