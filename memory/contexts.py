@@ -10,6 +10,15 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memory.errors import InvalidRequest
+
+__all__ = [
+    "InvalidRequest",
+    "IssuedToken",
+    "create_context",
+    "issue_token",
+    "revoke_token",
+    "validate_settings",
+]
 from memory.models import ApiToken, Context
 from memory.pressure import pressure_state
 

@@ -660,8 +660,8 @@ class _Parser:
         if first.kind == ")":
             raise self._error(
                 first,
-                f'the field "{label}" has no value; write "" for an empty string, [] for an '
-                "empty list or {} for an empty map",
+                f"the field {json.dumps(key, ensure_ascii=False)} has no value; write \"\" for an "
+                "empty string, [] for an empty list or {} for an empty map",
                 "a value",
             )
         if first.kind == "(":
@@ -801,7 +801,7 @@ def _name_list(
         raise TxValidationError(f"must be a list of {what}s, not {_json_type(value)}", path)
     if not value and not allow_empty:
         raise TxValidationError(f"must list at least one {what}", path)
-    return [_checked_name(item, _join(path, i), what, problem) for i, item in enumerate(value)]
+    return [_checked_name(item, _join(path, i), f"a {what}", problem) for i, item in enumerate(value)]
 
 
 def _check_keys(data: Mapping[Any, Any], allowed: Collection[str], path: str, what: str) -> None:
@@ -958,7 +958,8 @@ def validate_json(data: object, *, ignore_keys: Collection[str] = ()) -> Transac
 # Printed bare: plain ASCII words. Any atom would read back the same, but the design document
 # quotes prose, Chinese text and paths ("dist/"), and following it keeps its examples canonical.
 _BARE_RE: Final = re.compile(r"[A-Za-z0-9._@:+-]+\Z")
-_ESCAPE_RE: Final = re.compile(r'[\\"\x00-\x1f\x7f-\x9f]')
+# Control characters and the Unicode line separators would break the one-line layout.
+_ESCAPE_RE: Final = re.compile('[\\\\"\x00-\x1f\x7f-\x9f\u2028\u2029]')
 _ESCAPES: Final = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 

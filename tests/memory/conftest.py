@@ -1,0 +1,87 @@
+"""The cast for memory tests: a release team's context, built through real memory functions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memory.contexts import create_context
+from memory.engine import submit_transaction
+from memory.evaluation import evaluate
+from memory.events import append_event
+from memory.models import Context, Frame
+
+
+class Agent:
+    """Drives one context the way an agent would: observe, evaluate, commit."""
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+
+    def refresh(self) -> Context:
+        self.context.refresh_from_db()
+        return self.context
+
+    @property
+    def version(self) -> int:
+        return self.refresh().version
+
+    @property
+    def tick(self) -> int:
+        return self.refresh().tick
+
+    def observe(self, content: str, kind: str = "tool_result", **kw: Any) -> str:
+        return append_event(self.context.pk, kind=kind, content=content, **kw).event.ref
+
+    def commit(self, text: str, **kw: Any) -> dict[str, Any]:
+        return submit_transaction(self.context.pk, text=text, **kw).receipt
+
+    def evaluate(self, **kw: Any) -> dict[str, Any]:
+        return evaluate(self.context.pk, **kw)
+
+    def advance_ticks(self, n: int) -> None:
+        """n evaluations, each claiming one external fact (one tick each)."""
+        for i in range(n):
+            self.observe(f"heartbeat {i}", kind="external_fact")
+            self.evaluate()
+
+    def frame(self, frame_id: str) -> Frame:
+        return Frame.objects.get(context=self.context, frame_id=frame_id)
+
+
+@pytest.fixture
+def release_team(db: Any) -> Agent:
+    return Agent(create_context("release-team", name="Release team"))
+
+
+@pytest.fixture
+def release_log(release_team: Agent) -> str:
+    """@e42: a long regression-test log, after 41 earlier tool results."""
+    for i in range(1, 42):
+        release_team.observe(f"earlier output {i}")
+    log = "\n".join(f"test_{n:04d} ... ok" for n in range(3000)) + "\n3000 passed"
+    ref = release_team.observe(log)
+    assert ref == "@e42"
+    return ref
+
+
+@pytest.fixture
+def release_frame(release_team: Agent, release_log: str) -> Agent:
+    """Frame `release` waiting for tests, as in the design document."""
+    release_team.commit("(context-tx (derive release (goal ship-v1) (stage waiting-for-tests)))")
+    return release_team
+
+
+FIRST_EXAMPLE = """(context-tx
+  (base-version {base})
+  (reason "测试结果已吸收，继续准备发布")
+  (derive test-result (from @e42) (tests passed))
+  (revise release (goal ship-v1) (stage packaging))
+  (relate test-result supports release)
+  (retire @e42))"""
+
+
+@pytest.fixture
+def first_example() -> str:
+    return FIRST_EXAMPLE

@@ -1,0 +1,88 @@
+"""The API's one body parser: JSON, bounded in size, refusing values PostgreSQL cannot store.
+
+Checked here once, so no view can hand the database a NUL byte, a lone surrogate, an
+infinite float or a structure deep enough to exhaust the stack.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from django.conf import settings
+from rest_framework.parsers import BaseParser
+
+from api.errors import ApiError, TooLarge
+
+MAX_DEPTH = 64
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def check_value(value: Any) -> None:
+    """Raise ApiError when `value` holds something the database cannot store."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 1)]
+    while stack:
+        item, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ApiError("invalid_request", f"JSON nests deeper than {MAX_DEPTH} levels")
+        if isinstance(item, str):
+            check_text(item, path)
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise ApiError(
+                    "invalid_request", f"{path or 'body'}: number out of range", [{"field": path}]
+                )
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                check_text(key, path)
+                stack.append((child, f"{path}.{key}" if path else key, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{i}]", depth + 1) for i, child in enumerate(item))
+
+
+def check_text(text: str, field: str) -> None:
+    if "\x00" in text:
+        raise ApiError(
+            "invalid_request", f"{field or 'body'}: text must not contain NUL", [{"field": field}]
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ApiError(
+            "invalid_request", f"{field or 'body'}: text holds a lone surrogate", [{"field": field}]
+        ) from None
+
+
+def read_limited(stream: Any) -> bytes:
+    limit = settings.MAX_REQUEST_BYTES
+    raw = stream.read(limit + 1) if stream is not None else b""
+    if len(raw) > limit:
+        raise TooLarge(limit)
+    return raw
+
+
+class StrictJSONParser(BaseParser):
+    media_type = "application/json"
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        raw = read_limited(stream)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ApiError("invalid_request", f"body is not UTF-8 (byte {exc.start})") from None
+        try:
+            data = json.loads(text, parse_constant=_reject_constant)
+        except json.JSONDecodeError as exc:
+            raise ApiError(
+                "parse_error",
+                f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+                [{"line": exc.lineno, "column": exc.colno, "expected": exc.msg}],
+            ) from None
+        except (ValueError, RecursionError) as exc:
+            raise ApiError("parse_error", f"malformed JSON: {exc}"[:300]) from None
+        check_value(data)
+        return data

@@ -1,0 +1,149 @@
+"""Django admin (R41): contexts, settings and tokens are managed here; history is read-only.
+
+Nothing here writes model fields directly: saves go through `memory.contexts`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.http import HttpRequest
+
+from memory import contexts
+from memory.models import ApiToken, Context, Event, Frame, Relation, TransactionRecord
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """History is written by the engine only: no add, change or delete in admin."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class ApiTokenInline(admin.TabularInline):
+    model = ApiToken
+    extra = 0
+    fields = ("name", "key_prefix", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class ContextForm(forms.ModelForm):
+    class Meta:
+        model = Context
+        fields = "__all__"
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        try:
+            contexts.validate_settings(
+                grace_ticks=data.get("grace_ticks", 8),
+                capacity_tokens=data.get("capacity_tokens", 1),
+                pressure_percent=data.get("pressure_percent", 70),
+                maintenance_percent=data.get("maintenance_percent", 90),
+                maintenance_exit_percent=data.get("maintenance_exit_percent", 80),
+            )
+        except contexts.InvalidRequest as exc:
+            raise forms.ValidationError(exc.message) from None
+        return data
+
+
+@admin.register(Context)
+class ContextAdmin(admin.ModelAdmin):
+    form = ContextForm
+    list_display = ("slug", "name", "version", "tick", "used_tokens", "capacity_tokens", "created_at")
+    search_fields = ("slug", "name")
+    readonly_fields = ("version", "tick", "last_seq", "used_tokens", "in_maintenance", "created_at")
+    fields = (
+        "slug",
+        "name",
+        "grace_ticks",
+        "capacity_tokens",
+        "pressure_percent",
+        "maintenance_percent",
+        "maintenance_exit_percent",
+        *readonly_fields,
+    )
+    inlines = [ApiTokenInline]
+    actions = ["issue_token_action"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return (*self.readonly_fields, "slug") if obj else self.readonly_fields
+
+    def save_model(self, request: HttpRequest, obj: Context, form: Any, change: bool) -> None:
+        if change:
+            saved = contexts.update_context_settings(
+                obj.pk, **{f: form.cleaned_data[f] for f in form.changed_data if f != "slug"}
+            )
+        else:
+            saved = contexts.create_context(
+                obj.slug,
+                name=obj.name,
+                grace_ticks=obj.grace_ticks,
+                capacity_tokens=obj.capacity_tokens,
+                pressure_percent=obj.pressure_percent,
+                maintenance_percent=obj.maintenance_percent,
+                maintenance_exit_percent=obj.maintenance_exit_percent,
+            )
+        obj.pk = saved.pk
+
+    @admin.action(description="Issue a new API token (shown once)")
+    def issue_token_action(self, request: HttpRequest, queryset: Any) -> None:
+        for context in queryset:
+            issued = contexts.issue_token(context, name=f"admin:{request.user}")
+            messages.success(request, f"New token for {context.slug} (copy it now): {issued.raw}")
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(ReadOnlyAdmin):
+    list_display = ("context", "name", "key_prefix", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("context",)
+    actions = ["revoke_action"]
+
+    @admin.action(description="Revoke selected tokens")
+    def revoke_action(self, request: HttpRequest, queryset: Any) -> None:
+        for token in queryset:
+            contexts.revoke_token(token.pk)
+        messages.success(request, "Revoked.")
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # Needed for the revoke action to be offered; the form itself has no editable field.
+        return obj is None and bool(request.user.is_staff)
+
+
+@admin.register(Event)
+class EventAdmin(ReadOnlyAdmin):
+    list_display = ("context", "seq", "kind", "thread", "active", "request_state", "size_chars", "created_at")
+    list_filter = ("kind", "active", "context")
+    search_fields = ("content",)
+
+
+@admin.register(Frame)
+class FrameAdmin(ReadOnlyAdmin):
+    list_display = ("context", "frame_id", "revision", "status", "protected", "retire_due_tick")
+    list_filter = ("status", "protected", "context")
+    search_fields = ("frame_id",)
+
+
+@admin.register(Relation)
+class RelationAdmin(ReadOnlyAdmin):
+    list_display = ("context", "subject", "name", "object", "created_version", "removed_version")
+    list_filter = ("name", "context")
+
+
+@admin.register(TransactionRecord)
+class TransactionRecordAdmin(ReadOnlyAdmin):
+    list_display = ("context", "id", "status", "base_version", "committed_version", "author", "created_at")
+    list_filter = ("status", "context")
+    search_fields = ("text", "reason")

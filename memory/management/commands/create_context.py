@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from memory.contexts import create_context, issue_token
+from memory.errors import MorphzError
+
+
+class Command(BaseCommand):
+    help = "Create a context and print a new API token for it (the token alone on the last line)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("slug")
+        parser.add_argument("--name", default="")
+        parser.add_argument("--grace-ticks", type=int, default=8)
+        parser.add_argument("--capacity-tokens", type=int, default=None)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            context = create_context(
+                options["slug"],
+                name=options["name"],
+                grace_ticks=options["grace_ticks"],
+                capacity_tokens=options["capacity_tokens"],
+            )
+        except MorphzError as exc:
+            raise CommandError(exc.message) from None
+        issued = issue_token(context, name="create_context")
+        self.stdout.write(f"created context {context.slug}; API token (shown once):")
+        self.stdout.write(issued.raw)

@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from memory.demo import DEMO_SLUG, load_demo
+from morphz.config import data_dir
+
+
+class Command(BaseCommand):
+    help = (
+        "Load the demo context (the design document's two worked examples) and the demo login. "
+        "Does nothing to an existing demo context; always prints how to log in."
+    )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        login = load_demo(data_dir())
+        if login.created:
+            self.stdout.write(f"loaded context {DEMO_SLUG!r} (the design document's two examples)")
+            self.stdout.write(f"API token for {DEMO_SLUG!r} (shown once): {login.token}")
+        else:
+            self.stdout.write(f"context {DEMO_SLUG!r} already exists; left as it is")
+        self.stdout.write(
+            f"log in at http://{settings.HOST}:{settings.PORT}/ as {login.username} / {login.password}"
+        )

@@ -1,0 +1,146 @@
+"""Read-only lists and details the REST API serves (R35: persistent state, never the index).
+
+Everything here reads; nothing writes. Lists are keyset-paged: the caller passes the last key
+it saw (`after`) and a `limit`, and gets at most `limit` rows in key order plus whether more
+follow. Keys are the natural order of each list (event `seq`, frame id, relation and
+transaction row ids), so a page never skips or repeats a row when others are appended.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from django.db.models import Q, QuerySet
+
+from memory.kinds import OBSERVATION_KINDS
+from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
+
+T = TypeVar("T")
+
+# Event "status" filter values: observations are active or retired; requests open or delivered;
+# inputs not yet claimed by an evaluation are pending.
+EVENT_STATUSES = ("active", "retired", "pending", "open", "delivered")
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    items: list[T]
+    has_more: bool
+
+
+def _page(queryset: QuerySet[Any], limit: int) -> Page[Any]:
+    rows = list(queryset[: limit + 1])
+    return Page(items=rows[:limit], has_more=len(rows) > limit)
+
+
+def list_events(
+    context: Context,
+    *,
+    kind: str | None = None,
+    thread: str | None = None,
+    status: str | None = None,
+    after_seq: int = 0,
+    limit: int = 100,
+) -> Page[Event]:
+    """Events oldest first (newest last), after `after_seq`. Content is left out: lists carry a
+    preview and the size; the text is read in chunks by ref."""
+    queryset = Event.objects.filter(context=context, seq__gt=after_seq).defer("content")
+    if kind:
+        queryset = queryset.filter(kind=kind)
+    if thread:
+        queryset = queryset.filter(thread=thread)
+    if status == "active":
+        queryset = queryset.filter(active=True)
+    elif status == "retired":
+        queryset = queryset.filter(kind__in=OBSERVATION_KINDS, active=False)
+    elif status == "pending":
+        queryset = queryset.filter(pending=True)
+    elif status in ("open", "delivered"):
+        queryset = queryset.filter(request_state=status)
+    return _page(queryset.order_by("seq"), limit)
+
+
+def event_previews(context: Context, seqs: list[int], chars: int) -> dict[int, str]:
+    """The first `chars` characters of each event's text, cut in the database so a large log
+    is never loaded to make a list."""
+    from django.db.models.functions import Left
+
+    rows = (
+        Event.objects.filter(context=context, seq__in=seqs)
+        .annotate(preview=Left("content", chars))
+        .values_list("seq", "preview")
+    )
+    return dict(rows)
+
+
+def get_event(context: Context, seq: int) -> Event | None:
+    return Event.objects.filter(context=context, seq=seq).defer("content").first()
+
+
+def list_frames(
+    context: Context, *, status: str | None = None, after_id: str = "", limit: int = 100
+) -> Page[Frame]:
+    queryset = Frame.objects.filter(context=context)
+    if status:
+        queryset = queryset.filter(status=status)
+    if after_id:
+        queryset = queryset.filter(frame_id__gt=after_id)
+    return _page(queryset.order_by("frame_id"), limit)
+
+
+def get_frame(context: Context, frame_id: str) -> Frame | None:
+    return Frame.objects.filter(context=context, frame_id=frame_id).first()
+
+
+def frame_revisions(frame: Frame) -> list[FrameRevision]:
+    """Every body the frame had, oldest first, with the committed version that wrote it."""
+    return list(
+        FrameRevision.objects.filter(frame=frame)
+        .select_related("transaction")
+        .order_by("revision")
+    )
+
+
+def list_relations(
+    context: Context,
+    *,
+    subject: str | None = None,
+    object_id: str | None = None,
+    name: str | None = None,
+    include_removed: bool = False,
+    after_pk: int = 0,
+    limit: int = 100,
+) -> Page[Relation]:
+    queryset = Relation.objects.filter(context=context, pk__gt=after_pk).select_related(
+        "subject", "object"
+    )
+    if not include_removed:
+        queryset = queryset.filter(removed_version__isnull=True)
+    if subject:
+        queryset = queryset.filter(subject__frame_id=subject)
+    if object_id:
+        queryset = queryset.filter(object__frame_id=object_id)
+    if name:
+        queryset = queryset.filter(name=name)
+    return _page(queryset.order_by("pk"), limit)
+
+
+def list_transactions(
+    context: Context,
+    *,
+    frame: str | None = None,
+    status: str | None = None,
+    after_pk: int = 0,
+    limit: int = 50,
+) -> Page[TransactionRecord]:
+    """Submitted transactions oldest first; `frame` keeps those that touched that frame
+    (through the GIN index on `frame_ids`)."""
+    queryset = TransactionRecord.objects.filter(context=context, pk__gt=after_pk).select_related(
+        "event"
+    )
+    if frame:
+        queryset = queryset.filter(Q(frame_ids__contains=[frame]))
+    if status:
+        queryset = queryset.filter(status=status)
+    return _page(queryset.order_by("pk"), limit)
