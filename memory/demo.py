@@ -274,22 +274,34 @@ class DemoLoader:
 
         second = self.observe("user_message", "接下来发布工作区里的 web 包（apps/web）。")
         self.evaluate()
+        self.commit(
+            '(context-tx (reason "收到第二个发布任务")'
+            f" (derive release-web (from {second}) (goal web-2.3.0) (stage waiting-for-tests)))"
+        )
         for step in WORKSPACE_STEPS:
             self.step(step)
         test_b = self.result_of("pnpm --filter web test", "Test Files  12 passed (12)\n     Tests  389 passed (389)")
+        self.commit(
+            '(context-tx (reason "web 包测试通过")'
+            " (revise release-web (goal web-2.3.0) (stage building)))"
+        )
         build_b = self.result_of("pnpm --filter web build", "vite v5.4.2 building for production...\n✓ built in 2.4s\napps/web/dist/index.html")
         check_b = self.result_of("ls apps/web/dist/", "index.html\nassets/")
         pack_b = self.result_of("pnpm --filter web pack", "web-2.3.0.tgz")
         self.commit(
             '(context-tx (reason "web 包已打包，记录这次发布的做法")'
+            " (revise release-web (goal web-2.3.0) (stage packaged) (artifact web-2.3.0.tgz))"
             f" (derive release-case-b (from {test_b} {build_b} {check_b} {pack_b})"
             ' (layout "工作区中的 web 包") (test "pnpm --filter web test")'
             ' (build "pnpm --filter web build") (artifact "apps/web/dist/")'
             ' (result "测试、构建和产物核验通过"))'
+            " (relate release-case-b supports release-web)"
             f" (retire {test_b} {build_b} {check_b} {pack_b}))"
         )
         self.observe("agent_message", "web 2.3.0 已打包。", delivers=[second])
-        # Routine notes until the version the induction example was written against.
+        for ops in FOLLOW_UPS:
+            self.commit(f'(context-tx (reason "发布后的整理") {ops})')
+        # Routine notes, if needed, up to the version the induction example was written against.
         _, version = self.state()
         for n in range(version, 42):
             self.commit(
@@ -313,6 +325,41 @@ class DemoLoader:
         self.evaluate()
         return ref
 
+
+# After both releases the agent connects what it learned and plans follow-ups.
+FOLLOW_UPS = [
+    "(relate web-package depends-on workspace-layout) (relate pnpm-version supports workspace-layout)",
+    "(relate web-build-config supports web-package)",
+    "(relate ci-pipeline depends-on node-version)",
+    "(relate deploy-target depends-on publish-access)",
+    '(revise release-checklist (steps "regression suite" "build" "check dist/ has no source maps"'
+    ' "npm pack"))',
+    '(derive sourcemap-policy (from @e47) (rule "no source maps in published artifacts"))'
+    " (relate sourcemap-policy supports release-checklist)",
+    '(derive monitor-error-rate (task "watch error rate for a week") (threshold "0.5%"))'
+    " (relate monitor-error-rate depends-on deploy-target)",
+    '(derive vite-upgrade-plan (from dependencies) (from-version "5.4.2") (to-version "6.x")'
+    ' (when "after both releases settle"))',
+    '(derive cdn-cache-check (bucket shop-web-assets) (check "cache headers on index.html"))'
+    " (relate cdn-cache-check depends-on deploy-target)",
+    '(derive command-differences (npm "npm test / npm run build")'
+    ' (pnpm "pnpm --filter web test / pnpm --filter web build"))'
+    " (relate command-differences supports release-case-b)",
+    '(derive node-22-migration (from node-version) (status idea) (blocker "CI image"))'
+    " (relate node-22-migration depends-on node-version)",
+    '(derive lockfile-policy (rule "commit lockfiles; never publish without one"))'
+    " (relate lockfile-policy supports release-checklist)",
+    '(derive cart-rounding-test (from recent-changes) (task "add a regression test for cart rounding"))',
+    '(derive release-calendar (next "web 2.4.0") (cadence "every two weeks"))'
+    " (relate release-calendar depends-on release-checklist)",
+    '(derive pnpm-upgrade (from pnpm-version) (to "10.x") (risk "lockfile format change"))',
+    '(derive rollback-plan (from release) (how "re-deploy the previous tgz") (owner release-bot))'
+    " (relate rollback-plan supports release)",
+    "(relate web-lint supports release-web)",
+    '(derive handoff-note (summary "两个项目都已打包，待归纳发布流程") (open monitor-error-rate))',
+    '(revise project-layout (project shop-web) (layout single-package) (manager npm)'
+    " (scripts test build lint) (ci github-actions))",
+]
 
 NOTES = [
     "监控发布后的错误率",

@@ -660,7 +660,7 @@ class _Parser:
         if first.kind == ")":
             raise self._error(
                 first,
-                f"the field {json.dumps(key, ensure_ascii=False)} has no value; write \"\" for an "
+                f'the field {json.dumps(key, ensure_ascii=False)} has no value; write "" for an '
                 "empty string, [] for an empty list or {} for an empty map",
                 "a value",
             )
@@ -801,7 +801,9 @@ def _name_list(
         raise TxValidationError(f"must be a list of {what}s, not {_json_type(value)}", path)
     if not value and not allow_empty:
         raise TxValidationError(f"must list at least one {what}", path)
-    return [_checked_name(item, _join(path, i), f"a {what}", problem) for i, item in enumerate(value)]
+    return [
+        _checked_name(item, _join(path, i), f"a {what}", problem) for i, item in enumerate(value)
+    ]
 
 
 def _check_keys(data: Mapping[Any, Any], allowed: Collection[str], path: str, what: str) -> None:

@@ -96,6 +96,7 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = data_dir() / "staticfiles"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise expects it even before collectstatic
 STATICFILES_DIRS = [
     BASE_DIR / "static",
     # Front-end libraries installed by npm from package.json; never copied into the repo.

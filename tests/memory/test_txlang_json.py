@@ -57,7 +57,7 @@ def test_parsed_design_examples_are_valid_json_forms():
 
 
 def test_the_result_is_a_copy_with_plain_containers():
-    body = OrderedDict([("b", ("x", "y")), ("a", {"n": []})])
+    body: OrderedDict[str, Any] = OrderedDict([("b", ("x", "y")), ("a", {"n": []})])
     data = {"ops": [{"op": "derive", "id": "a", "from": ("@e1",), "body": body}]}
     result = validate_json(data)
     op = result["ops"][0]
@@ -70,8 +70,12 @@ def test_the_result_is_a_copy_with_plain_containers():
 
 
 def test_explicit_nulls_are_accepted_for_headers():
-    data = {"base_version": None, "reason": None, "thread": None, "ops": [{"op": "retire",
-            "refs": ["@e1"]}]}
+    data = {
+        "base_version": None,
+        "reason": None,
+        "thread": None,
+        "ops": [{"op": "retire", "refs": ["@e1"]}],
+    }
     assert validate_json(data) == data
 
 
@@ -171,8 +175,9 @@ def test_validation_errors_name_their_path(data: object, path: str, fragment: st
 
 
 def body_error(body: object) -> TxValidationError:
-    return invalid({"ops": [{"op": "retire", "refs": ["@e1"]},
-                            {"op": "revise", "id": "a", "body": body}]})
+    return invalid(
+        {"ops": [{"op": "retire", "refs": ["@e1"]}, {"op": "revise", "id": "a", "body": body}]}
+    )
 
 
 @pytest.mark.parametrize(
@@ -250,7 +255,9 @@ def test_event_refs(good: str):
     assert event_ref(event_seq(good)) == good
 
 
-@pytest.mark.parametrize("bad", ["@e0", "@e01", "@E1", "e1", "@e", "@e1\n", "@e-1", "@e" + "9" * 19])
+@pytest.mark.parametrize(
+    "bad", ["@e0", "@e01", "@E1", "e1", "@e", "@e1\n", "@e-1", "@e" + "9" * 19]
+)
 def test_not_event_refs(bad: str):
     assert not is_event_ref(bad)
     with pytest.raises(ValueError):

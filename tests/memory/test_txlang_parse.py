@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.txlang import MAX_BODY_DEPTH, TxError, TxParseError, parse_text
@@ -32,12 +34,12 @@ def tx(*ops: str) -> str:
     return "(context-tx " + " ".join(ops) + ")"
 
 
-def only_op(*ops: str) -> dict[str, object]:
+def only_op(*ops: str) -> dict[str, Any]:
     (op,) = parse_text(tx(*ops))["ops"]
     return op
 
 
-def body_of(*fields: str) -> object:
+def body_of(*fields: str) -> Any:
     return only_op("(derive f " + " ".join(fields) + ")")["body"]
 
 
@@ -458,7 +460,7 @@ def test_huge_nesting_never_overflows_the_stack():
         ("(context-tx (derive f (k v\x01)))", 1, 27, "control character U+0001"),
         ("(context-tx (retire @e1\x00))", 1, 24, "NUL"),
         ("(context-tx (retire @e1 \ud800))", 1, 25, "lone surrogate"),
-        ("(context-tx (reason \"\\", 1, 21, "unterminated string"),
+        ('(context-tx (reason "\\', 1, 21, "unterminated string"),
     ],
 )
 def test_error_positions(text: str, line: int, column: int, fragment: str):

@@ -1,0 +1,144 @@
+"""What every context endpoint shares: size limit, access check, author, cursors.
+
+A view under /api/v1/contexts/{slug}/ subclasses `ContextAPIView`; by the time its handler
+runs, `self.ctx` is the context the caller may use. A token reaches its own context only:
+another slug answers 404 exactly like a slug that does not exist, so a token learns nothing
+about other contexts. Staff people with a Django session (CSRF enforced by DRF's
+SessionAuthentication) reach every context.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import Any
+
+from django.conf import settings
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from api.errors import ApiError, TooLarge
+from api.parsers import StrictJSONParser, check_text
+from memory.engine import Author
+from memory.models import ApiToken, Context
+from memory.queries import context_for_person
+
+MAX_SEQ = 2**63 - 1
+
+
+def check_content_length(request: Request) -> None:
+    raw = request.META.get("CONTENT_LENGTH") or "0"
+    try:
+        length = int(raw)
+    except ValueError:
+        raise ApiError("invalid_request", "Content-Length is not a number") from None
+    if length > settings.MAX_REQUEST_BYTES:
+        raise TooLarge(settings.MAX_REQUEST_BYTES)
+
+
+def check_query(request: Request) -> None:
+    for key, values in request.query_params.lists():
+        check_text(key, key)
+        for value in values:
+            check_text(value, key)
+
+
+class ApiView(APIView):
+    """Every API view: JSON only, bodies bounded before anything is read."""
+
+    parser_classes = [StrictJSONParser]
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        check_content_length(request)
+        super().initial(request, *args, **kwargs)
+        check_query(request)
+
+
+class ContextAPIView(ApiView):
+    ctx: Context
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        self.ctx = resolve_context(request, kwargs.get("slug", ""))
+
+    def author(self) -> Author:
+        return author_of(self.request)
+
+
+def not_found(what: str) -> ApiError:
+    return ApiError("not_found", f"{what} not found")
+
+
+def resolve_context(request: Request, slug: str) -> Context:
+    token = request.auth
+    if isinstance(token, ApiToken):
+        if token.context.slug != slug:
+            raise not_found(f"context {slug!r}")
+        # The token was loaded with its context during authentication, in this request.
+        return token.context
+    context = context_for_person(slug, request.user)
+    if context is None:
+        raise not_found(f"context {slug!r}")
+    return context
+
+
+def author_of(request: Request) -> Author:
+    token = request.auth
+    if isinstance(token, ApiToken):
+        return Author(f"token:{token.key_prefix}:{token.name}", "agent")
+    return Author(f"person:{request.user.get_username()}", "person")
+
+
+def idempotency_key(request: Request, body_key: Any) -> Any:
+    """The key from the body or the Idempotency-Key header; both given must agree."""
+    header = request.headers.get("Idempotency-Key")
+    if header is not None:
+        check_text(header, "Idempotency-Key")
+        if body_key is not None and body_key != header:
+            raise ApiError(
+                "invalid_request",
+                "Idempotency-Key header and idempotency_key in the body differ",
+                [{"field": "idempotency_key"}],
+            )
+        return header
+    return body_key
+
+
+# -- cursors -------------------------------------------------------------------------------
+# A list cursor is opaque to clients: the last key seen plus a fingerprint of the filters, so
+# a cursor replayed with other filters is refused instead of silently paging another list.
+
+
+def _fingerprint(filters: dict[str, Any]) -> str:
+    canonical = json.dumps(filters, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+
+def encode_cursor(after: Any, filters: dict[str, Any]) -> str:
+    raw = json.dumps({"a": after, "f": _fingerprint(filters)}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None, filters: dict[str, Any], kind: type) -> Any:
+    """The `after` key of a cursor made for these filters; None when no cursor was given."""
+    if not cursor:
+        return None
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+        after = data["a"]
+        fingerprint = data["f"]
+    except (ValueError, KeyError, TypeError, UnicodeError):
+        raise ApiError("invalid_cursor", "cursor is malformed", [{"field": "cursor"}]) from None
+    if not isinstance(after, kind) or isinstance(after, bool):
+        raise ApiError("invalid_cursor", "cursor is malformed", [{"field": "cursor"}])
+    if isinstance(after, int) and not 0 <= after <= MAX_SEQ:
+        raise ApiError("invalid_cursor", "cursor is malformed", [{"field": "cursor"}])
+    if fingerprint != _fingerprint(filters):
+        raise ApiError(
+            "invalid_cursor",
+            "cursor belongs to a list with other filters; restart without a cursor",
+            [{"field": "cursor"}],
+        )
+    return after

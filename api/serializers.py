@@ -1,0 +1,231 @@
+"""Request validation for every endpoint (bodies and query strings).
+
+Strict on purpose: unknown fields are refused (a typo in an agent's request should fail
+loudly, not be ignored), strings must be strings, numbers are bounded to what the database
+stores. The response shapes live in `api.shapes`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from memory.events import THREAD_RE
+from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
+from memory.reads import EVENT_STATUSES
+
+MAX_INT = 2**63 - 1
+MAX_CONTENT_CHARS = 4_000_000
+
+
+class StrictCharField(serializers.CharField):
+    """A CharField that refuses numbers and booleans instead of turning them into text."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictSerializer(serializers.Serializer):
+    def to_internal_value(self, data: Any) -> Any:
+        if hasattr(data, "keys"):
+            unknown = sorted(set(data.keys()) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: ["unknown field"] for name in unknown}
+                )
+        return super().to_internal_value(data)
+
+
+def thread_field(**kwargs: Any) -> serializers.Field:
+    return serializers.RegexField(
+        THREAD_RE,
+        required=False,
+        allow_null=True,
+        max_length=100,
+        help_text="execution thread (R8): 1-100 of letters, digits, '.', '_', ':', '-'; "
+        "default `main`",
+        error_messages={"invalid": "1-100 characters: letters, digits, '.', '_', ':', '-'"},
+        **kwargs,
+    )
+
+
+def idempotency_field() -> serializers.Field:
+    return StrictCharField(
+        required=False,
+        allow_null=True,
+        min_length=1,
+        max_length=200,
+        trim_whitespace=False,
+        help_text="a retry with the same key returns the first result and writes nothing "
+        "(the Idempotency-Key header works too)",
+    )
+
+
+def limit_field(default: int, maximum: int) -> serializers.Field:
+    return serializers.IntegerField(
+        required=False, default=default, min_value=1, max_value=maximum, help_text="page size"
+    )
+
+
+def cursor_field() -> serializers.Field:
+    return StrictCharField(
+        required=False,
+        allow_blank=True,
+        max_length=500,
+        help_text="`next_cursor` of the previous page",
+    )
+
+
+# -- bodies ---------------------------------------------------------------------------------
+
+
+class EventAppendIn(StrictSerializer):
+    kind = serializers.ChoiceField(choices=APPENDABLE_KINDS)
+    content = StrictCharField(
+        allow_blank=True, trim_whitespace=False, max_length=MAX_CONTENT_CHARS
+    )
+    payload = serializers.JSONField(required=False, allow_null=True)
+    thread = thread_field()
+    delivers = serializers.ListField(
+        child=StrictCharField(max_length=40),
+        required=False,
+        max_length=1000,
+        help_text='refs of the requests or actions this event answers, e.g. ["@e17"]',
+    )
+    idempotency_key = idempotency_field()
+
+
+class EvaluationIn(StrictSerializer):
+    thread = thread_field()
+    idempotency_key = idempotency_field()
+    continuation = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="a model continuation: claims nothing and never advances the tick",
+    )
+
+
+class TransactionIn(StrictSerializer):
+    """Either `text` (the S-expression) or the JSON form (`base_version`, `reason`, `ops`)."""
+
+    text = StrictCharField(
+        required=False, trim_whitespace=False, max_length=MAX_CONTENT_CHARS,
+        help_text='the text form: "(context-tx (base-version 3) ...)"',
+    )
+    base_version = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=MAX_INT
+    )
+    reason = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    ops = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="operations of the JSON form, e.g. "
+        '{"op": "derive", "id": "x", "from": ["@e1"], "body": {...}}',
+    )
+    thread = thread_field()
+    evaluation = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=MAX_INT,
+        help_text="id of the evaluation whose view the transaction was written from",
+    )
+
+
+class RecallIn(StrictSerializer):
+    frame_id = StrictCharField(max_length=128)
+    depth = serializers.IntegerField(required=False, default=2, min_value=1, max_value=4)
+    direction = serializers.ChoiceField(
+        choices=("ancestors", "descendants", "both"), required=False, default="ancestors"
+    )
+    include_bodies = serializers.BooleanField(required=False, default=True)
+    include_events = serializers.BooleanField(required=False, default=False)
+    max_nodes = serializers.IntegerField(required=False, default=32, min_value=1, max_value=128)
+    cursor = StrictCharField(required=False, allow_null=True, max_length=2000)
+    view_version = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=MAX_INT
+    )
+    evaluation = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=MAX_INT
+    )
+    as_observation = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="append the result as a recall_result observation (R30)",
+    )
+    thread = thread_field()
+
+
+class ActionIn(StrictSerializer):
+    name = StrictCharField(max_length=200)
+    arguments = serializers.JSONField(required=False, allow_null=True)
+    thread = thread_field()
+    idempotency_key = idempotency_field()
+
+
+# -- query strings --------------------------------------------------------------------------
+
+
+class EventListQuery(StrictSerializer):
+    kind = serializers.ChoiceField(choices=EVENT_KINDS, required=False)
+    thread = thread_field()
+    status = serializers.ChoiceField(choices=EVENT_STATUSES, required=False)
+    after = serializers.IntegerField(
+        required=False, min_value=0, max_value=MAX_INT, help_text="only events with seq > after"
+    )
+    cursor = cursor_field()
+    limit = limit_field(100, 500)
+
+
+class EventChunkQuery(StrictSerializer):
+    offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=MAX_INT)
+    length = serializers.IntegerField(
+        required=False, default=65536, min_value=1, max_value=1_000_000
+    )
+
+
+class FrameListQuery(StrictSerializer):
+    status = serializers.ChoiceField(choices=FRAME_STATUSES, required=False)
+    cursor = cursor_field()
+    limit = limit_field(100, 500)
+
+
+class RelationListQuery(StrictSerializer):
+    subject = StrictCharField(required=False, max_length=128)
+    object = StrictCharField(required=False, max_length=128)
+    name = StrictCharField(required=False, max_length=64)
+    include_removed = serializers.BooleanField(required=False, default=False)
+    cursor = cursor_field()
+    limit = limit_field(100, 500)
+
+
+class TransactionListQuery(StrictSerializer):
+    frame = StrictCharField(required=False, max_length=128)
+    status = serializers.ChoiceField(choices=TRANSACTION_STATUSES, required=False)
+    cursor = cursor_field()
+    limit = limit_field(50, 200)
+
+
+class SearchQuery(StrictSerializer):
+    q = StrictCharField(max_length=1000)
+    type = serializers.ChoiceField(choices=("frame", "event"), required=False)
+    status = StrictCharField(required=False, max_length=20)
+    kind = serializers.ChoiceField(choices=EVENT_KINDS, required=False)
+    thread = thread_field()
+    since = serializers.DateTimeField(required=False)
+    until = serializers.DateTimeField(required=False)
+    limit = limit_field(20, 100)
+
+
+def query_data(serializer_class: type[serializers.Serializer], params: Any) -> dict[str, Any]:
+    """Validated query parameters; repeated parameters keep their last value."""
+    data = {key: params.get(key) for key in params}
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def body_data(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)

@@ -1,0 +1,170 @@
+"""Reading the history: events in chunks (R31) and a frame's write history (R32).
+
+Both read the persistent facts directly, never the search index (R35), and never cross
+contexts (R36): every query is filtered by the context first.
+
+- `read_event_chunk(context, seq, offset=0, length=DEFAULT_CHUNK) -> dict`
+  `seq` is an int or a ref like ``"@e42"``; `offset`/`length` count characters. Returns
+  ``{ref, seq, kind, thread, size, status, active, retired, created_at, payload, offset,
+  length, content, next_offset, total}``; `next_offset` is None after the last chunk. Only
+  the asked slice is read from the database (``substr``), so a 4 MB log is never loaded
+  whole. Raises NotFound (unknown ref) or InvalidRequest (`invalid_offset`,
+  `invalid_length`, `invalid_ref`).
+- `frame_write_history(context, frame_id) -> list[dict]`
+  One entry per write (derive, then each revise), oldest first: ``{revision, op, version,
+  base_version, transaction_id, event_ref, text, reason, body, sources, author,
+  author_kind, thread, created_at}``. `text` is the canonical transaction text as committed.
+  Raises NotFound for an unknown frame.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models.functions import Length, Substr
+
+from memory.errors import InvalidRequest, NotFound
+from memory.events import EVENT_REF_RE
+from memory.models import Context, Event, Frame, FrameRevision
+
+DEFAULT_CHUNK = 65_536
+MAX_CHUNK = 1_048_576
+
+
+def resolve_context(context: Context | int) -> Context:
+    """The functions here take a Context or its primary key (views hold the object)."""
+    if isinstance(context, Context):
+        return context
+    found = Context.objects.filter(pk=context).first()
+    if found is None:
+        raise NotFound(f"context {context} does not exist")
+    return found
+
+
+def parse_seq(seq: int | str) -> int:
+    if isinstance(seq, bool):
+        raise InvalidRequest(f"{seq!r} is not an event reference", code="invalid_ref")
+    if isinstance(seq, int):
+        if seq < 1:
+            raise InvalidRequest(f"event seq must be positive; got {seq}", code="invalid_ref")
+        return seq
+    if isinstance(seq, str):
+        text = seq if seq.startswith("@e") else f"@e{seq}"
+        match = EVENT_REF_RE.match(text)
+        if match:
+            return int(match.group(1))
+    raise InvalidRequest(f"{seq!r} is not an event reference like \"@e42\"", code="invalid_ref")
+
+
+def event_status(is_observation: bool, active: bool) -> str:
+    """Observations are `active` or `retired`; other kinds are plain history (`recorded`)."""
+    if not is_observation:
+        return "recorded"
+    return "active" if active else "retired"
+
+
+def _check_int(value: Any, name: str, code: str, minimum: int, maximum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            value = int(value)
+        except (TypeError, ValueError):
+            raise InvalidRequest(f"{name} must be an integer", code=code) from None
+    if not minimum <= value <= maximum:
+        raise InvalidRequest(f"{name} must be between {minimum} and {maximum}", code=code)
+    return value
+
+
+def read_event_chunk(
+    context: Context | int,
+    seq: int | str,
+    offset: int = 0,
+    length: int = DEFAULT_CHUNK,
+) -> dict[str, Any]:
+    """One slice of an event's text, with its size and status (R31)."""
+    ctx = resolve_context(context)
+    number = parse_seq(seq)
+    offset = _check_int(offset, "offset", "invalid_offset", 0, 10**12)
+    length = _check_int(length, "length", "invalid_length", 1, MAX_CHUNK)
+    row = (
+        Event.objects.filter(context=ctx, seq=number)
+        .annotate(chunk=Substr("content", offset + 1, length), total=Length("content"))
+        .values(
+            "seq",
+            "kind",
+            "thread",
+            "is_observation",
+            "active",
+            "created_at",
+            "payload",
+            "chunk",
+            "total",
+        )
+        .first()
+    )
+    if row is None:
+        raise NotFound(f"event @e{number} does not exist in this context", details=[{"ref": f"@e{number}"}])
+    total = row["total"]
+    chunk = row["chunk"] or ""
+    end = min(offset, total) + len(chunk)
+    status = event_status(row["is_observation"], row["active"])
+    return {
+        "ref": f"@e{row['seq']}",
+        "seq": row["seq"],
+        "kind": row["kind"],
+        "thread": row["thread"],
+        "size": total,
+        "status": status,
+        "active": row["active"],
+        "retired": status == "retired",
+        "created_at": row["created_at"].isoformat(),
+        "payload": row["payload"],
+        "offset": offset,
+        "length": len(chunk),
+        "content": chunk,
+        "next_offset": end if end < total else None,
+        "total": total,
+    }
+
+
+def _write_op(ops: Any, frame_id: str) -> str:
+    """Which op wrote this frame in a transaction: the last derive/revise naming it."""
+    found = "revise"
+    for op in ops or []:
+        if isinstance(op, dict) and op.get("op") in ("derive", "revise") and op.get("id") == frame_id:
+            found = op["op"]
+    return found
+
+
+def frame_write_history(context: Context | int, frame_id: str) -> list[dict[str, Any]]:
+    """The transactions that wrote a frame's body, oldest first (R32)."""
+    ctx = resolve_context(context)
+    frame = Frame.objects.filter(context=ctx, frame_id=frame_id).only("pk").first()
+    if frame is None:
+        raise NotFound(f"frame {frame_id!r} does not exist in this context", details=[{"ref": frame_id}])
+    revisions = (
+        FrameRevision.objects.filter(frame=frame)
+        .select_related("transaction", "transaction__event")
+        .order_by("revision")
+    )
+    history = []
+    for rev in revisions:
+        tx = rev.transaction
+        history.append(
+            {
+                "revision": rev.revision,
+                "op": _write_op(tx.ops, frame_id),
+                "version": rev.version,
+                "base_version": tx.base_version,
+                "transaction_id": tx.pk,
+                "event_ref": tx.event.ref if tx.event is not None else None,
+                "text": tx.text,
+                "reason": tx.reason,
+                "body": rev.body,
+                "sources": rev.sources,
+                "author": tx.author,
+                "author_kind": tx.author_kind,
+                "thread": tx.thread,
+                "created_at": rev.created_at.isoformat(),
+            }
+        )
+    return history

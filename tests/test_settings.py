@@ -1,0 +1,57 @@
+"""Settings come from the environment; wrong values stop the process with a clear message."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from morphz.config import ConfigError, parse_database_url
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **env}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "fragment"),
+    [
+        ("mysql://root@localhost/db", "must start with postgres://"),
+        ("postgres://localhost", "names no database"),
+        ("postgres://localhost:notaport/db", "bad port"),
+    ],
+)
+def test_malformed_database_url_is_refused(url, fragment):
+    with pytest.raises(ConfigError, match=fragment):
+        parse_database_url(url)
+
+
+def test_database_url_with_socket_host():
+    config = parse_database_url("postgresql://me:s%40cret@/morphz?host=/var/run/postgresql")
+    assert (config.user, config.password, config.host, config.name) == ("me", "s@cret", "/var/run/postgresql", "morphz")
+
+
+def test_non_numeric_port_stops_manage_py_with_message():
+    result = manage("check", env={"PORT": "eighty", "DATABASE_URL": "postgres://localhost/x"})
+    assert result.returncode != 0
+    assert "PORT must be an integer, got 'eighty'" in result.stderr
+
+
+def test_bad_database_url_stops_manage_py_with_message():
+    result = manage("check", env={"DATABASE_URL": "mysql://root@localhost/db"})
+    assert result.returncode != 0
+    assert "DATABASE_URL must start with postgres://" in result.stderr
+
+
+def test_bad_channel_layer_url_stops_manage_py():
+    result = manage("check", env={"CHANNEL_LAYER_URL": "amqp://x", "DATABASE_URL": "postgres://localhost/x"})
+    assert result.returncode != 0
+    assert "CHANNEL_LAYER_URL must be a redis:// URL" in result.stderr
