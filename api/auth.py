@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
 from memory.contexts import authenticate_token
@@ -42,3 +43,17 @@ class ContextTokenAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request: Any) -> str:
         return self.keyword
+
+
+class ContextTokenScheme(OpenApiAuthenticationExtension):
+    """Documents the bearer token in the OpenAPI schema (registered on import)."""
+
+    target_class = "api.auth.ContextTokenAuthentication"
+    name = "bearerAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "a context's API token: `Authorization: Bearer mz_...`",
+        }

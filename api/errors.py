@@ -26,6 +26,9 @@ STATUS_BY_CODE = {
     "invalid_cursor": 400,
     "invalid_base_version": 400,
     "unknown_evaluation": 400,
+    "invalid_ref": 400,
+    "invalid_offset": 400,
+    "invalid_length": 400,
     "not_authenticated": 401,
     "permission_denied": 403,
     "not_found": 404,
@@ -83,7 +86,9 @@ def validation_details(detail: Any, prefix: str = "") -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if isinstance(detail, dict):
         for key, value in detail.items():
-            name = prefix if key == "non_field_errors" else (f"{prefix}.{key}" if prefix else str(key))
+            name = (
+                prefix if key == "non_field_errors" else (f"{prefix}.{key}" if prefix else str(key))
+            )
             out.extend(validation_details(value, name))
     elif isinstance(detail, list):
         if all(not isinstance(item, dict | list) for item in detail):
@@ -132,9 +137,15 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         details: list[Any] = validation_details(detail)
         if details and details[0].get("message"):
             first = details[0]
-            message = f"{first['field']}: {first['message']}" if first["field"] else first["message"]
+            message = (
+                f"{first['field']}: {first['message']}" if first["field"] else first["message"]
+            )
     else:
-        message = str(detail.get("detail")) if isinstance(detail, dict) and "detail" in detail else str(exc)
+        message = (
+            str(detail.get("detail"))
+            if isinstance(detail, dict) and "detail" in detail
+            else str(exc)
+        )
         details = []
     if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
         details = [{"retry_after_seconds": round(exc.wait, 3)}]

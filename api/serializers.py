@@ -33,9 +33,7 @@ class StrictSerializer(serializers.Serializer):
         if hasattr(data, "keys"):
             unknown = sorted(set(data.keys()) - set(self.fields))
             if unknown:
-                raise serializers.ValidationError(
-                    {name: ["unknown field"] for name in unknown}
-                )
+                raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
         return super().to_internal_value(data)
 
 
@@ -84,9 +82,7 @@ def cursor_field() -> serializers.Field:
 
 class EventAppendIn(StrictSerializer):
     kind = serializers.ChoiceField(choices=APPENDABLE_KINDS)
-    content = StrictCharField(
-        allow_blank=True, trim_whitespace=False, max_length=MAX_CONTENT_CHARS
-    )
+    content = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=MAX_CONTENT_CHARS)
     payload = serializers.JSONField(required=False, allow_null=True)
     thread = thread_field()
     delivers = serializers.ListField(
@@ -112,7 +108,9 @@ class TransactionIn(StrictSerializer):
     """Either `text` (the S-expression) or the JSON form (`base_version`, `reason`, `ops`)."""
 
     text = StrictCharField(
-        required=False, trim_whitespace=False, max_length=MAX_CONTENT_CHARS,
+        required=False,
+        trim_whitespace=False,
+        max_length=MAX_CONTENT_CHARS,
         help_text='the text form: "(context-tx (base-version 3) ...)"',
     )
     base_version = serializers.IntegerField(
@@ -127,7 +125,10 @@ class TransactionIn(StrictSerializer):
     )
     thread = thread_field()
     evaluation = serializers.IntegerField(
-        required=False, allow_null=True, min_value=1, max_value=MAX_INT,
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=MAX_INT,
         help_text="id of the evaluation whose view the transaction was written from",
     )
 
@@ -180,7 +181,7 @@ class EventListQuery(StrictSerializer):
 class EventChunkQuery(StrictSerializer):
     offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=MAX_INT)
     length = serializers.IntegerField(
-        required=False, default=65536, min_value=1, max_value=1_000_000
+        required=False, default=65536, min_value=1, max_value=1_048_576
     )
 
 

@@ -1,7 +1,34 @@
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from api import views, views_memory
+
+CONTEXT = "v1/contexts/<slug:slug>/"
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("v1/", views.ApiIndexView.as_view(), name="api-index"),
+    path("v1/contexts/", views.ContextListView.as_view(), name="api-contexts"),
+    path(CONTEXT, views.ContextDetailView.as_view(), name="api-context"),
+    path(CONTEXT + "events/", views.EventListView.as_view(), name="api-events"),
+    path(CONTEXT + "events/<int:seq>/", views.EventDetailView.as_view(), name="api-event"),
+    path(CONTEXT + "evaluations/", views.EvaluationView.as_view(), name="api-evaluations"),
+    path(
+        CONTEXT + "transactions/",
+        views_memory.TransactionView.as_view(),
+        name="api-transactions",
+    ),
+    path(CONTEXT + "frames/", views_memory.FrameListView.as_view(), name="api-frames"),
+    path(
+        CONTEXT + "frames/<str:frame_id>/",
+        views_memory.FrameDetailView.as_view(),
+        name="api-frame",
+    ),
+    path(CONTEXT + "relations/", views_memory.RelationListView.as_view(), name="api-relations"),
+    path(CONTEXT + "recall/", views_memory.RecallView.as_view(), name="api-recall"),
+    path(CONTEXT + "search/", views_memory.SearchView.as_view(), name="api-search"),
+    path(CONTEXT + "actions/", views.ActionView.as_view(), name="api-actions"),
+    # Anything else under /api/ answers the standard error shape (never Django's HTML 404).
+    re_path(r"^.*$", views.ApiNotFoundView.as_view(), name="api-not-found"),
 ]

@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import transaction
 
 log = logging.getLogger(__name__)
@@ -23,6 +23,8 @@ def broadcast_after_commit(slug: str, change: dict[str, Any]) -> None:
         layer = get_channel_layer()
         if layer is None:
             return
+        if isinstance(layer, InMemoryChannelLayer) and not layer.groups.get(group_name(slug)):
+            return  # in-memory groups live in this process only: nobody is listening
         try:
             async_to_sync(layer.group_send)(
                 group_name(slug), {"type": "memory.change", "change": change}

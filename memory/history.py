@@ -53,7 +53,7 @@ def parse_seq(seq: int | str) -> int:
         match = EVENT_REF_RE.match(text)
         if match:
             return int(match.group(1))
-    raise InvalidRequest(f"{seq!r} is not an event reference like \"@e42\"", code="invalid_ref")
+    raise InvalidRequest(f'{seq!r} is not an event reference like "@e42"', code="invalid_ref")
 
 
 def event_status(is_observation: bool, active: bool) -> str:
@@ -102,7 +102,9 @@ def read_event_chunk(
         .first()
     )
     if row is None:
-        raise NotFound(f"event @e{number} does not exist in this context", details=[{"ref": f"@e{number}"}])
+        raise NotFound(
+            f"event @e{number} does not exist in this context", details=[{"ref": f"@e{number}"}]
+        )
     total = row["total"]
     chunk = row["chunk"] or ""
     end = min(offset, total) + len(chunk)
@@ -130,7 +132,11 @@ def _write_op(ops: Any, frame_id: str) -> str:
     """Which op wrote this frame in a transaction: the last derive/revise naming it."""
     found = "revise"
     for op in ops or []:
-        if isinstance(op, dict) and op.get("op") in ("derive", "revise") and op.get("id") == frame_id:
+        if (
+            isinstance(op, dict)
+            and op.get("op") in ("derive", "revise")
+            and op.get("id") == frame_id
+        ):
             found = op["op"]
     return found
 
@@ -140,7 +146,9 @@ def frame_write_history(context: Context | int, frame_id: str) -> list[dict[str,
     ctx = resolve_context(context)
     frame = Frame.objects.filter(context=ctx, frame_id=frame_id).only("pk").first()
     if frame is None:
-        raise NotFound(f"frame {frame_id!r} does not exist in this context", details=[{"ref": frame_id}])
+        raise NotFound(
+            f"frame {frame_id!r} does not exist in this context", details=[{"ref": frame_id}]
+        )
     revisions = (
         FrameRevision.objects.filter(frame=frame)
         .select_related("transaction", "transaction__event")

@@ -1,7 +1,386 @@
-"""Search index worker (R34). Replaced by the search implementation."""
+"""The search index worker (R34): applies the IndexIntent outbox to SearchDocument.
+
+Commits write IndexIntent rows in the same database transaction as the facts; this module is
+the only writer of SearchDocument. Each batch, in one database transaction:
+
+1. claims up to `batch_size` intents with ``SELECT ... FOR UPDATE SKIP LOCKED`` (workers in
+   several processes never take the same intent; a crashed batch rolls back and its intents
+   are claimed again: at least once);
+2. reads the facts and tokenises them with no lock held (the slow part);
+3. takes ``FOR KEY SHARE`` on the contexts involved (commits hold ``FOR UPDATE`` on their
+   context, so this waits for a running commit and keeps the next one out), re-checks each
+   target's fingerprint (revision, status, ...) and rebuilds any target that moved, so an
+   older reading can never overwrite a newer one;
+4. upserts the documents (``INSERT ... ON CONFLICT DO UPDATE``: idempotent) and deletes
+   the intents it applied.
+
+Public functions:
+- `apply_pending(batch_size=200, context_id=None, fail_after=None) -> int` one batch; returns
+  the number of intents applied (0 when there was nothing to do). `fail_after=n` raises
+  WorkerInterrupted after n documents were written, before commit (crash drills in tests).
+- `drain(context_id=None) -> int` batches until the outbox is empty.
+- `index_targets(frame_pks, event_pks) -> int` (re)index those rows now (used by rebuild).
+- `index_lag(context) -> {pending_intents, oldest_pending_seconds}`.
+- `run_forever(stop, poll_seconds)` the loop behind `manage.py run_indexer`.
+- `start_background_indexer()` called by morphz/asgi.py: a daemon thread running
+  `run_forever` when settings.MORPHZ_INDEXER_IN_PROCESS is true.
+"""
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
 
-def start_background_indexer() -> None:
-    return None
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+from django.db.models import Count, Min
+from django.utils import timezone
+
+from memory import textindex
+from memory.history import event_status
+from memory.kinds import TRANSACTION
+from memory.models import Context, Event, Frame, FrameRevision, IndexIntent
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BATCH = 200
+DEFAULT_POLL_SECONDS = 0.25
+
+
+class WorkerInterrupted(RuntimeError):
+    """Raised by `apply_pending(fail_after=...)` to abandon a batch mid-way."""
+
+
+@dataclass
+class Document:
+    context_id: int
+    frame_id: int | None
+    event_id: int | None
+    ref: str
+    status: str
+    kind: str
+    thread: str
+    created_at: Any
+    text: str
+    tokens: str  # tsvector literal
+    fingerprint: tuple[Any, ...]
+
+
+_FRAME_FIELDS = ("pk", "context_id", "frame_id", "body", "status", "revision", "updated_at")
+_EVENT_FIELDS = (
+    "pk",
+    "context_id",
+    "seq",
+    "kind",
+    "thread",
+    "content",
+    "payload",
+    "created_at",
+    "is_observation",
+    "active",
+)
+
+
+def _frame_fingerprint(row: dict[str, Any]) -> tuple[Any, ...]:
+    return (row["revision"], row["status"], row["updated_at"])
+
+
+def _event_fingerprint(row: dict[str, Any]) -> tuple[Any, ...]:
+    return (row["is_observation"], row["active"])
+
+
+def _frame_documents(pks: list[int]) -> dict[int, Document]:
+    if not pks:
+        return {}
+    rows = list(Frame.objects.filter(pk__in=pks).values(*_FRAME_FIELDS))
+    threads = dict(
+        FrameRevision.objects.filter(frame_id__in=pks)
+        .order_by("frame_id", "-revision")
+        .distinct("frame_id")
+        .values_list("frame_id", "transaction__thread")
+    )
+    documents = {}
+    for row in rows:
+        text = textindex.frame_text(row["frame_id"], row["body"])
+        documents[row["pk"]] = Document(
+            context_id=row["context_id"],
+            frame_id=row["pk"],
+            event_id=None,
+            ref=row["frame_id"],
+            status=row["status"],
+            kind="frame",
+            thread=threads.get(row["pk"], "main"),
+            created_at=row["updated_at"],
+            text=text,
+            tokens=textindex.tsvector_literal(textindex.tokens(text)),
+            fingerprint=_frame_fingerprint(row),
+        )
+    return documents
+
+
+def _event_documents(pks: list[int]) -> dict[int, Document]:
+    if not pks:
+        return {}
+    documents = {}
+    for row in Event.objects.filter(pk__in=pks).values(*_EVENT_FIELDS):
+        # A transaction event's payload is only version numbers; its text says it all.
+        text = textindex.event_text(
+            row["content"], row["payload"], include_payload=row["kind"] != TRANSACTION
+        )
+        documents[row["pk"]] = Document(
+            context_id=row["context_id"],
+            frame_id=None,
+            event_id=row["pk"],
+            ref=f"@e{row['seq']}",
+            status=event_status(row["is_observation"], row["active"]),
+            kind=row["kind"],
+            thread=row["thread"],
+            created_at=row["created_at"],
+            text=text,
+            tokens=textindex.tsvector_literal(textindex.tokens(text)),
+            fingerprint=_event_fingerprint(row),
+        )
+    return documents
+
+
+_UPSERT = """
+INSERT INTO memory_searchdocument
+  (context_id, frame_id, event_id, ref, status, kind, thread, created_at, text, tokens, indexed_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, now())
+ON CONFLICT ({target}) DO UPDATE SET
+  ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
+  created_at = EXCLUDED.created_at, text = EXCLUDED.text, tokens = EXCLUDED.tokens,
+  indexed_at = EXCLUDED.indexed_at
+"""
+
+
+def _upsert(
+    documents: list[Document], target: str, fail_after: int | None, written: list[int]
+) -> None:
+    sql = _UPSERT.format(target=target)
+    with connection.cursor() as cursor:
+        for doc in documents:
+            if fail_after is not None and written[0] >= fail_after:
+                raise WorkerInterrupted(f"interrupted after {written[0]} documents")
+            cursor.execute(
+                sql,
+                [
+                    doc.context_id,
+                    doc.frame_id,
+                    doc.event_id,
+                    doc.ref,
+                    doc.status,
+                    doc.kind,
+                    doc.thread,
+                    doc.created_at,
+                    doc.text,
+                    doc.tokens,
+                ],
+            )
+            written[0] += 1
+
+
+def _lock_and_refresh(
+    frames: dict[int, Document], events: dict[int, Document]
+) -> tuple[dict[int, Document], dict[int, Document]]:
+    """Under the contexts' key-share locks, rebuild every document whose facts moved since
+    they were read (or drop it when its row is gone)."""
+    context_ids = sorted(
+        {d.context_id for d in frames.values()} | {d.context_id for d in events.values()}
+    )
+    if not context_ids:
+        return frames, events
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id FROM memory_context WHERE id = ANY(%s) ORDER BY id FOR KEY SHARE",
+            [context_ids],
+        )
+    current_frames = {
+        row["pk"]: _frame_fingerprint(row)
+        for row in Frame.objects.filter(pk__in=list(frames)).values(
+            "pk", "revision", "status", "updated_at"
+        )
+    }
+    current_events = {
+        row["pk"]: _event_fingerprint(row)
+        for row in Event.objects.filter(pk__in=list(events)).values(
+            "pk", "is_observation", "active"
+        )
+    }
+    moved_frames = [
+        pk for pk in frames if pk in current_frames and current_frames[pk] != frames[pk].fingerprint
+    ]
+    moved_events = [
+        pk for pk in events if pk in current_events and current_events[pk] != events[pk].fingerprint
+    ]
+    frames = {pk: d for pk, d in frames.items() if pk in current_frames}
+    events = {pk: d for pk, d in events.items() if pk in current_events}
+    frames.update(_frame_documents(moved_frames))
+    events.update(_event_documents(moved_events))
+    return frames, events
+
+
+def _index(frame_pks: list[int], event_pks: list[int], fail_after: int | None = None) -> int:
+    frames = _frame_documents(sorted(set(frame_pks)))
+    events = _event_documents(sorted(set(event_pks)))
+    frames, events = _lock_and_refresh(frames, events)
+    written = [0]
+    _upsert([frames[pk] for pk in sorted(frames)], "frame_id", fail_after, written)
+    _upsert([events[pk] for pk in sorted(events)], "event_id", fail_after, written)
+    return written[0]
+
+
+def index_targets(frame_pks: list[int], event_pks: list[int]) -> int:
+    """(Re)index these frames and events from the facts now; returns documents written."""
+    with transaction.atomic():
+        return _index(frame_pks, event_pks)
+
+
+def apply_pending(
+    *, batch_size: int = DEFAULT_BATCH, context_id: int | None = None, fail_after: int | None = None
+) -> int:
+    """Apply one batch of index intents; returns how many intents were applied."""
+    with transaction.atomic():
+        query = IndexIntent.objects.order_by("id")
+        if context_id is not None:
+            query = query.filter(context_id=context_id)
+        intents = list(
+            query.select_for_update(skip_locked=True).values_list("pk", "frame_id", "event_id")[
+                :batch_size
+            ]
+        )
+        if not intents:
+            return 0
+        _index(
+            [f for _, f, _ in intents if f is not None],
+            [e for _, _, e in intents if e is not None],
+            fail_after=fail_after,
+        )
+        IndexIntent.objects.filter(pk__in=[pk for pk, _, _ in intents]).delete()
+        return len(intents)
+
+
+def drain(*, context_id: int | None = None, batch_size: int = DEFAULT_BATCH) -> int:
+    """Apply batches until no intent is left (that this worker can claim)."""
+    total = 0
+    while True:
+        applied = apply_pending(batch_size=batch_size, context_id=context_id)
+        if not applied:
+            return total
+        total += applied
+
+
+def index_lag(context: Context | int) -> dict[str, Any]:
+    """How far search is behind the facts of this context (R34)."""
+    context_id = context.pk if isinstance(context, Context) else context
+    stats = IndexIntent.objects.filter(context_id=context_id).aggregate(
+        n=Count("id"), oldest=Min("created_at")
+    )
+    oldest = stats["oldest"]
+    seconds = max(0.0, (timezone.now() - oldest).total_seconds()) if oldest is not None else 0.0
+    return {"pending_intents": stats["n"], "oldest_pending_seconds": round(seconds, 3)}
+
+
+def run_forever(
+    stop: threading.Event,
+    *,
+    poll_seconds: float = DEFAULT_POLL_SECONDS,
+    batch_size: int = DEFAULT_BATCH,
+) -> None:
+    """Apply intents until `stop` is set; sleeps `poll_seconds` when the outbox is empty.
+    Errors are logged (at most once a minute when they repeat) and the loop goes on."""
+    last_error = 0.0
+    while not stop.is_set():
+        try:
+            applied = apply_pending(batch_size=batch_size)
+        except Exception:
+            applied = 0
+            if time.monotonic() - last_error > 60:
+                log.exception("search indexer batch failed; retrying")
+                last_error = time.monotonic()
+            connection.close()  # a broken connection is reopened on the next batch
+        else:
+            close_old_connections()
+        if not applied:
+            stop.wait(poll_seconds)
+
+
+_thread: threading.Thread | None = None
+_stop = threading.Event()
+
+
+def start_background_indexer() -> threading.Thread | None:
+    """Start the in-process worker once per process (when MORPHZ_INDEXER_IN_PROCESS)."""
+    global _thread
+    if not getattr(settings, "MORPHZ_INDEXER_IN_PROCESS", False):
+        return None
+    if _thread is not None and _thread.is_alive():
+        return _thread
+
+    def target() -> None:
+        try:
+            run_forever(_stop)
+        finally:
+            connection.close()
+
+    _thread = threading.Thread(target=target, name="morphz-indexer", daemon=True)
+    _thread.start()
+    return _thread
+
+
+def stop_background_indexer(timeout: float = 5.0) -> None:
+    _stop.set()
+    if _thread is not None:
+        _thread.join(timeout)
+    _stop.clear()
+
+
+def rebuild(
+    *,
+    context_ids: list[int] | None = None,
+    clear: bool = False,
+    batch_size: int = 500,
+    progress: Any = None,
+) -> int:
+    """Rebuild documents for every frame and event (of these contexts) from the facts.
+
+    Only SearchDocument is written; memory is never touched (R34). `progress(n)` is called
+    after each batch with the number of rows done. With `clear`, the contexts' documents are
+    deleted first. Returns the number of documents written."""
+    from memory.models import SearchDocument
+
+    contexts = Context.objects.order_by("pk")
+    if context_ids is not None:
+        contexts = contexts.filter(pk__in=context_ids)
+    written = 0
+    for context_id in contexts.values_list("pk", flat=True):
+        if clear:
+            SearchDocument.objects.filter(context_id=context_id).delete()
+        for model, is_frame in ((Frame, True), (Event, False)):
+            last = 0
+            while True:
+                pks = list(
+                    model.objects.filter(context_id=context_id, pk__gt=last)
+                    .order_by("pk")
+                    .values_list("pk", flat=True)[:batch_size]
+                )
+                if not pks:
+                    break
+                written += index_targets(pks, []) if is_frame else index_targets([], pks)
+                last = pks[-1]
+                if progress is not None:
+                    progress(len(pks))
+    return written
+
+
+def count_facts(context_ids: list[int] | None = None) -> int:
+    frames, events = Frame.objects.all(), Event.objects.all()
+    if context_ids is not None:
+        frames, events = (
+            frames.filter(context_id__in=context_ids),
+            events.filter(context_id__in=context_ids),
+        )
+    return frames.count() + events.count()

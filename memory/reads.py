@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from django.db.models import Q, QuerySet
+from django.db.models.functions import Left
 
 from memory.kinds import OBSERVATION_KINDS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
 
 T = TypeVar("T")
+PREVIEW_CHARS = 200
 
 # Event "status" filter values: observations are active or retired; requests open or delivered;
 # inputs not yet claimed by an evaluation are pending.
@@ -43,9 +45,8 @@ def list_events(
     after_seq: int = 0,
     limit: int = 100,
 ) -> Page[Event]:
-    """Events oldest first (newest last), after `after_seq`. Content is left out: lists carry a
-    preview and the size; the text is read in chunks by ref."""
-    queryset = Event.objects.filter(context=context, seq__gt=after_seq).defer("content")
+    """Events oldest first (newest last), after `after_seq`, each with a `preview`."""
+    queryset = _with_preview(Event.objects.filter(context=context, seq__gt=after_seq))
     if kind:
         queryset = queryset.filter(kind=kind)
     if thread:
@@ -61,21 +62,14 @@ def list_events(
     return _page(queryset.order_by("seq"), limit)
 
 
-def event_previews(context: Context, seqs: list[int], chars: int) -> dict[int, str]:
-    """The first `chars` characters of each event's text, cut in the database so a large log
-    is never loaded to make a list."""
-    from django.db.models.functions import Left
-
-    rows = (
-        Event.objects.filter(context=context, seq__in=seqs)
-        .annotate(preview=Left("content", chars))
-        .values_list("seq", "preview")
-    )
-    return dict(rows)
+def _with_preview(queryset: QuerySet[Event]) -> QuerySet[Event]:
+    """Leave the text out and cut a preview in the database, so a large log is never loaded
+    to make a list: lists carry the preview and the size; the text is read in chunks."""
+    return queryset.defer("content").annotate(preview=Left("content", PREVIEW_CHARS))
 
 
 def get_event(context: Context, seq: int) -> Event | None:
-    return Event.objects.filter(context=context, seq=seq).defer("content").first()
+    return _with_preview(Event.objects.filter(context=context, seq=seq)).first()
 
 
 def list_frames(
@@ -96,9 +90,7 @@ def get_frame(context: Context, frame_id: str) -> Frame | None:
 def frame_revisions(frame: Frame) -> list[FrameRevision]:
     """Every body the frame had, oldest first, with the committed version that wrote it."""
     return list(
-        FrameRevision.objects.filter(frame=frame)
-        .select_related("transaction")
-        .order_by("revision")
+        FrameRevision.objects.filter(frame=frame).select_related("transaction").order_by("revision")
     )
 
 

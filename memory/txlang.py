@@ -48,6 +48,11 @@ Decisions beyond the spec's wording:
 * Repeated refs (``(retire @e1 @e1)``) are kept as written; deduplication is the engine's job.
 * A body nests at most `MAX_BODY_DEPTH` levels of maps and lists (the body itself is level 1);
   this also bounds the parser's recursion on hostile input.
+* Canonical text: ``(context-tx``, then base-version, reason (always quoted), thread and each
+  operation on its own line indented two spaces, the final ``)`` closing the last line. Plain
+  ASCII words (``[A-Za-z0-9._@:+-]+``) print bare, any other string quoted, escaping only ``"``,
+  ``\\``, control characters and U+2028/U+2029. Lists of two or more values use the plain
+  ``(k a b)`` form, non-empty maps the ``(k (a x))`` form, and ``[..]``/``{..}`` serve the rest.
 """
 
 from __future__ import annotations

@@ -1,0 +1,369 @@
+"""Response shapes (spec section 7): the functions that build them and the serializers that
+document them in the OpenAPI schema. Each `present_*` function sits beside its serializer so
+the two change together; the schema test checks live responses against the schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
+from memory.pressure import pressure_state
+from memory.retirement import ticks_left
+
+EVENT_PREVIEW_CHARS = 200
+
+
+class ErrorBodySerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="stable machine-readable code, e.g. `conflict`")
+    message = serializers.CharField(help_text="what went wrong and what to do, for a model")
+    details = serializers.ListField(
+        child=serializers.JSONField(),
+        help_text="structured details: failing operations with `index`, parse `line`/`column`, "
+        "changed items of a conflict, invalid `field`s",
+    )
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = ErrorBodySerializer()
+
+
+# -- context -------------------------------------------------------------------------------
+
+
+class PressureSerializer(serializers.Serializer):
+    used_tokens = serializers.IntegerField()
+    capacity_tokens = serializers.IntegerField()
+    level = serializers.ChoiceField(choices=("ok", "pressure", "maintenance"))
+    percent = serializers.FloatField()
+
+
+class ContextSettingsSerializer(serializers.Serializer):
+    grace_ticks = serializers.IntegerField()
+    capacity_tokens = serializers.IntegerField()
+    pressure_percent = serializers.IntegerField()
+    maintenance_percent = serializers.IntegerField()
+    maintenance_exit_percent = serializers.IntegerField()
+
+
+class ContextSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    version = serializers.IntegerField()
+    tick = serializers.IntegerField()
+    last_seq = serializers.IntegerField()
+    settings = ContextSettingsSerializer()
+    pressure = PressureSerializer()
+
+
+def present_context(context: Context) -> dict[str, Any]:
+    return {
+        "slug": context.slug,
+        "name": context.name,
+        "version": context.version,
+        "tick": context.tick,
+        "last_seq": context.last_seq,
+        "settings": {
+            "grace_ticks": context.grace_ticks,
+            "capacity_tokens": context.capacity_tokens,
+            "pressure_percent": context.pressure_percent,
+            "maintenance_percent": context.maintenance_percent,
+            "maintenance_exit_percent": context.maintenance_exit_percent,
+        },
+        "pressure": pressure_state(context).as_dict(),
+    }
+
+
+class ContextListSerializer(serializers.Serializer):
+    contexts = ContextSerializer(many=True)
+
+
+class ApiIndexSerializer(serializers.Serializer):
+    version = serializers.CharField()
+    schema = serializers.CharField()
+    docs = serializers.CharField()
+    contexts = serializers.ListField(child=serializers.CharField())
+
+
+# -- events --------------------------------------------------------------------------------
+
+
+class EventSerializer(serializers.Serializer):
+    ref = serializers.CharField(help_text='"@e<seq>"')
+    seq = serializers.IntegerField()
+    kind = serializers.CharField()
+    thread = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    size = serializers.IntegerField(help_text="length of the text in characters")
+    tokens = serializers.IntegerField()
+    status = serializers.CharField(
+        allow_null=True, help_text="`active` or `retired` for observations, else null"
+    )
+    pending = serializers.BooleanField(help_text="waiting for an evaluation to claim it")
+    request = serializers.CharField(
+        allow_null=True, help_text="`open` or `delivered` for user requests and actions"
+    )
+    delivers = serializers.ListField(child=serializers.CharField())
+    delivered_by = serializers.CharField(allow_null=True)
+    payload = serializers.JSONField(allow_null=True)
+    preview = serializers.CharField(help_text="the first 200 characters of the text")
+    created = serializers.BooleanField(
+        required=False, help_text="on append: false when an idempotent retry found the event"
+    )
+
+
+def event_status(event: Event) -> str | None:
+    if not event.is_observation:
+        return None
+    return "active" if event.active else "retired"
+
+
+def present_event(event: Event, preview: str) -> dict[str, Any]:
+    return {
+        "ref": event.ref,
+        "seq": event.seq,
+        "kind": event.kind,
+        "thread": event.thread,
+        "created_at": event.created_at.isoformat(),
+        "size": event.size_chars,
+        "tokens": event.token_estimate,
+        "status": event_status(event),
+        "pending": event.pending,
+        "request": event.request_state,
+        "delivers": [f"@e{seq}" for seq in event.delivers],
+        "delivered_by": f"@e{event.delivered_by_seq}" if event.delivered_by_seq else None,
+        "payload": event.payload,
+        "preview": preview
+        if len(preview) <= EVENT_PREVIEW_CHARS
+        else preview[:EVENT_PREVIEW_CHARS],
+    }
+
+
+class EventListSerializer(serializers.Serializer):
+    events = EventSerializer(many=True)
+    next_cursor = serializers.CharField(allow_null=True)
+
+
+class EventChunkSerializer(serializers.Serializer):
+    ref = serializers.CharField()
+    kind = serializers.CharField()
+    status = serializers.CharField(allow_null=True)
+    size = serializers.IntegerField()
+    offset = serializers.IntegerField()
+    length = serializers.IntegerField()
+    content = serializers.CharField()
+    next_offset = serializers.IntegerField(allow_null=True)
+
+
+# -- frames --------------------------------------------------------------------------------
+
+
+class RetireSerializer(serializers.Serializer):
+    requested_tick = serializers.IntegerField()
+    due_tick = serializers.IntegerField()
+    ticks_left = serializers.IntegerField()
+    reason = serializers.CharField(allow_blank=True)
+
+
+class FrameSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    revision = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=("active", "retiring", "retired"))
+    protected = serializers.BooleanField()
+    body = serializers.JSONField(help_text="ordered map written by the model")
+    sources = serializers.ListField(child=serializers.CharField())
+    retire = RetireSerializer(allow_null=True, help_text="set while retiring")
+    tokens = serializers.IntegerField()
+    created_version = serializers.IntegerField()
+    changed_version = serializers.IntegerField()
+
+
+def present_frame(frame: Frame, tick: int) -> dict[str, Any]:
+    retire = None
+    if frame.status == "retiring" and frame.retire_due_tick is not None:
+        retire = {
+            "requested_tick": frame.retire_requested_tick,
+            "due_tick": frame.retire_due_tick,
+            "ticks_left": ticks_left(frame.retire_due_tick, tick),
+            "reason": frame.retire_reason or "",
+        }
+    return {
+        "id": frame.frame_id,
+        "revision": frame.revision,
+        "status": frame.status,
+        "protected": frame.protected,
+        "body": frame.body,
+        "sources": list(frame.sources),
+        "retire": retire,
+        "tokens": frame.token_estimate,
+        "created_version": frame.created_version,
+        "changed_version": frame.changed_version,
+    }
+
+
+class FrameListSerializer(serializers.Serializer):
+    frames = FrameSerializer(many=True)
+    next_cursor = serializers.CharField(allow_null=True)
+
+
+class RevisionSerializer(serializers.Serializer):
+    revision = serializers.IntegerField()
+    body = serializers.JSONField()
+    sources = serializers.ListField(child=serializers.CharField())
+    version = serializers.IntegerField(help_text="committed version that wrote it")
+    transaction = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+
+
+def present_revision(revision: FrameRevision) -> dict[str, Any]:
+    return {
+        "revision": revision.revision,
+        "body": revision.body,
+        "sources": list(revision.sources),
+        "version": revision.version,
+        "transaction": revision.transaction_id,
+        "created_at": revision.created_at.isoformat(),
+    }
+
+
+class FrameDetailSerializer(FrameSerializer):
+    revisions = RevisionSerializer(many=True)
+    write_history = serializers.ListField(
+        child=serializers.JSONField(),
+        help_text="the transactions that wrote the frame (R32): text, base and committed version",
+    )
+
+
+# -- relations -----------------------------------------------------------------------------
+
+
+class RelationSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    subject = serializers.CharField()
+    name = serializers.CharField()
+    object = serializers.CharField()
+    live = serializers.BooleanField()
+    created_version = serializers.IntegerField()
+    removed_version = serializers.IntegerField(allow_null=True)
+
+
+def present_relation(relation: Relation) -> dict[str, Any]:
+    return {
+        "id": relation.pk,
+        "subject": relation.subject.frame_id,
+        "name": relation.name,
+        "object": relation.object.frame_id,
+        "live": relation.removed_version is None,
+        "created_version": relation.created_version,
+        "removed_version": relation.removed_version,
+    }
+
+
+class RelationListSerializer(serializers.Serializer):
+    relations = RelationSerializer(many=True)
+    next_cursor = serializers.CharField(allow_null=True)
+
+
+# -- transactions --------------------------------------------------------------------------
+
+
+class PendingReleaseSerializer(serializers.Serializer):
+    frame = serializers.CharField()
+    tokens = serializers.IntegerField()
+    due_tick = serializers.IntegerField()
+
+
+class ReceiptSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    tick = serializers.IntegerField()
+    results = serializers.ListField(child=serializers.JSONField(), help_text="one per operation")
+    released_tokens = serializers.IntegerField()
+    pending_release = PendingReleaseSerializer(many=True)
+    completed_by_successor = serializers.ListField(child=serializers.CharField())
+    pressure = PressureSerializer()
+    transaction = serializers.IntegerField(help_text="id of the stored transaction")
+    ref = serializers.CharField(help_text="the transaction event in the history")
+
+
+class TransactionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField(help_text="`committed` or `rejected`")
+    author = serializers.CharField()
+    author_kind = serializers.CharField()
+    thread = serializers.CharField()
+    base_version = serializers.IntegerField(allow_null=True)
+    committed_version = serializers.IntegerField(allow_null=True)
+    reason = serializers.CharField(allow_blank=True)
+    text = serializers.CharField()
+    ops = serializers.JSONField(allow_null=True)
+    receipt = serializers.JSONField(allow_null=True)
+    errors = serializers.JSONField(allow_null=True)
+    frames = serializers.ListField(child=serializers.CharField())
+    evaluation = serializers.IntegerField(allow_null=True)
+    ref = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+def present_transaction(record: TransactionRecord) -> dict[str, Any]:
+    return {
+        "id": record.pk,
+        "status": record.status,
+        "author": record.author,
+        "author_kind": record.author_kind,
+        "thread": record.thread,
+        "base_version": record.base_version,
+        "committed_version": record.committed_version,
+        "reason": record.reason,
+        "text": record.text,
+        "ops": record.ops,
+        "receipt": record.receipt,
+        "errors": record.errors,
+        "frames": list(record.frame_ids),
+        "evaluation": record.evaluation_id,
+        "ref": record.event.ref if record.event_id and record.event else None,
+        "created_at": record.created_at.isoformat(),
+    }
+
+
+class TransactionListSerializer(serializers.Serializer):
+    transactions = TransactionSerializer(many=True)
+    next_cursor = serializers.CharField(allow_null=True)
+
+
+# -- evaluations, recall, search -----------------------------------------------------------
+
+
+class EvaluationSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    tick = serializers.IntegerField()
+    advanced_tick = serializers.BooleanField()
+    view_version = serializers.IntegerField()
+    thread = serializers.CharField()
+    continuation = serializers.BooleanField()
+    claimed = serializers.ListField(child=serializers.CharField(), help_text="refs claimed")
+    expired = serializers.ListField(child=serializers.CharField(), help_text="frames retired")
+    context = serializers.JSONField(help_text="the active context, structured")
+    text = serializers.CharField(help_text="the active context rendered for a prompt")
+    tokens = serializers.JSONField()
+
+
+class RecallSerializer(serializers.Serializer):
+    nodes = serializers.ListField(
+        child=serializers.JSONField(), help_text='{"type": "frame" | "event", "id" or "ref", ...}'
+    )
+    edges = serializers.ListField(
+        child=serializers.JSONField(),
+        help_text='{"from", "to", "kind": "source" | "relation", "name"}',
+    )
+    next_cursor = serializers.CharField(allow_null=True)
+    version = serializers.IntegerField()
+    observation = serializers.CharField(
+        required=False, allow_null=True, help_text="ref of the recall_result observation, if asked"
+    )
+
+
+class SearchResultSerializer(serializers.Serializer):
+    hits = serializers.ListField(child=serializers.JSONField(), help_text="refs with snippets")
+    lag = serializers.JSONField(help_text="how far the index is behind the facts")

@@ -1,0 +1,260 @@
+"""REST views for contexts, events, evaluations and actions (R37, section 7).
+
+Thin by rule: check access (ContextAPIView), validate input (api.serializers), call one
+`memory` function, shape the answer (api.shapes). Transactions, frames, relations, recall and
+search are in `api.views_memory`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.base import (
+    MAX_SEQ,
+    ApiView,
+    ContextAPIView,
+    decode_cursor,
+    encode_cursor,
+    idempotency_key,
+    not_found,
+)
+from api.errors import error_response
+from api.schema import READ_ERRORS, WRITE_ERRORS, responses
+from api.serializers import (
+    ActionIn,
+    EvaluationIn,
+    EventAppendIn,
+    EventChunkQuery,
+    EventListQuery,
+    body_data,
+    query_data,
+)
+from api.shapes import (
+    ApiIndexSerializer,
+    ContextListSerializer,
+    ContextSerializer,
+    EvaluationSerializer,
+    EventChunkSerializer,
+    EventListSerializer,
+    EventSerializer,
+    present_context,
+    present_event,
+)
+from memory import reads
+from memory.evaluation import evaluate
+from memory.events import append_event, register_action
+from memory.models import ApiToken, Event
+from memory.queries import contexts_for_person
+
+TAG_CONTEXT = ["context"]
+TAG_EVENTS = ["events"]
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="same as `idempotency_key` in the body",
+)
+
+
+class ApiIndexView(ApiView):
+    permission_classes = [permissions.AllowAny]
+    throttle_classes: list[Any] = []
+
+    @extend_schema(
+        tags=["index"],
+        operation_id="api_index",
+        summary="Where things are",
+        description="Links to the schema and docs, and the contexts the caller can use.",
+        responses=responses({200: ApiIndexSerializer}, 401, 429),
+        auth=[],
+    )
+    def get(self, request: Request) -> Response:
+        slugs = [context.slug for context in _visible_contexts(request)]
+        return Response(
+            {
+                "version": "v1",
+                "schema": "/api/schema/",
+                "docs": "/api/docs/",
+                "contexts": [f"/api/v1/contexts/{slug}/" for slug in slugs],
+            }
+        )
+
+
+def _visible_contexts(request: Request) -> list[Any]:
+    if isinstance(request.auth, ApiToken):
+        return [request.auth.context]
+    return contexts_for_person(request.user)
+
+
+class ContextListView(ApiView):
+    @extend_schema(
+        tags=TAG_CONTEXT,
+        operation_id="contexts_list",
+        summary="Contexts the caller can use",
+        description="A token sees its own context; a staff person sees every context.",
+        responses=responses({200: ContextListSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request) -> Response:
+        return Response({"contexts": [present_context(c) for c in _visible_contexts(request)]})
+
+
+class ContextDetailView(ContextAPIView):
+    @extend_schema(
+        tags=TAG_CONTEXT,
+        operation_id="context_read",
+        summary="The context: version, tick, settings, pressure",
+        responses=responses({200: ContextSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        return Response(present_context(self.ctx))
+
+
+def _event_json(event: Event, created: bool | None = None) -> dict[str, Any]:
+    preview = getattr(event, "preview", None)
+    if preview is None:
+        preview = event.content[: reads.PREVIEW_CHARS]
+    data = present_event(event, preview)
+    if created is not None:
+        data["created"] = created
+    return data
+
+
+class EventListView(ContextAPIView):
+    @extend_schema(
+        tags=TAG_EVENTS,
+        operation_id="events_list",
+        summary="List events, newest last, cursor-paged",
+        parameters=[EventListQuery],
+        responses=responses({200: EventListSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        query = query_data(EventListQuery, request.query_params)
+        filters = {k: query.get(k) for k in ("kind", "thread", "status")}
+        after = decode_cursor(query.get("cursor"), filters, int)
+        if after is None:
+            after = query.get("after", 0)
+        page = reads.list_events(self.ctx, after_seq=after, limit=query["limit"], **filters)
+        next_cursor = encode_cursor(page.items[-1].seq, filters) if page.has_more else None
+        return Response(
+            {"events": [_event_json(e) for e in page.items], "next_cursor": next_cursor}
+        )
+
+    @extend_schema(
+        tags=TAG_EVENTS,
+        operation_id="events_append",
+        summary="Append an event",
+        description="Kinds `user_message`, `tool_result`, `agent_message`, `external_fact`. "
+        "A retry with the same `idempotency_key` returns the first event (200) and writes "
+        "nothing; the first append answers 201.",
+        request=EventAppendIn,
+        parameters=[IDEMPOTENCY_HEADER],
+        responses=responses({201: EventSerializer, 200: EventSerializer}, *WRITE_ERRORS, 409, 422),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        data = body_data(EventAppendIn, request.data)
+        result = append_event(
+            self.ctx.pk,
+            kind=data["kind"],
+            content=data["content"],
+            payload=data.get("payload"),
+            thread=data.get("thread"),
+            delivers=data.get("delivers") or [],
+            idempotency_key=idempotency_key(request, data.get("idempotency_key")),
+        )
+        return Response(
+            _event_json(result.event, created=result.created),
+            status=201 if result.created else 200,
+        )
+
+
+class EventDetailView(ContextAPIView):
+    @extend_schema(
+        tags=TAG_EVENTS,
+        operation_id="events_read",
+        summary="Read one event's text in chunks, with its size and status",
+        description="Any event, retired or not (R31). `offset` and `length` count characters; "
+        "`next_offset` is null at the end.",
+        parameters=[EventChunkQuery],
+        responses=responses({200: EventChunkSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str, seq: int) -> Response:
+        query = query_data(EventChunkQuery, request.query_params)
+        if not 1 <= seq <= MAX_SEQ:
+            raise not_found(f"event @e{seq}")
+        from memory.history import read_event_chunk
+
+        return Response(read_event_chunk(self.ctx, seq, query["offset"], query["length"]))
+
+
+class EvaluationView(ContextAPIView):
+    @extend_schema(
+        tags=["evaluations"],
+        operation_id="evaluations_create",
+        summary="Claim pending inputs and compile the active context",
+        description="Advances the tick when the batch holds an external fact (R22). A retry "
+        "with the same `idempotency_key` returns the first result and changes nothing.",
+        request=EvaluationIn,
+        parameters=[IDEMPOTENCY_HEADER],
+        responses=responses({201: EvaluationSerializer}, *WRITE_ERRORS, 409),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        data = body_data(EvaluationIn, request.data)
+        result = evaluate(
+            self.ctx.pk,
+            thread=data.get("thread"),
+            idempotency_key=idempotency_key(request, data.get("idempotency_key")),
+            continuation=data["continuation"],
+        )
+        return Response(result, status=201)
+
+
+class ActionView(ContextAPIView):
+    @extend_schema(
+        tags=["actions"],
+        operation_id="actions_register",
+        summary="Register an external action before running it",
+        description="Refused with 409 `maintenance_required` while the context is in "
+        "maintenance (R25). The action stays open until a `tool_result` names it in "
+        "`delivers`.",
+        request=ActionIn,
+        parameters=[IDEMPOTENCY_HEADER],
+        responses=responses({201: EventSerializer, 200: EventSerializer}, *WRITE_ERRORS, 409),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        data = body_data(ActionIn, request.data)
+        result = register_action(
+            self.ctx.pk,
+            name=data["name"],
+            arguments=data.get("arguments"),
+            thread=data.get("thread"),
+            idempotency_key=idempotency_key(request, data.get("idempotency_key")),
+        )
+        return Response(
+            _event_json(result.event, created=result.created),
+            status=201 if result.created else 200,
+        )
+
+
+class ApiNotFoundView(ApiView):
+    """Any other URL under /api/: the standard error shape, never an HTML page."""
+
+    permission_classes = [permissions.AllowAny]
+    throttle_classes: list[Any] = []
+    schema = None
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        self.args, self.kwargs = args, kwargs
+        self.request = self.initialize_request(request, *args, **kwargs)
+        self.headers = self.default_response_headers
+        response = error_response("not_found", f"no API endpoint at {request.path}", 404)
+        self.response = self.finalize_response(self.request, response, *args, **kwargs)
+        return self.response

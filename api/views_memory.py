@@ -1,0 +1,271 @@
+"""REST views for transactions, frames, relations, recall and search (R37, section 7)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.base import ContextAPIView, decode_cursor, encode_cursor, not_found
+from api.errors import ApiError
+from api.schema import READ_ERRORS, WRITE_ERRORS, responses
+from api.serializers import (
+    FrameListQuery,
+    RecallIn,
+    RelationListQuery,
+    SearchQuery,
+    TransactionIn,
+    TransactionListQuery,
+    body_data,
+    query_data,
+)
+from api.shapes import (
+    FrameDetailSerializer,
+    FrameListSerializer,
+    RecallSerializer,
+    ReceiptSerializer,
+    RelationListSerializer,
+    SearchResultSerializer,
+    TransactionListSerializer,
+    present_frame,
+    present_relation,
+    present_revision,
+    present_transaction,
+)
+from memory import reads
+from memory.engine import submit_transaction
+from memory.txlang import FRAME_ID_RE
+
+TX_JSON_KEYS = ("base_version", "reason", "ops", "thread")
+
+TEXT_EXAMPLE = OpenApiExample(
+    "text form",
+    value={
+        "text": '(context-tx\n  (base-version 12)\n  (reason "tests absorbed")\n'
+        "  (derive test-result (from @e42) (tests passed))\n"
+        "  (relate test-result supports release)\n  (retire @e42))"
+    },
+    request_only=True,
+)
+JSON_EXAMPLE = OpenApiExample(
+    "JSON form",
+    value={
+        "base_version": 12,
+        "reason": "tests absorbed",
+        "ops": [
+            {"op": "derive", "id": "test-result", "from": ["@e42"], "body": {"tests": "passed"}},
+            {"op": "relate", "subject": "test-result", "name": "supports", "object": "release"},
+            {"op": "retire", "refs": ["@e42"]},
+        ],
+    },
+    request_only=True,
+)
+
+
+class TransactionView(ContextAPIView):
+    @extend_schema(
+        tags=["transactions"],
+        operation_id="transactions_submit",
+        summary="Submit a context transaction (text or JSON form)",
+        description="Send `text` (the S-expression) or the JSON form (`base_version`, "
+        "`reason`, `ops`), optionally `thread` and `evaluation`. The whole transaction commits "
+        "or nothing does: 400 `parse_error` names line and column, 422 lists each failing "
+        "operation's `index`, 409 `conflict` names each item changed since `base_version`.",
+        request=TransactionIn,
+        examples=[TEXT_EXAMPLE, JSON_EXAMPLE],
+        responses=responses({201: ReceiptSerializer}, *WRITE_ERRORS, 409, 422),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        data = body_data(TransactionIn, request.data)
+        evaluation_id = data.get("evaluation")
+        if "text" in data:
+            extra = sorted(k for k in ("base_version", "reason", "ops") if k in request.data)
+            if extra:
+                raise ApiError(
+                    "invalid_request",
+                    "send either `text` or the JSON form (`base_version`, `reason`, `ops`), "
+                    "not both",
+                    [{"field": name} for name in extra],
+                )
+            result = submit_transaction(
+                self.ctx.pk,
+                text=data["text"],
+                author=self.author(),
+                thread=data.get("thread"),
+                evaluation_id=evaluation_id,
+            )
+        else:
+            if "ops" not in data:
+                raise ApiError(
+                    "invalid_request",
+                    "send `text` (the S-expression) or `ops` (the JSON form)",
+                    [{"field": "ops"}],
+                )
+            # The raw values: the transaction language validates its own form.
+            tx = {key: request.data[key] for key in TX_JSON_KEYS if key in request.data}
+            result = submit_transaction(
+                self.ctx.pk,
+                data=tx,
+                author=self.author(),
+                thread=data.get("thread"),
+                evaluation_id=evaluation_id,
+            )
+        receipt: dict[str, Any] = dict(result.receipt)
+        receipt["transaction"] = result.record.pk
+        receipt["ref"] = result.record.event.ref if result.record.event else None
+        return Response(receipt, status=201)
+
+    @extend_schema(
+        tags=["transactions"],
+        operation_id="transactions_list",
+        summary="Transaction history, oldest first (filter `frame`, `status`)",
+        description="Committed and rejected transactions with their text, base and committed "
+        "version, author, and the receipt or errors.",
+        parameters=[TransactionListQuery],
+        responses=responses({200: TransactionListSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        query = query_data(TransactionListQuery, request.query_params)
+        filters = {k: query.get(k) for k in ("frame", "status")}
+        after = decode_cursor(query.get("cursor"), filters, int) or 0
+        page = reads.list_transactions(self.ctx, after_pk=after, limit=query["limit"], **filters)
+        next_cursor = encode_cursor(page.items[-1].pk, filters) if page.has_more else None
+        return Response(
+            {
+                "transactions": [present_transaction(r) for r in page.items],
+                "next_cursor": next_cursor,
+            }
+        )
+
+
+class FrameListView(ContextAPIView):
+    @extend_schema(
+        tags=["frames"],
+        operation_id="frames_list",
+        summary="Frames by id (filter `status`)",
+        parameters=[FrameListQuery],
+        responses=responses({200: FrameListSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        query = query_data(FrameListQuery, request.query_params)
+        filters = {"status": query.get("status")}
+        after = decode_cursor(query.get("cursor"), filters, str) or ""
+        page = reads.list_frames(self.ctx, after_id=after, limit=query["limit"], **filters)
+        next_cursor = encode_cursor(page.items[-1].frame_id, filters) if page.has_more else None
+        tick = self.ctx.tick
+        return Response(
+            {"frames": [present_frame(f, tick) for f in page.items], "next_cursor": next_cursor}
+        )
+
+
+class FrameDetailView(ContextAPIView):
+    @extend_schema(
+        tags=["frames"],
+        operation_id="frames_read",
+        summary="One frame with its revisions and write history",
+        parameters=[OpenApiParameter("frame_id", str, OpenApiParameter.PATH)],
+        responses=responses({200: FrameDetailSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str, frame_id: str) -> Response:
+        frame = reads.get_frame(self.ctx, frame_id) if FRAME_ID_RE.match(frame_id) else None
+        if frame is None:
+            raise not_found(f"frame {frame_id!r}")
+        from memory.history import frame_write_history
+
+        data = present_frame(frame, self.ctx.tick)
+        data["revisions"] = [present_revision(r) for r in reads.frame_revisions(frame)]
+        data["write_history"] = frame_write_history(self.ctx, frame.frame_id)
+        return Response(data)
+
+
+class RelationListView(ContextAPIView):
+    @extend_schema(
+        tags=["relations"],
+        operation_id="relations_list",
+        summary="Relations (filters `subject`, `object`, `name`)",
+        description="Live relations; `include_removed=true` adds the unrelated ones (history).",
+        parameters=[RelationListQuery],
+        responses=responses({200: RelationListSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        query = query_data(RelationListQuery, request.query_params)
+        filters = {k: query.get(k) for k in ("subject", "object", "name", "include_removed")}
+        after = decode_cursor(query.get("cursor"), filters, int) or 0
+        page = reads.list_relations(
+            self.ctx,
+            subject=filters["subject"],
+            object_id=filters["object"],
+            name=filters["name"],
+            include_removed=bool(filters["include_removed"]),
+            after_pk=after,
+            limit=query["limit"],
+        )
+        next_cursor = encode_cursor(page.items[-1].pk, filters) if page.has_more else None
+        return Response(
+            {"relations": [present_relation(r) for r in page.items], "next_cursor": next_cursor}
+        )
+
+
+class RecallView(ContextAPIView):
+    @extend_schema(
+        tags=["recall"],
+        operation_id="recall",
+        summary="Graph recall from a frame (R27-R30)",
+        description="Breadth-first over sources and relations, nearest first, paged by "
+        "`max_nodes` and a byte budget. A cursor is bound to the query and the version: after "
+        "a change or with other parameters it is refused with 409 `stale_cursor`. With "
+        "`view_version` (or `evaluation`) a changed view is refused with 409 `stale_view`. "
+        "`as_observation` appends the result as a `recall_result` observation.",
+        request=RecallIn,
+        responses=responses({200: RecallSerializer}, *WRITE_ERRORS, 409),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        data = body_data(RecallIn, request.data)
+        from memory.recall import recall
+
+        result = recall(
+            self.ctx,
+            frame_id=data["frame_id"],
+            depth=data["depth"],
+            direction=data["direction"],
+            include_bodies=data["include_bodies"],
+            include_events=data["include_events"],
+            max_nodes=data["max_nodes"],
+            cursor=data.get("cursor") or None,
+            view_version=data.get("view_version"),
+            evaluation_id=data.get("evaluation"),
+            as_observation=data["as_observation"],
+            thread=data.get("thread"),
+        )
+        return Response(result)
+
+
+class SearchView(ContextAPIView):
+    @extend_schema(
+        tags=["search"],
+        operation_id="search",
+        summary="Lexical search over frames and events (R33)",
+        description="Filters `type` (frame, event), `status`, `kind`, `thread`, `since`, "
+        "`until`. Hits carry refs and a highlighted snippet; `lag` says how far the index is "
+        "behind the facts.",
+        parameters=[SearchQuery],
+        responses=responses({200: SearchResultSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        query = query_data(SearchQuery, request.query_params)
+        from memory.search import search
+
+        result = search(
+            self.ctx,
+            query["q"],
+            type=query.get("type"),
+            status=query.get("status"),
+            kind=query.get("kind"),
+            thread=query.get("thread"),
+            since=query.get("since"),
+            until=query.get("until"),
+            limit=query["limit"],
+        )
+        return Response(result)

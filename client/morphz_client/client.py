@@ -1,0 +1,353 @@
+"""A small synchronous client for the Morphz REST API (section 7 of the spec), on httpx.
+
+One client talks to one context: a token reaches its own context only. Every non-2xx answer
+raises a typed `MorphzAPIError` subclass carrying the server's `code`, `status` and `details`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from types import TracebackType
+from typing import Any, cast
+
+import httpx
+
+from morphz_client.errors import MorphzError, ServerError, error_for
+from morphz_client.types import (
+    AppendableKind,
+    Context,
+    Direction,
+    Evaluation,
+    Event,
+    EventChunk,
+    EventPage,
+    FrameDetail,
+    FramePage,
+    Receipt,
+    RecallResult,
+    RelationPage,
+    SearchResult,
+    TransactionPage,
+)
+
+__all__ = ["MorphzClient"]
+
+
+def _seq(ref: str | int) -> int:
+    if isinstance(ref, int):
+        return ref
+    if ref.startswith("@e") and ref[2:].isdigit():
+        return int(ref[2:])
+    raise ValueError(f"{ref!r} is not an event reference like '@e42'")
+
+
+def _params(**values: Any) -> dict[str, Any]:
+    """Query parameters without the unset ones; booleans and datetimes as the API reads them."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, datetime):
+            value = value.isoformat()
+        out[key] = value
+    return out
+
+
+def _body(**values: Any) -> dict[str, Any]:
+    return {key: value for key, value in values.items() if value is not None}
+
+
+class MorphzClient:
+    """Client for one context.
+
+    >>> with MorphzClient("http://127.0.0.1:8000", token, context="demo") as mz:
+    ...     mz.append_event("user_message", "Ship v1 today")
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        context: str | None = None,
+        timeout: float = 30.0,
+        http: httpx.Client | None = None,
+    ) -> None:
+        self._http = http or httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout)
+        self._http.headers["Authorization"] = f"Bearer {token}"
+        self._owns_http = http is None
+        self.slug = context or self._discover_context()
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> MorphzClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        json: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
+        try:
+            response = self._http.request(method, path, params=params, json=json, headers=headers)
+        except httpx.HTTPError as exc:
+            raise MorphzError(f"{method} {path}: {exc}") from exc
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if response.is_success:
+            if body is None:
+                raise ServerError(response.status_code, "unexpected_response", "not JSON", [])
+            return body
+        raise error_for(response.status_code, body)
+
+    def _ctx(self, path: str = "") -> str:
+        return f"/api/v1/contexts/{self.slug}/{path}"
+
+    def _discover_context(self) -> str:
+        contexts = self._request("GET", "/api/v1/contexts/")["contexts"]
+        if len(contexts) != 1:
+            raise MorphzError("this token sees several contexts; pass context=SLUG")
+        return str(contexts[0]["slug"])
+
+    # -- index and context ---------------------------------------------------------------
+
+    def index(self) -> dict[str, Any]:
+        return cast(dict[str, Any], self._request("GET", "/api/v1/"))
+
+    def contexts(self) -> list[Context]:
+        return cast(list[Context], self._request("GET", "/api/v1/contexts/")["contexts"])
+
+    def context(self) -> Context:
+        return cast(Context, self._request("GET", self._ctx()))
+
+    # -- events --------------------------------------------------------------------------
+
+    def append_event(
+        self,
+        kind: AppendableKind,
+        content: str,
+        *,
+        payload: Any = None,
+        thread: str | None = None,
+        delivers: list[str] | None = None,
+        idempotency_key: str | None = None,
+    ) -> Event:
+        body = _body(
+            kind=kind,
+            content=content,
+            payload=payload,
+            thread=thread,
+            delivers=delivers,
+            idempotency_key=idempotency_key,
+        )
+        return cast(Event, self._request("POST", self._ctx("events/"), json=body))
+
+    def events(
+        self,
+        *,
+        kind: str | None = None,
+        thread: str | None = None,
+        status: str | None = None,
+        after: int | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> EventPage:
+        params = _params(
+            kind=kind, thread=thread, status=status, after=after, cursor=cursor, limit=limit
+        )
+        return cast(EventPage, self._request("GET", self._ctx("events/"), params=params))
+
+    def iter_events(self, **filters: Any) -> Iterator[Event]:
+        """Every event matching the filters, oldest first, following cursors."""
+        cursor = None
+        while True:
+            page = self.events(cursor=cursor, **filters)
+            yield from page["events"]
+            cursor = page["next_cursor"]
+            if cursor is None:
+                return
+
+    def read_event(self, ref: str | int, *, offset: int = 0, length: int | None = None) -> EventChunk:
+        params = _params(offset=offset, length=length)
+        path = self._ctx(f"events/{_seq(ref)}/")
+        return cast(EventChunk, self._request("GET", path, params=params))
+
+    def read_event_text(self, ref: str | int, *, chunk: int = 65536) -> str:
+        """The whole text of an event, read chunk by chunk."""
+        parts: list[str] = []
+        offset: int | None = 0
+        while offset is not None:
+            piece = self.read_event(ref, offset=offset, length=chunk)
+            parts.append(piece["content"])
+            offset = piece.get("next_offset")
+        return "".join(parts)
+
+    # -- evaluations, transactions, actions ----------------------------------------------
+
+    def evaluate(
+        self,
+        *,
+        thread: str | None = None,
+        idempotency_key: str | None = None,
+        continuation: bool = False,
+    ) -> Evaluation:
+        body = _body(thread=thread, idempotency_key=idempotency_key, continuation=continuation)
+        return cast(Evaluation, self._request("POST", self._ctx("evaluations/"), json=body))
+
+    def submit(
+        self,
+        text: str | None = None,
+        *,
+        ops: list[dict[str, Any]] | None = None,
+        base_version: int | None = None,
+        reason: str | None = None,
+        thread: str | None = None,
+        evaluation: int | None = None,
+    ) -> Receipt:
+        """Submit a transaction: its text form, or the JSON form (`ops` with `base_version`
+        and `reason`). Raises ParseError, RuleViolationError or ConflictError on rejection."""
+        if (text is None) == (ops is None):
+            raise ValueError("pass either text or ops")
+        if text is not None:
+            body = _body(text=text, thread=thread, evaluation=evaluation)
+        else:
+            body = _body(
+                base_version=base_version,
+                reason=reason,
+                ops=ops,
+                thread=thread,
+                evaluation=evaluation,
+            )
+        return cast(Receipt, self._request("POST", self._ctx("transactions/"), json=body))
+
+    def transactions(
+        self,
+        *,
+        frame: str | None = None,
+        status: str | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> TransactionPage:
+        params = _params(frame=frame, status=status, cursor=cursor, limit=limit)
+        return cast(TransactionPage, self._request("GET", self._ctx("transactions/"), params=params))
+
+    def register_action(
+        self,
+        name: str,
+        arguments: Any = None,
+        *,
+        thread: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Event:
+        body = _body(
+            name=name, arguments=arguments, thread=thread, idempotency_key=idempotency_key
+        )
+        return cast(Event, self._request("POST", self._ctx("actions/"), json=body))
+
+    # -- frames and relations ------------------------------------------------------------
+
+    def frames(
+        self, *, status: str | None = None, cursor: str | None = None, limit: int | None = None
+    ) -> FramePage:
+        params = _params(status=status, cursor=cursor, limit=limit)
+        return cast(FramePage, self._request("GET", self._ctx("frames/"), params=params))
+
+    def frame(self, frame_id: str) -> FrameDetail:
+        return cast(FrameDetail, self._request("GET", self._ctx(f"frames/{frame_id}/")))
+
+    def relations(
+        self,
+        *,
+        subject: str | None = None,
+        object: str | None = None,
+        name: str | None = None,
+        include_removed: bool | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> RelationPage:
+        params = _params(
+            subject=subject,
+            object=object,
+            name=name,
+            include_removed=include_removed,
+            cursor=cursor,
+            limit=limit,
+        )
+        return cast(RelationPage, self._request("GET", self._ctx("relations/"), params=params))
+
+    # -- recall and search ---------------------------------------------------------------
+
+    def recall(
+        self,
+        frame_id: str,
+        *,
+        depth: int = 2,
+        direction: Direction = "ancestors",
+        include_bodies: bool = True,
+        include_events: bool = False,
+        max_nodes: int = 32,
+        cursor: str | None = None,
+        view_version: int | None = None,
+        evaluation: int | None = None,
+        as_observation: bool = False,
+        thread: str | None = None,
+    ) -> RecallResult:
+        body = _body(
+            frame_id=frame_id,
+            depth=depth,
+            direction=direction,
+            include_bodies=include_bodies,
+            include_events=include_events,
+            max_nodes=max_nodes,
+            cursor=cursor,
+            view_version=view_version,
+            evaluation=evaluation,
+            as_observation=as_observation,
+            thread=thread,
+        )
+        return cast(RecallResult, self._request("POST", self._ctx("recall/"), json=body))
+
+    def search(
+        self,
+        q: str,
+        *,
+        type: str | None = None,
+        status: str | None = None,
+        kind: str | None = None,
+        thread: str | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        limit: int | None = None,
+    ) -> SearchResult:
+        params = _params(
+            q=q,
+            type=type,
+            status=status,
+            kind=kind,
+            thread=thread,
+            since=since,
+            until=until,
+            limit=limit,
+        )
+        return cast(SearchResult, self._request("GET", self._ctx("search/"), params=params))

@@ -1,0 +1,163 @@
+"""What the explorer page needs on first paint, read in a handful of queries (reads only).
+
+Shapes follow the REST contract (MORPHZ.md section 7) so the page's script treats this
+snapshot and later API responses alike: a frame is `{id, revision, status, protected, body,
+sources, retire}`, the context `{slug, version, tick, settings, pressure}`. Everything reads
+the persistent state (R35), never the search index; large event texts are cut in the
+database so a 4 MB log is never loaded to draw a page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models.functions import Left
+
+from memory.kinds import RETIRING
+from memory.models import Context, Event, Frame, Relation, TransactionRecord
+from memory.pressure import pressure_state
+from memory.retirement import ticks_left
+
+PREVIEW_CHARS = 240
+RECENT_EVENTS = 60
+RECENT_TRANSACTIONS = 40
+
+
+def context_summary(context: Context) -> dict[str, Any]:
+    return {
+        "slug": context.slug,
+        "name": context.name,
+        "version": context.version,
+        "tick": context.tick,
+        "settings": {
+            "grace_ticks": context.grace_ticks,
+            "capacity_tokens": context.capacity_tokens,
+        },
+        "pressure": pressure_state(context).as_dict(),
+    }
+
+
+def context_cards(contexts: list[Context]) -> list[dict[str, Any]]:
+    """One line per context for the context list."""
+    return [
+        {
+            **context_summary(c),
+            "frames": Frame.objects.filter(context=c).exclude(status="retired").count(),
+            "retiring": Frame.objects.filter(context=c, status=RETIRING).count(),
+        }
+        for c in contexts
+    ]
+
+
+def frame_dict(frame: Frame, tick: int) -> dict[str, Any]:
+    retire = None
+    if frame.status == RETIRING:
+        retire = {
+            "requested_tick": frame.retire_requested_tick,
+            "due_tick": frame.retire_due_tick,
+            "ticks_left": ticks_left(frame.retire_due_tick or 0, tick),
+            "reason": frame.retire_reason or "",
+        }
+    return {
+        "id": frame.frame_id,
+        "revision": frame.revision,
+        "status": frame.status,
+        "protected": frame.protected,
+        "body": frame.body,
+        "sources": list(frame.sources),
+        "retire": retire,
+        "tokens": frame.token_estimate,
+        "changed_version": frame.changed_version,
+    }
+
+
+def _event_rows(context: Context, **filters: Any) -> list[dict[str, Any]]:
+    rows = (
+        Event.objects.filter(context=context, **filters)
+        .annotate(preview=Left("content", PREVIEW_CHARS))
+        .values(
+            "seq", "kind", "thread", "size_chars", "is_observation", "active", "preview",
+            "request_state", "created_at",
+        )
+    )
+    return [
+        {
+            "ref": f"@e{row['seq']}",
+            "seq": row["seq"],
+            "kind": row["kind"],
+            "thread": row["thread"],
+            "size": row["size_chars"],
+            "status": ("active" if row["active"] else "retired") if row["is_observation"] else None,
+            "request": row["request_state"],
+            "preview": row["preview"],
+            "created_at": row["created_at"].isoformat(),
+        }
+        for row in rows
+    ]
+
+
+def recent_events(context: Context, limit: int = RECENT_EVENTS) -> list[dict[str, Any]]:
+    rows = _event_rows(context, seq__gt=max(0, context.last_seq - limit))
+    return sorted(rows, key=lambda e: e["seq"])
+
+
+def source_events(context: Context, frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The event leaves the frames cite, for the graph's optional source edges."""
+    seqs = {
+        int(ref[2:])
+        for frame in frames
+        for ref in frame["sources"]
+        if isinstance(ref, str) and ref.startswith("@e") and ref[2:].isdigit()
+    }
+    return sorted(_event_rows(context, seq__in=seqs), key=lambda e: e["seq"]) if seqs else []
+
+
+def transaction_dict(record: TransactionRecord) -> dict[str, Any]:
+    return {
+        "id": record.pk,
+        "status": record.status,
+        "base_version": record.base_version,
+        "committed_version": record.committed_version,
+        "author": record.author,
+        "author_kind": record.author_kind,
+        "thread": record.thread,
+        "reason": record.reason,
+        "text": record.text,
+        "frames": list(record.frame_ids),
+        "errors": record.errors,
+        "ref": f"@e{record.event.seq}" if record.event is not None else None,
+        "created_at": record.created_at.isoformat(),
+    }
+
+
+def recent_transactions(context: Context, limit: int = RECENT_TRANSACTIONS) -> list[dict[str, Any]]:
+    rows = (
+        TransactionRecord.objects.filter(context=context)
+        .select_related("event")
+        .order_by("-pk")[:limit]
+    )
+    return [transaction_dict(r) for r in reversed(list(rows))]
+
+
+def live_relations(context: Context) -> list[dict[str, Any]]:
+    rows = (
+        Relation.objects.filter(context=context, removed_version__isnull=True)
+        .order_by("pk")
+        .values_list("subject__frame_id", "name", "object__frame_id", "created_version")
+    )
+    return [
+        {"subject": s, "name": n, "object": o, "created_version": v} for s, n, o, v in rows
+    ]
+
+
+def explorer_snapshot(context: Context) -> dict[str, Any]:
+    """Everything the explorer draws first: the graph, panels and the version it shows."""
+    frames = [frame_dict(f, context.tick) for f in Frame.objects.filter(context=context).order_by("frame_id")]
+    return {
+        "context": context_summary(context),
+        "frames": frames,
+        "relations": live_relations(context),
+        "source_events": source_events(context, frames),
+        "events": recent_events(context),
+        "transactions": recent_transactions(context),
+    }

@@ -1,0 +1,48 @@
+"""`manage.py rebuild_index [--context SLUG ...] [--clear]`: rebuild search documents from
+the facts (R34), with a progress bar. Memory itself is never rewritten."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from memory.indexer import count_facts, rebuild
+from memory.models import Context
+
+
+class Command(BaseCommand):
+    help = "Rebuild the search index of every context (or the named ones) from the facts."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--context", action="append", default=None, metavar="SLUG")
+        parser.add_argument("--clear", action="store_true", help="delete the documents first")
+        parser.add_argument("--batch", type=int, default=500)
+        parser.add_argument("--no-progress", action="store_true")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        context_ids = None
+        if options["context"]:
+            found = dict(
+                Context.objects.filter(slug__in=options["context"]).values_list("slug", "pk")
+            )
+            missing = sorted(set(options["context"]) - set(found))
+            if missing:
+                raise CommandError(f"no context with slug {', '.join(missing)}")
+            context_ids = list(found.values())
+        total = count_facts(context_ids)
+        with tqdm(
+            total=total,
+            unit="doc",
+            desc="rebuild_index",
+            file=self.stderr._out,
+            disable=options["no_progress"],
+        ) as bar:
+            written = rebuild(
+                context_ids=context_ids,
+                clear=options["clear"],
+                batch_size=max(1, options["batch"]),
+                progress=bar.update,
+            )
+        self.stdout.write(f"rebuilt {written} search documents")
