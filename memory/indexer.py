@@ -31,6 +31,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,11 +85,11 @@ _EVENT_FIELDS = (
 )
 
 
-def _frame_fingerprint(row: dict[str, Any]) -> tuple[Any, ...]:
+def _frame_fingerprint(row: Mapping[str, Any]) -> tuple[Any, ...]:
     return (row["revision"], row["status"], row["updated_at"])
 
 
-def _event_fingerprint(row: dict[str, Any]) -> tuple[Any, ...]:
+def _event_fingerprint(row: Mapping[str, Any]) -> tuple[Any, ...]:
     return (row["is_observation"], row["active"])
 
 

@@ -330,7 +330,7 @@ def _frame_rows(
     return {row["pk"]: row for row in query.values(*fields)}
 
 
-def _event_rows(context: Context, seqs: list[int]) -> dict[int, dict[str, Any]]:
+def _event_rows(context: Context, seqs: list[int]) -> dict[int, Any]:
     if not seqs:
         return {}
     rows = (

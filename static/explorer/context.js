@@ -130,7 +130,6 @@
   const STATUS_COLOURS = { active: "#2e7d32", retiring: "#ef8f00", retired: "#9e9e9e" };
   const cy = cytoscape({
     container: $("graph"),
-    wheelSensitivity: 0.3,
     minZoom: 0.05,
     maxZoom: 3,
     style: [
@@ -264,9 +263,13 @@
       randomize: randomize,
       fit: true,
       padding: 30,
-      nodeRepulsion: () => 9000,
-      idealEdgeLength: () => 70,
-      numIter: 1200,
+      nodeRepulsion: () => 60000,
+      nodeOverlap: 40,
+      idealEdgeLength: () => 110,
+      edgeElasticity: () => 80,
+      componentSpacing: 120,
+      gravity: 0.3,
+      numIter: 1500,
     };
   }
   function syncGraph(forceLayout) {
@@ -741,15 +744,13 @@
       clear(box).append(el("p", { class: "error", text: "search failed: " + err.message }));
     }
   });
-  function snippetNode(text) {
-    // Highlights arrive as «…» or [[…]] markers in plain text; split on them and wrap the
-    // matches in <mark> elements built here, so the snippet itself is only ever text.
+  function snippetNode(hit) {
+    // The API marks matches as parts ({text, match}); each part becomes a text node or a
+    // <mark> built here, so the snippet itself is only ever text.
     const span = el("span");
-    const parts = String(text || "").split(/(«[^»]*»|\[\[.*?\]\])/);
+    const parts = Array.isArray(hit.snippet_parts) ? hit.snippet_parts : [{ text: hit.snippet || "", match: false }];
     for (const part of parts) {
-      if (/^«.*»$/.test(part)) span.append(el("mark", { text: part.slice(1, -1) }));
-      else if (/^\[\[.*\]\]$/.test(part)) span.append(el("mark", { text: part.slice(2, -2) }));
-      else if (part) span.append(document.createTextNode(part));
+      span.append(part.match ? el("mark", { text: part.text }) : document.createTextNode(part.text));
     }
     return span;
   }
@@ -762,9 +763,10 @@
       cy.nodes().removeClass("hit");
     });
     box.append(el("div", {}, el("b", { text: hits.length + " hits for " + q }), " ", close));
-    if (data.lag !== undefined && data.lag !== null) {
-      const lag = typeof data.lag === "object" ? JSON.stringify(data.lag) : String(data.lag);
-      box.append(el("div", { class: "muted", text: "index lag: " + lag }));
+    const lag = data.lag || {};
+    if (lag.pending_intents) {
+      box.append(el("div", { class: "muted", text: "the index is catching up: " + lag.pending_intents +
+        " changes pending (" + Math.round(lag.oldest_pending_seconds || 0) + " s)" }));
     }
     const list = el("ul");
     for (const hit of hits) {
@@ -773,7 +775,7 @@
       const item = el("li", { "data-ref": ref },
         el("b", { text: ref }), " ",
         el("span", { class: "tag", text: hit.status || hit.kind || (isEvent ? "event" : "frame") }),
-        el("div", {}, snippetNode(hit.snippet || hit.highlight || "")));
+        el("div", {}, snippetNode(hit)));
       item.addEventListener("click", () => (isEvent ? openReader(ref) : selectFrame(ref)));
       list.append(item);
       if (!isEvent) cy.getElementById("f:" + ref).addClass("hit");
@@ -819,10 +821,22 @@
       state.eventInfo.set(ref, { ref, kind: chunk.kind, status: chunk.status, size: chunk.size, preview: chunk.content, thread: chunk.thread });
     }));
   }
+  // The transaction list pages from the oldest; with `after` (like events) only what is new
+  // is read, otherwise the page walks the list (fine for thousands, noted in the report).
+  let txAfter = true;
   async function refreshTransactions() {
     const last = state.transactions.length ? state.transactions[state.transactions.length - 1].id : 0;
-    const txs = await fetchAll("transactions/?after=" + last + "&limit=100", "transactions");
-    rememberTransactions(txs);
+    if (txAfter) {
+      try {
+        rememberTransactions(await fetchAll("transactions/?after=" + last + "&limit=200", "transactions"));
+        return;
+      } catch (err) {
+        if (err.status !== 400) throw err;
+        txAfter = false;
+      }
+    }
+    const all = await fetchAll("transactions/?limit=200", "transactions");
+    rememberTransactions(all.filter((t) => t.id > last));
   }
   async function refreshAll() {
     await refreshContext();

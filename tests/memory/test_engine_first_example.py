@@ -70,3 +70,15 @@ def test_receipt_reports_released_capacity(release_frame, first_example):
     assert receipt["pending_release"] == []
     assert receipt["pressure"]["used_tokens"] == agent.refresh().used_tokens
     assert agent.context.used_tokens < used_before
+
+
+def test_json_form_commits_the_same_canonical_text(release_frame, first_example):
+    from memory.engine import submit_transaction
+    from memory.txlang import parse_text
+
+    agent = release_frame
+    text = first_example.format(base=agent.version)
+    receipt = submit_transaction(agent.context.pk, data=parse_text(text)).receipt
+    record = TransactionRecord.objects.get(context=agent.context, committed_version=receipt["version"])
+    assert record.text == text
+    assert agent.frame("release").revision == 2

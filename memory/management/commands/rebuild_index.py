@@ -3,6 +3,7 @@ the facts (R34), with a progress bar. Memory itself is never rewritten."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -36,7 +37,7 @@ class Command(BaseCommand):
             total=total,
             unit="doc",
             desc="rebuild_index",
-            file=self.stderr._out,
+            file=sys.stderr,
             disable=options["no_progress"],
         ) as bar:
             written = rebuild(
