@@ -48,7 +48,12 @@ RULE_STATUS = 422
 
 
 def status_for(code: str) -> int:
-    return STATUS_BY_CODE.get(code, RULE_STATUS)
+    if code in STATUS_BY_CODE:
+        return STATUS_BY_CODE[code]
+    # memory's input checks name the field: invalid_depth, invalid_query, invalid_time, ...
+    if code.startswith("invalid_"):
+        return 400
+    return RULE_STATUS
 
 
 def error_body(code: str, message: str, details: list[Any] | None = None) -> dict[str, Any]:

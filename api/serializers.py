@@ -135,7 +135,7 @@ class TransactionIn(StrictSerializer):
 
 class RecallIn(StrictSerializer):
     frame_id = StrictCharField(max_length=128)
-    depth = serializers.IntegerField(required=False, default=2, min_value=1, max_value=4)
+    depth = serializers.IntegerField(required=False, default=1, min_value=1, max_value=4)
     direction = serializers.ChoiceField(
         choices=("ancestors", "descendants", "both"), required=False, default="ancestors"
     )

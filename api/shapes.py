@@ -359,11 +359,21 @@ class RecallSerializer(serializers.Serializer):
     )
     next_cursor = serializers.CharField(allow_null=True)
     version = serializers.IntegerField()
-    observation = serializers.CharField(
-        required=False, allow_null=True, help_text="ref of the recall_result observation, if asked"
+    observation = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text="`{ref, seq}` of the recall_result observation, when `as_observation`",
     )
+    page = serializers.JSONField(required=False)
 
 
 class SearchResultSerializer(serializers.Serializer):
-    hits = serializers.ListField(child=serializers.JSONField(), help_text="refs with snippets")
-    lag = serializers.JSONField(help_text="how far the index is behind the facts")
+    hits = serializers.ListField(
+        child=serializers.JSONField(),
+        help_text="best first: `{type, id | ref, status, kind, thread, score, snippet, next}`",
+    )
+    lag = serializers.JSONField(
+        help_text="how far the index is behind the facts: `{pending_intents, "
+        "oldest_pending_seconds}`"
+    )
+    query = serializers.JSONField(required=False)

@@ -13,7 +13,6 @@ import argparse
 import statistics
 import threading
 import time
-from typing import Any
 
 from common import describe, setup_django, timed
 
@@ -31,7 +30,12 @@ def seed_frames(context_id: int, count: int, batch: int = 250) -> None:
 
     for start in range(0, count, batch):
         ops = [
-            {"op": "derive", "id": f"seed-{i}", "from": [], "body": {"n": str(i), "note": "seeded frame"}}
+            {
+                "op": "derive",
+                "id": f"seed-{i}",
+                "from": [],
+                "body": {"n": str(i), "note": "seeded frame"},
+            }
             for i in range(start, min(count, start + batch))
         ]
         submit_transaction(context_id, data={"base_version": None, "reason": "seed", "ops": ops})
@@ -43,11 +47,19 @@ def prepare_targets(context_id: int, prefix: str, count: int) -> list[tuple[int,
     from memory.events import append_event
 
     ops = [
-        {"op": "derive", "id": f"release-{prefix}{k}", "from": [], "body": {"goal": "ship-v1", "stage": "waiting"}}
+        {
+            "op": "derive",
+            "id": f"release-{prefix}{k}",
+            "from": [],
+            "body": {"goal": "ship-v1", "stage": "waiting"},
+        }
         for k in range(count)
     ]
     for start in range(0, count, 250):
-        submit_transaction(context_id, data={"base_version": None, "reason": "targets", "ops": ops[start : start + 250]})
+        submit_transaction(
+            context_id,
+            data={"base_version": None, "reason": "targets", "ops": ops[start : start + 250]},
+        )
     log = "\n".join(f"test_{n:04d} ... ok" for n in range(200))
     pairs = []
     for k in range(count):
@@ -80,7 +92,9 @@ def bench_handwritten_sql(context_id: int, n: int) -> list[float]:
 
     pairs = prepare_targets(context_id, "h", n)
     params = connection.get_connection_params()
-    conn = psycopg.connect(**{k: v for k, v in params.items() if k != "cursor_factory"}, autocommit=False)
+    conn = psycopg.connect(
+        **{k: v for k, v in params.items() if k != "cursor_factory"}, autocommit=False
+    )
     samples = []
     for k, seq in pairs:
         text = FIRST_TX.format(base=0, k=f"h{k}", seq=seq)
@@ -90,7 +104,7 @@ def bench_handwritten_sql(context_id: int, n: int) -> list[float]:
                 "SELECT version, tick, last_seq, used_tokens FROM memory_context WHERE id = %s FOR UPDATE",
                 [context_id],
             )
-            version, tick, last_seq, used = cur.fetchone()
+            version, _tick, last_seq, used = cur.fetchone()
             cur.execute(
                 "SELECT id, frame_id, revision, sources, changed_version FROM memory_frame "
                 "WHERE context_id = %s AND frame_id = ANY(%s)",
@@ -114,15 +128,31 @@ def bench_handwritten_sql(context_id: int, n: int) -> list[float]:
                 "INSERT INTO memory_transactionrecord (context_id, author, author_kind, thread, base_version, "
                 "committed_version, status, reason, text, ops, receipt, frame_ids, event_id, created_at) VALUES "
                 "(%s, 'bench', 'agent', 'main', %s, %s, 'committed', %s, %s, %s, %s, %s, %s, now()) RETURNING id",
-                [context_id, version, new_version, "r", text, "[]", json.dumps({"version": new_version}),
-                 [f"release-h{k}", f"test-result-h{k}"], tx_event],
+                [
+                    context_id,
+                    version,
+                    new_version,
+                    "r",
+                    text,
+                    "[]",
+                    json.dumps({"version": new_version}),
+                    [f"release-h{k}", f"test-result-h{k}"],
+                    tx_event,
+                ],
             )
             record = cur.fetchone()[0]
             cur.execute(
                 "INSERT INTO memory_frame (context_id, frame_id, revision, body, sources, status, protected, "
                 "retire_generation, token_estimate, created_version, changed_version, updated_at) VALUES "
                 "(%s, %s, 1, %s, %s, 'active', false, 0, 10, %s, %s, now()) RETURNING id",
-                [context_id, f"test-result-h{k}", '{"tests":"passed"}', json.dumps([f"@e{seq}"]), new_version, new_version],
+                [
+                    context_id,
+                    f"test-result-h{k}",
+                    '{"tests":"passed"}',
+                    json.dumps([f"@e{seq}"]),
+                    new_version,
+                    new_version,
+                ],
             )
             derived_pk = cur.fetchone()[0]
             cur.execute(
@@ -133,23 +163,39 @@ def bench_handwritten_sql(context_id: int, n: int) -> list[float]:
             cur.executemany(
                 "INSERT INTO memory_framerevision (frame_id, revision, body, sources, transaction_id, version, created_at) "
                 "VALUES (%s, %s, %s, %s, %s, %s, now())",
-                [(derived_pk, 1, '{"tests":"passed"}', "[]", record, new_version),
-                 (release_pk, 2, '{"goal":"ship-v1","stage":"packaging"}', "[]", record, new_version)],
+                [
+                    (derived_pk, 1, '{"tests":"passed"}', "[]", record, new_version),
+                    (
+                        release_pk,
+                        2,
+                        '{"goal":"ship-v1","stage":"packaging"}',
+                        "[]",
+                        record,
+                        new_version,
+                    ),
+                ],
             )
             cur.execute(
                 "INSERT INTO memory_relation (context_id, subject_id, name, object_id, created_version) "
                 "VALUES (%s, %s, 'supports', %s, %s)",
                 [context_id, derived_pk, release_pk, new_version],
             )
-            cur.execute("UPDATE memory_event SET active = false, status_version = %s WHERE id = %s", [new_version, event_pk])
+            cur.execute(
+                "UPDATE memory_event SET active = false, status_version = %s WHERE id = %s",
+                [new_version, event_pk],
+            )
             cur.execute(
                 "UPDATE memory_context SET version = %s, last_seq = %s, used_tokens = %s WHERE id = %s",
                 [new_version, last_seq + 1, used - event_tokens, context_id],
             )
             cur.executemany(
                 "INSERT INTO memory_indexintent (context_id, frame_id, event_id, created_at) VALUES (%s, %s, %s, now())",
-                [(context_id, derived_pk, None), (context_id, release_pk, None), (context_id, None, event_pk),
-                 (context_id, None, tx_event)],
+                [
+                    (context_id, derived_pk, None),
+                    (context_id, release_pk, None),
+                    (context_id, None, event_pk),
+                    (context_id, None, tx_event),
+                ],
             )
         conn.commit()
         samples.append((time.perf_counter() - start) * 1000)
@@ -173,7 +219,12 @@ def bench_throughput(context_ids: list[int], threads: int, per_thread: int) -> f
         barrier.wait()
         try:
             for k, seq in pairs:
-                submit_transaction(context_id, text=FIRST_TX.format(base=0, k=f"t{t}x{k}", seq=seq).replace("(base-version 0)\n  ", ""))
+                submit_transaction(
+                    context_id,
+                    text=FIRST_TX.format(base=0, k=f"t{t}x{k}", seq=seq).replace(
+                        "(base-version 0)\n  ", ""
+                    ),
+                )
         except BaseException as exc:  # report, never hang the benchmark
             errors.append(exc)
         finally:
@@ -192,7 +243,9 @@ def bench_throughput(context_ids: list[int], threads: int, per_thread: int) -> f
     return threads * per_thread / elapsed
 
 
-def bench_compile(history_events: int, frames: int, observations: int, repeat: int) -> tuple[list[float], list[float]]:
+def bench_compile(
+    history_events: int, frames: int, observations: int, repeat: int
+) -> tuple[list[float], list[float]]:
     from django.db import connection
 
     from memory.compile import compile_active_context
@@ -203,7 +256,9 @@ def bench_compile(history_events: int, frames: int, observations: int, repeat: i
     context = create_context("bench-compile", capacity_tokens=10_000_000)
     seed_frames(context.pk, frames)
     for i in range(observations):
-        append_event(context.pk, kind="tool_result", content=f"observation {i}: " + "all green " * 20)
+        append_event(
+            context.pk, kind="tool_result", content=f"observation {i}: " + "all green " * 20
+        )
     context.refresh_from_db()
     before = timed(lambda: compile_active_context(Context.objects.get(pk=context.pk)), repeat)
     # History only: old, retired observations written in bulk by SQL (seeding, not the engine).
@@ -219,7 +274,10 @@ def bench_compile(history_events: int, frames: int, observations: int, repeat: i
                 "FROM generate_series(1, %s) AS g",
                 [context.pk, last + start, min(chunk, history_events - start)],
             )
-        cur.execute("UPDATE memory_context SET last_seq = last_seq + %s WHERE id = %s", [history_events, context.pk])
+        cur.execute(
+            "UPDATE memory_context SET last_seq = last_seq + %s WHERE id = %s",
+            [history_events, context.pk],
+        )
         cur.execute("ANALYZE memory_event")
     after = timed(lambda: compile_active_context(Context.objects.get(pk=context.pk)), repeat)
     return before, after

@@ -30,8 +30,12 @@ def setup_django(fresh: bool = True) -> None:
     import psycopg
 
     admin = psycopg.connect(
-        dbname=config.name, user=config.user, password=config.password or None,
-        host=config.host or None, port=config.port or None, autocommit=True,
+        dbname=config.name,
+        user=config.user,
+        password=config.password or None,
+        host=config.host or None,
+        port=config.port or None,
+        autocommit=True,
     )
     if fresh:
         admin.execute(f'DROP DATABASE IF EXISTS "{bench_db}" WITH (FORCE)')

@@ -42,7 +42,15 @@ class ApiTokenInline(admin.TabularInline):
 class ContextForm(forms.ModelForm):
     class Meta:
         model = Context
-        fields = "__all__"
+        fields = (
+            "slug",
+            "name",
+            "grace_ticks",
+            "capacity_tokens",
+            "pressure_percent",
+            "maintenance_percent",
+            "maintenance_exit_percent",
+        )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -62,7 +70,15 @@ class ContextForm(forms.ModelForm):
 @admin.register(Context)
 class ContextAdmin(admin.ModelAdmin):
     form = ContextForm
-    list_display = ("slug", "name", "version", "tick", "used_tokens", "capacity_tokens", "created_at")
+    list_display = (
+        "slug",
+        "name",
+        "version",
+        "tick",
+        "used_tokens",
+        "capacity_tokens",
+        "created_at",
+    )
     search_fields = ("slug", "name")
     readonly_fields = ("version", "tick", "last_seq", "used_tokens", "in_maintenance", "created_at")
     fields = (
@@ -124,7 +140,16 @@ class ApiTokenAdmin(ReadOnlyAdmin):
 
 @admin.register(Event)
 class EventAdmin(ReadOnlyAdmin):
-    list_display = ("context", "seq", "kind", "thread", "active", "request_state", "size_chars", "created_at")
+    list_display = (
+        "context",
+        "seq",
+        "kind",
+        "thread",
+        "active",
+        "request_state",
+        "size_chars",
+        "created_at",
+    )
     list_filter = ("kind", "active", "context")
     search_fields = ("content",)
 
@@ -144,6 +169,14 @@ class RelationAdmin(ReadOnlyAdmin):
 
 @admin.register(TransactionRecord)
 class TransactionRecordAdmin(ReadOnlyAdmin):
-    list_display = ("context", "id", "status", "base_version", "committed_version", "author", "created_at")
+    list_display = (
+        "context",
+        "id",
+        "status",
+        "base_version",
+        "committed_version",
+        "author",
+        "created_at",
+    )
     list_filter = ("status", "context")
     search_fields = ("text", "reason")

@@ -24,7 +24,11 @@ def render_value(value: Any) -> str:
         return " ".join(f"({key} {render_value(item)})" for key, item in value.items())
     if isinstance(value, list):
         return "[" + " ".join(render_value(item) for item in value) + "]"
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) and (not value or any(c in value for c in ' ()[]{}";\n\t')) else str(value)
+    return (
+        json.dumps(value, ensure_ascii=False)
+        if isinstance(value, str) and (not value or any(c in value for c in ' ()[]{}";\n\t'))
+        else str(value)
+    )
 
 
 def render_frame(item: dict[str, Any]) -> str:
@@ -81,54 +85,56 @@ def compile_active_context(context: Context) -> dict[str, Any]:
         .order_by("seq")
         .values("seq", "thread", "payload")
     )
-    body_field = Frame._meta.get_field("body")
-    frame_items = []
+    frame_items: list[dict[str, Any]] = []
     for row in frames:
-        body = body_field.from_db_value(row["body"], None, None)  # type: ignore[attr-defined]
         item: dict[str, Any] = {
             "id": row["frame_id"],
             "revision": row["revision"],
             "status": row["status"],
             "protected": row["protected"],
-            "body": body,
+            "body": row["body"],
             "sources": row["sources"],
             "tokens": row["token_estimate"],
         }
-        if row["status"] == RETIRING:
+        due = row["retire_due_tick"]
+        if row["status"] == RETIRING and due is not None:
             item["retire"] = {
                 "requested_tick": row["retire_requested_tick"],
-                "due_tick": row["retire_due_tick"],
-                "ticks_left": ticks_left(row["retire_due_tick"], context.tick),
+                "due_tick": due,
+                "ticks_left": ticks_left(due, context.tick),
                 "reason": row["retire_reason"] or "",
             }
         frame_items.append(item)
-    observation_items = []
-    open_requests = []
-    for row in observations:
-        ref = f"@e{row['seq']}"
-        item = {
+    observation_items: list[dict[str, Any]] = []
+    open_requests: list[dict[str, Any]] = []
+    for event in observations:
+        ref = f"@e{event['seq']}"
+        observation: dict[str, Any] = {
             "ref": ref,
-            "kind": row["kind"],
-            "thread": row["thread"],
-            "content": row["content"],
-            "tokens": row["token_estimate"],
+            "kind": event["kind"],
+            "thread": event["thread"],
+            "content": event["content"],
+            "tokens": event["token_estimate"],
         }
-        if row["kind"] == USER_MESSAGE:
-            item["request"] = row["request_state"]
-            if row["request_state"] == REQUEST_OPEN:
-                open_requests.append({"ref": ref, "thread": row["thread"], "preview": _preview(row["content"])})
-        observation_items.append(item)
+        if event["kind"] == USER_MESSAGE:
+            observation["request"] = event["request_state"]
+            if event["request_state"] == REQUEST_OPEN:
+                open_requests.append(
+                    {"ref": ref, "thread": event["thread"], "preview": _preview(event["content"])}
+                )
+        observation_items.append(observation)
     state = pressure_state(context)
-    summary = {
+    actions = [
+        {"ref": f"@e{a['seq']}", "thread": a["thread"], "name": (a["payload"] or {}).get("name")}
+        for a in pending_actions
+    ]
+    summary: dict[str, Any] = {
         "context": context.slug,
         "tick": context.tick,
         "version": context.version,
         "pressure": state.as_dict(),
         "open_requests": open_requests,
-        "pending_actions": [
-            {"ref": f"@e{a['seq']}", "thread": a["thread"], "name": (a["payload"] or {}).get("name")}
-            for a in pending_actions
-        ],
+        "pending_actions": actions,
     }
     state_text = (
         f"# context {context.slug} · tick {context.tick} · version {context.version} · "
@@ -136,10 +142,8 @@ def compile_active_context(context: Context) -> dict[str, Any]:
     )
     if open_requests:
         state_text += "\nopen requests: " + ", ".join(r["ref"] for r in open_requests)
-    if summary["pending_actions"]:
-        state_text += "\npending actions: " + ", ".join(
-            f"{a['ref']} {a['name']}" for a in summary["pending_actions"]
-        )
+    if actions:
+        state_text += "\npending actions: " + ", ".join(f"{a['ref']} {a['name']}" for a in actions)
     parts = [state_text, "## frames"]
     parts.extend(render_frame(item) for item in frame_items)
     parts.append("## observations")

@@ -71,7 +71,9 @@ def create_context(
         validate_slug(slug)
     except Exception:
         raise InvalidRequest(f"slug {slug!r} must be letters, digits, '-' or '_'") from None
-    capacity = capacity_tokens if capacity_tokens is not None else settings.MORPHZ_DEFAULT_CAPACITY_TOKENS
+    capacity = (
+        capacity_tokens if capacity_tokens is not None else settings.MORPHZ_DEFAULT_CAPACITY_TOKENS
+    )
     validate_settings(
         grace_ticks=grace_ticks,
         capacity_tokens=capacity,
@@ -91,7 +93,9 @@ def create_context(
                 maintenance_exit_percent=maintenance_exit_percent,
             )
     except IntegrityError:
-        raise InvalidRequest(f"a context with slug {slug!r} already exists", code="context_exists") from None
+        raise InvalidRequest(
+            f"a context with slug {slug!r} already exists", code="context_exists"
+        ) from None
 
 
 @transaction.atomic

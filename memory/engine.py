@@ -47,7 +47,9 @@ class CommitResult:
 def parse_submission(*, text: str | None = None, data: Any = None) -> dict[str, Any]:
     """The JSON form of a submitted transaction, from its text or its JSON form."""
     if (text is None) == (data is None):
-        raise InvalidRequest("send either `text` (the S-expression form) or the JSON form, not both")
+        raise InvalidRequest(
+            "send either `text` (the S-expression form) or the JSON form, not both"
+        )
     if text is not None:
         try:
             return txlang.parse_text(text)
@@ -82,9 +84,24 @@ def submit_transaction(
         tx = parse_submission(text=text, data=data)
         if len(tx["ops"]) > MAX_OPS:
             raise InvalidRequest(f"a transaction may hold at most {MAX_OPS} operations")
-        return _commit(context_id, tx, author=author, thread=thread or tx.get("thread") or "main", evaluation_id=evaluation_id)
+        return _commit(
+            context_id,
+            tx,
+            author=author,
+            thread=thread or tx.get("thread") or "main",
+            evaluation_id=evaluation_id,
+        )
     except MorphzError as exc:
-        _record_rejection(context_id, tx, raw_text, data, exc, author=author, thread=thread, evaluation_id=evaluation_id)
+        _record_rejection(
+            context_id,
+            tx,
+            raw_text,
+            data,
+            exc,
+            author=author,
+            thread=thread,
+            evaluation_id=evaluation_id,
+        )
         raise
 
 
@@ -101,7 +118,10 @@ def _commit(
             f"base_version {base} is ahead of the context's version {context.version}",
             code="invalid_base_version",
         )
-    if evaluation_id is not None and not Evaluation.objects.filter(pk=evaluation_id, context_id=context.pk).exists():
+    if (
+        evaluation_id is not None
+        and not Evaluation.objects.filter(pk=evaluation_id, context_id=context.pk).exists()
+    ):
         raise InvalidRequest(
             f"evaluation {evaluation_id} does not belong to this context", code="unknown_evaluation"
         )
@@ -117,7 +137,8 @@ def _commit(
         conflicts = find_conflicts(base, frames, events, relations)
         if conflicts:
             names = ", ".join(
-                c.ref + (f" (now revision {c.revision}, {c.status})" if c.revision else f" ({c.status})")
+                c.ref
+                + (f" (now revision {c.revision}, {c.status})" if c.revision else f" ({c.status})")
                 for c in conflicts
             )
             raise Conflict(
@@ -152,7 +173,9 @@ def _commit(
     context.used_tokens = max(0, context.used_tokens + outcome.token_delta)
     state = pressure_state(context)
     context.in_maintenance = state.in_maintenance
-    touched_ids = sorted({f.frame_id for f in outcome.frames.values() if f.touched} | _relation_frame_ids(outcome))
+    touched_ids = sorted(
+        {f.frame_id for f in outcome.frames.values() if f.touched} | _relation_frame_ids(outcome)
+    )
     receipt = _receipt(context.version, context.tick, outcome, state)
     canonical = txlang.to_text(tx)
     record_pk, _ = write_commit(
@@ -190,7 +213,9 @@ def _relation_frame_ids(outcome: ApplyOutcome) -> set[str]:
     return ids
 
 
-def _receipt(version: int, tick: int, outcome: ApplyOutcome, state: PressureState) -> dict[str, Any]:
+def _receipt(
+    version: int, tick: int, outcome: ApplyOutcome, state: PressureState
+) -> dict[str, Any]:
     pending = [
         {"frame": s.frame_id, "tokens": s.token_estimate, "due_tick": s.retire_due_tick}
         for s in outcome.frames.values()

@@ -30,7 +30,9 @@ def evaluate(
     A retry with the same idempotency key returns the first result and changes nothing; a
     continuation claims nothing and never advances the tick (R22).
     """
-    if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200):
+    if idempotency_key is not None and (
+        not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200
+    ):
         raise InvalidRequest("idempotency_key must be a string of 1-200 characters")
     thread_name = check_thread(thread) if thread else None
     try:
@@ -39,17 +41,23 @@ def evaluate(
         # Two requests with one new key raced; the loser returns the winner's result.
         if idempotency_key is None:
             raise
-        existing = Evaluation.objects.filter(context_id=context_id, idempotency_key=idempotency_key).first()
+        existing = Evaluation.objects.filter(
+            context_id=context_id, idempotency_key=idempotency_key
+        ).first()
         if existing is None:
             raise
         return existing.result
 
 
 @transaction.atomic
-def _evaluate(context_id: int, thread: str | None, idempotency_key: str | None, continuation: bool) -> dict[str, Any]:
+def _evaluate(
+    context_id: int, thread: str | None, idempotency_key: str | None, continuation: bool
+) -> dict[str, Any]:
     context = Context.objects.select_for_update().get(pk=context_id)
     if idempotency_key is not None:
-        existing = Evaluation.objects.filter(context=context, idempotency_key=idempotency_key).first()
+        existing = Evaluation.objects.filter(
+            context=context, idempotency_key=idempotency_key
+        ).first()
         if existing is not None:
             if existing.continuation != continuation or (thread or "main") != existing.thread:
                 raise Conflict(
@@ -81,7 +89,9 @@ def _evaluate(context_id: int, thread: str | None, idempotency_key: str | None, 
         result={},
     )
     if claimed:
-        Event.objects.filter(pk__in=[pk for pk, _, _ in claimed]).update(pending=False, evaluation=evaluation)
+        Event.objects.filter(pk__in=[pk for pk, _, _ in claimed]).update(
+            pending=False, evaluation=evaluation
+        )
     context.in_maintenance = pressure_state(context).in_maintenance
     context.save(update_fields=["tick", "used_tokens", "in_maintenance"])
     compiled = compile_active_context(context)
@@ -103,7 +113,13 @@ def _evaluate(context_id: int, thread: str | None, idempotency_key: str | None, 
     if advanced or claimed:
         broadcast_after_commit(
             context.slug,
-            {"type": "tick", "tick": context.tick, "version": context.version, "expired": expired, "claimed": result["claimed"]},
+            {
+                "type": "tick",
+                "tick": context.tick,
+                "version": context.version,
+                "expired": expired,
+                "claimed": result["claimed"],
+            },
         )
     return result
 
@@ -118,13 +134,17 @@ def apply_due_expiries(context: Context) -> list[str]:
     )
     expired = []
     for pk, generation, revision in due:
-        frame_id = expire_retirement(context, pk, expected_generation=generation, expected_revision=revision)
+        frame_id = expire_retirement(
+            context, pk, expected_generation=generation, expected_revision=revision
+        )
         if frame_id is not None:
             expired.append(frame_id)
     return expired
 
 
-def expire_retirement(context: Context, frame_pk: int, *, expected_generation: int, expected_revision: int) -> str | None:
+def expire_retirement(
+    context: Context, frame_pk: int, *, expected_generation: int, expected_revision: int
+) -> str | None:
     """Complete one retirement request if it is still the one scheduled (R16).
 
     Caller holds the context row lock. Returns the frame id when it retired, None when the
@@ -141,9 +161,11 @@ def expire_retirement(context: Context, frame_pk: int, *, expected_generation: i
         tick=context.tick,
     ):
         if frame is not None:
-            RetirementRequest.objects.filter(frame=frame, generation=expected_generation, outcome="pending").exclude(
-                frame__status=RETIRING, frame__retire_generation=expected_generation
-            ).update(outcome="stale", resolved_tick=context.tick, resolved_version=context.version)
+            RetirementRequest.objects.filter(
+                frame=frame, generation=expected_generation, outcome="pending"
+            ).exclude(frame__status=RETIRING, frame__retire_generation=expected_generation).update(
+                outcome="stale", resolved_tick=context.tick, resolved_version=context.version
+            )
         return None
     Frame.objects.filter(pk=frame.pk).update(
         status=RETIRED,
@@ -151,9 +173,9 @@ def expire_retirement(context: Context, frame_pk: int, *, expected_generation: i
         retire_requested_tick=None,
         changed_version=context.version,
     )
-    RetirementRequest.objects.filter(frame=frame, generation=expected_generation, outcome="pending").update(
-        outcome="expired", resolved_tick=context.tick, resolved_version=context.version
-    )
+    RetirementRequest.objects.filter(
+        frame=frame, generation=expected_generation, outcome="pending"
+    ).update(outcome="expired", resolved_tick=context.tick, resolved_version=context.version)
     context.used_tokens = max(0, context.used_tokens - frame.token_estimate)
     IndexIntent.objects.create(context=context, frame=frame)
     return frame.frame_id

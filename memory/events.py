@@ -54,7 +54,9 @@ def check_thread(thread: str | None) -> str:
 def parse_event_ref(ref: Any) -> int:
     match = EVENT_REF_RE.match(ref) if isinstance(ref, str) else None
     if match is None:
-        raise InvalidRequest(f"{ref!r} is not an event reference like \"@e17\"", details=[{"ref": ref}])
+        raise InvalidRequest(
+            f'{ref!r} is not an event reference like "@e17"', details=[{"ref": ref}]
+        )
     return int(match.group(1))
 
 
@@ -112,7 +114,9 @@ def register_action(
     )
 
 
-def append_recall_result(context_id: int, *, content: str, payload: Any, thread: str | None) -> Event:
+def append_recall_result(
+    context_id: int, *, content: str, payload: Any, thread: str | None
+) -> Event:
     """A recall the model asked for enters as an observation (R30)."""
     return _append(
         context_id,
@@ -141,10 +145,16 @@ def _append(
     if not isinstance(content, str):
         raise InvalidRequest("content must be a string", details=[{"field": "content"}])
     if len(content) > MAX_CONTENT_CHARS:
-        raise InvalidRequest(f"content is longer than {MAX_CONTENT_CHARS} characters", code="too_large")
+        raise InvalidRequest(
+            f"content is longer than {MAX_CONTENT_CHARS} characters", code="too_large"
+        )
     if "\x00" in content:
-        raise InvalidRequest("content must not contain NUL characters", details=[{"field": "content"}])
-    if idempotency_key is not None and (not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200):
+        raise InvalidRequest(
+            "content must not contain NUL characters", details=[{"field": "content"}]
+        )
+    if idempotency_key is not None and (
+        not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200
+    ):
         raise InvalidRequest("idempotency_key must be a string of 1-200 characters")
     if not isinstance(delivers, list):
         raise InvalidRequest("delivers must be a list of event references")
@@ -172,7 +182,9 @@ def _append(
             )
 
     targets = list(
-        Event.objects.filter(context=context, seq__in=delivered_seqs).only("pk", "seq", "kind", "request_state")
+        Event.objects.filter(context=context, seq__in=delivered_seqs).only(
+            "pk", "seq", "kind", "request_state"
+        )
     )
     found = {e.seq for e in targets}
     missing = [f"@e{s}" for s in delivered_seqs if s not in found]
@@ -180,7 +192,9 @@ def _append(
     if missing or bad:
         raise RuleViolation(
             "delivers must name user requests or actions of this context: "
-            + ", ".join([f"{r} does not exist" for r in missing] + [f"{r} is not a request" for r in bad]),
+            + ", ".join(
+                [f"{r} does not exist" for r in missing] + [f"{r} is not a request" for r in bad]
+            ),
             code="unknown_ref",
             details=[{"ref": r} for r in missing + bad],
         )
@@ -205,9 +219,9 @@ def _append(
         request_state=REQUEST_OPEN if kind in (USER_MESSAGE, ACTION) else None,
     )
     if delivered_seqs:
-        Event.objects.filter(context=context, seq__in=delivered_seqs, request_state=REQUEST_OPEN).update(
-            request_state=REQUEST_DELIVERED, delivered_by_seq=event.seq
-        )
+        Event.objects.filter(
+            context=context, seq__in=delivered_seqs, request_state=REQUEST_OPEN
+        ).update(request_state=REQUEST_DELIVERED, delivered_by_seq=event.seq)
     update_fields = ["last_seq"]
     if is_observation:
         context.used_tokens += tokens
@@ -217,6 +231,13 @@ def _append(
     IndexIntent.objects.create(context=context, event=event)
     broadcast_after_commit(
         context.slug,
-        {"type": "event", "ref": event.ref, "kind": kind, "thread": thread, "version": context.version, "tick": context.tick},
+        {
+            "type": "event",
+            "ref": event.ref,
+            "kind": kind,
+            "thread": thread,
+            "version": context.version,
+            "tick": context.tick,
+        },
     )
     return AppendResult(event, created=True)

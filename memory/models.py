@@ -256,7 +256,9 @@ class Frame(models.Model):
         ordering = ["context", "frame_id"]
         constraints = [
             models.UniqueConstraint(fields=["context", "frame_id"], name="frame_id_unique"),
-            models.CheckConstraint(condition=_in("status", FRAME_STATUSES), name="frame_status_valid"),
+            models.CheckConstraint(
+                condition=_in("status", FRAME_STATUSES), name="frame_status_valid"
+            ),
             models.CheckConstraint(condition=Q(revision__gte=1), name="frame_revision_positive"),
             models.CheckConstraint(
                 condition=(Q(status="retiring") & Q(retire_due_tick__isnull=False))

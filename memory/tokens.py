@@ -33,4 +33,9 @@ def estimate_tokens(text: str) -> int:
 def estimate_frame_tokens(frame_id: str, body: Any, sources: list[str]) -> int:
     """Tokens a frame costs in the prompt: its id, sources and body as rendered."""
     rendered = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-    return estimate_tokens(frame_id) + estimate_tokens(" ".join(sources)) + estimate_tokens(rendered) + 4
+    return (
+        estimate_tokens(frame_id)
+        + estimate_tokens(" ".join(sources))
+        + estimate_tokens(rendered)
+        + 4
+    )

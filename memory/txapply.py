@@ -78,11 +78,9 @@ class RelationState:
 
 
 class StateLoader(Protocol):
+    """What the rules may still need to read while applying (the engine preloads the rest)."""
+
     def frames(self, frame_ids: set[str]) -> dict[str, FrameState]: ...
-
-    def events(self, seqs: set[int]) -> dict[int, EventState]: ...
-
-    def relations(self, keys: set[RelationKey]) -> dict[RelationKey, RelationState]: ...
 
     def supersedes_into(self, object_ids: set[str]) -> list[RelationKey]: ...
 
@@ -255,11 +253,15 @@ class TransactionApplier:
         seq = _event_seq(ref)
         if seq is not None:
             if seq not in self.events:
-                self._fail(index, op, "unknown_ref", f"event {ref} does not exist in this context", ref)
+                self._fail(
+                    index, op, "unknown_ref", f"event {ref} does not exist in this context", ref
+                )
                 return False
             return True
         if ref not in self.frames:
-            self._fail(index, op, "unknown_ref", f"frame {ref!r} does not exist in this context", ref)
+            self._fail(
+                index, op, "unknown_ref", f"frame {ref!r} does not exist in this context", ref
+            )
             return False
         return True
 
@@ -318,7 +320,9 @@ class TransactionApplier:
             return {}
         sources = list(dict.fromkeys(op.get("from", [])))
         if frame_id in sources:
-            self._fail(index, "derive", "unknown_ref", f"frame {frame_id!r} cannot cite itself", frame_id)
+            self._fail(
+                index, "derive", "unknown_ref", f"frame {frame_id!r} cannot cite itself", frame_id
+            )
             return {}
         if not all(self._resolve_source(index, "derive", ref) for ref in sources):
             return {}
@@ -349,7 +353,13 @@ class TransactionApplier:
         frame_id = op["id"]
         frame = self._frame(frame_id)
         if frame is None:
-            self._fail(index, "revise", "unknown_ref", f"frame {frame_id!r} does not exist; derive it first", frame_id)
+            self._fail(
+                index,
+                "revise",
+                "unknown_ref",
+                f"frame {frame_id!r} does not exist; derive it first",
+                frame_id,
+            )
             return {}
         if frame.status == RETIRED:
             self._fail(
@@ -363,7 +373,9 @@ class TransactionApplier:
             return {}
         new_sources = [s for s in dict.fromkeys(op.get("from", [])) if s not in frame.sources]
         if frame_id in new_sources:
-            self._fail(index, "revise", "unknown_ref", f"frame {frame_id!r} cannot cite itself", frame_id)
+            self._fail(
+                index, "revise", "unknown_ref", f"frame {frame_id!r} cannot cite itself", frame_id
+            )
             return {}
         if not all(self._resolve_source(index, "revise", ref) for ref in new_sources):
             return {}
@@ -377,7 +389,13 @@ class TransactionApplier:
         frame.token_estimate = estimate_frame_tokens(frame_id, frame.body, frame.sources)
         self.token_delta += frame.token_estimate - old_tokens
         self._touch(frame)
-        result = {"op": "revise", "id": frame_id, "revision": frame.revision, "status": frame.status, "tokens": frame.token_estimate}
+        result = {
+            "op": "revise",
+            "id": frame_id,
+            "revision": frame.revision,
+            "status": frame.status,
+            "tokens": frame.token_estimate,
+        }
         if cancelled:
             result["retirement_cancelled"] = True
         return result
@@ -386,7 +404,13 @@ class TransactionApplier:
         ok = True
         for end in (op["subject"], op["object"]):
             if end not in self.frames:
-                self._fail(index, op["op"], "unknown_ref", f"frame {end!r} does not exist in this context", end)
+                self._fail(
+                    index,
+                    op["op"],
+                    "unknown_ref",
+                    f"frame {end!r} does not exist in this context",
+                    end,
+                )
                 ok = False
         return ok
 
@@ -439,7 +463,11 @@ class TransactionApplier:
         outcomes: list[dict[str, Any]] = []
         for ref in op["refs"]:
             seq = _event_seq(ref)
-            outcome = self._retire_event(index, ref, seq) if seq is not None else self._retire_frame(index, ref)
+            outcome = (
+                self._retire_event(index, ref, seq)
+                if seq is not None
+                else self._retire_frame(index, ref)
+            )
             if outcome is not None:
                 outcomes.append(outcome)
         return {"op": "retire", "refs": outcomes}
@@ -447,7 +475,9 @@ class TransactionApplier:
     def _retire_event(self, index: int, ref: str, seq: int) -> dict[str, Any] | None:
         event = self.events.get(seq)
         if event is None:
-            self._fail(index, "retire", "unknown_ref", f"event {ref} does not exist in this context", ref)
+            self._fail(
+                index, "retire", "unknown_ref", f"event {ref} does not exist in this context", ref
+            )
             return None
         if not event.is_observation:
             self._fail(
@@ -464,7 +494,7 @@ class TransactionApplier:
                 "retire",
                 "request_pending",
                 f"{ref} is a user request not yet delivered; reply or deliver work naming it "
-                f"(delivers: [\"{ref}\"]) before retiring it",
+                f'(delivers: ["{ref}"]) before retiring it',
                 ref,
             )
             return None
@@ -475,12 +505,23 @@ class TransactionApplier:
         event.status_version = self.new_version
         self.token_delta -= event.token_estimate
         self.released_tokens += event.token_estimate
-        return {"ref": ref, "status": "retired", "changed": True, "released_tokens": event.token_estimate}
+        return {
+            "ref": ref,
+            "status": "retired",
+            "changed": True,
+            "released_tokens": event.token_estimate,
+        }
 
     def _retire_frame(self, index: int, frame_id: str) -> dict[str, Any] | None:
         frame = self._frame(frame_id)
         if frame is None:
-            self._fail(index, "retire", "unknown_ref", f"frame {frame_id!r} does not exist in this context", frame_id)
+            self._fail(
+                index,
+                "retire",
+                "unknown_ref",
+                f"frame {frame_id!r} does not exist in this context",
+                frame_id,
+            )
             return None
         if frame.protected:
             self._fail(
@@ -495,7 +536,12 @@ class TransactionApplier:
             return {"ref": frame_id, "status": RETIRED, "changed": False}
         if frame.status == RETIRING:
             # R14: a repeated retire keeps the original due tick.
-            return {"ref": frame_id, "status": RETIRING, "due_tick": frame.retire_due_tick, "changed": False}
+            return {
+                "ref": frame_id,
+                "status": RETIRING,
+                "due_tick": frame.retire_due_tick,
+                "changed": False,
+            }
         frame.retire_generation += 1
         frame.retire_requested = True
         frame.retire_cancelled = False
@@ -507,7 +553,12 @@ class TransactionApplier:
             self._complete_retirement(frame)
             return {"ref": frame_id, "status": RETIRED, "changed": True}
         self._set_status(frame, RETIRING)
-        return {"ref": frame_id, "status": RETIRING, "due_tick": frame.retire_due_tick, "changed": True}
+        return {
+            "ref": frame_id,
+            "status": RETIRING,
+            "due_tick": frame.retire_due_tick,
+            "changed": True,
+        }
 
     def _complete_retirement(self, frame: FrameState) -> None:
         frame.retire_due_tick = None
@@ -521,7 +572,13 @@ class TransactionApplier:
             if seq is not None:
                 event = self.events.get(seq)
                 if event is None or not event.is_observation:
-                    self._fail(index, "restore", "unknown_ref", f"{ref} is not an observation of this context", ref)
+                    self._fail(
+                        index,
+                        "restore",
+                        "unknown_ref",
+                        f"{ref} is not an observation of this context",
+                        ref,
+                    )
                     continue
                 changed = not event.active
                 if changed:
@@ -533,7 +590,13 @@ class TransactionApplier:
                 continue
             frame = self._frame(ref)
             if frame is None:
-                self._fail(index, "restore", "unknown_ref", f"frame {ref!r} does not exist in this context", ref)
+                self._fail(
+                    index,
+                    "restore",
+                    "unknown_ref",
+                    f"frame {ref!r} does not exist in this context",
+                    ref,
+                )
                 continue
             changed = frame.status != ACTIVE
             if frame.status == RETIRING:
@@ -550,10 +613,22 @@ class TransactionApplier:
         for frame_id in op["ids"]:
             frame = self._frame(frame_id)
             if frame is None:
-                self._fail(index, "protect", "unknown_ref", f"frame {frame_id!r} does not exist in this context", frame_id)
+                self._fail(
+                    index,
+                    "protect",
+                    "unknown_ref",
+                    f"frame {frame_id!r} does not exist in this context",
+                    frame_id,
+                )
                 continue
             if frame.status == RETIRED:
-                self._fail(index, "protect", "frame_retired", f"frame {frame_id!r} is retired; restore it before protecting it", frame_id)
+                self._fail(
+                    index,
+                    "protect",
+                    "frame_retired",
+                    f"frame {frame_id!r} is retired; restore it before protecting it",
+                    frame_id,
+                )
                 continue
             changed = not frame.protected
             self._cancel_window(frame)
@@ -568,7 +643,13 @@ class TransactionApplier:
         for frame_id in op["ids"]:
             frame = self._frame(frame_id)
             if frame is None:
-                self._fail(index, "unprotect", "unknown_ref", f"frame {frame_id!r} does not exist in this context", frame_id)
+                self._fail(
+                    index,
+                    "unprotect",
+                    "unknown_ref",
+                    f"frame {frame_id!r} does not exist in this context",
+                    frame_id,
+                )
                 continue
             changed = frame.protected
             frame.protected = False
@@ -597,7 +678,9 @@ class TransactionApplier:
             return []
         keys = set(self.loader.supersedes_into(retiring))
         keys.update(
-            k for k, r in self.relations.items() if r.created and k.name == SUPERSEDES and k.object in retiring
+            k
+            for k, r in self.relations.items()
+            if r.created and k.name == SUPERSEDES and k.object in retiring
         )
         live_keys = [k for k in keys if self.relations.get(k) is None or self.relations[k].live]
         successors = {k.subject for k in live_keys} - set(self.frames)

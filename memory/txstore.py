@@ -194,7 +194,14 @@ def write_commit(
             "INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at, size_chars, "
             "token_estimate, is_observation, active, status_version, pending, delivers) VALUES "
             "(%s, %s, 'transaction', %s, %s, %s, now(), %s, 0, false, false, 0, false, '{}') RETURNING id",
-            [context.pk, context.last_seq, thread, text, _json({"version": version, "base_version": base_version}), len(text)],
+            [
+                context.pk,
+                context.last_seq,
+                thread,
+                text,
+                _json({"version": version, "base_version": base_version}),
+                len(text),
+            ],
         )
         event_pk = cur.fetchone()[0]
         cur.execute(
@@ -202,8 +209,19 @@ def write_commit(
             "committed_version, status, reason, text, ops, receipt, frame_ids, event_id, evaluation_id, created_at) "
             "VALUES (%s, %s, %s, %s, %s, %s, 'committed', %s, %s, %s, %s, %s, %s, %s, now()) RETURNING id",
             [
-                context.pk, author_label, author_kind, thread, base_version, version, reason, text,
-                _json(ops), _json(receipt), frame_ids, event_pk, evaluation_id,
+                context.pk,
+                author_label,
+                author_kind,
+                thread,
+                base_version,
+                version,
+                reason,
+                text,
+                _json(ops),
+                _json(receipt),
+                frame_ids,
+                event_pk,
+                evaluation_id,
             ],
         )
         record_pk = cur.fetchone()[0]
@@ -215,7 +233,10 @@ def write_commit(
                 cur,
                 "memory_framerevision (frame_id, revision, body, sources, transaction_id, version, created_at)",
                 "(%s, %s, %s, %s, %s, %s, now())",
-                [(f.pk, f.revision, _json(f.body), _json(f.sources), record_pk, version) for f in revised],
+                [
+                    (f.pk, f.revision, _json(f.body), _json(f.sources), record_pk, version)
+                    for f in revised
+                ],
             )
         _write_retirements(cur, context, touched, version)
         _write_relations(cur, context, outcome, version)
@@ -231,18 +252,29 @@ def write_commit(
             "WHERE id = %s",
             [version, context.last_seq, context.used_tokens, context.in_maintenance, context.pk],
         )
-        intents = [(context.pk, f.pk, None) for f in touched]
+        intents: list[tuple[int, int | None, int | None]] = [
+            (context.pk, f.pk, None) for f in touched
+        ]
         intents += [(context.pk, None, e.pk) for e in changed_events]
         intents.append((context.pk, None, event_pk))
-        _insert_many(cur, "memory_indexintent (context_id, frame_id, event_id, created_at)", "(%s, %s, %s, now())", intents)
+        _insert_many(
+            cur,
+            "memory_indexintent (context_id, frame_id, event_id, created_at)",
+            "(%s, %s, %s, now())",
+            intents,
+        )
     return record_pk, context.last_seq
 
 
-def _insert_many(cur: Any, target: str, row_sql: str, rows: list[tuple[Any, ...]], returning: str = "") -> list[Any]:
+def _insert_many(
+    cur: Any, target: str, row_sql: str, rows: list[tuple[Any, ...]], returning: str = ""
+) -> list[Any]:
     params: list[Any] = []
     for row in rows:
         params.extend(row)
-    cur.execute(f"INSERT INTO {target} VALUES {', '.join([row_sql] * len(rows))} {returning}", params)
+    cur.execute(
+        f"INSERT INTO {target} VALUES {', '.join([row_sql] * len(rows))} {returning}", params
+    )
     return cur.fetchall() if returning else []
 
 
@@ -257,9 +289,20 @@ def _write_frames(cur: Any, context: LockedContext, outcome: ApplyOutcome, versi
             "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())",
             [
                 (
-                    context.pk, f.frame_id, f.revision, _json(f.body), _json(f.sources), f.status, f.protected,
-                    f.retire_requested_tick, f.retire_due_tick, f.retire_reason, f.retire_generation,
-                    f.token_estimate, version, version,
+                    context.pk,
+                    f.frame_id,
+                    f.revision,
+                    _json(f.body),
+                    _json(f.sources),
+                    f.status,
+                    f.protected,
+                    f.retire_requested_tick,
+                    f.retire_due_tick,
+                    f.retire_reason,
+                    f.retire_generation,
+                    f.token_estimate,
+                    version,
+                    version,
                 )
                 for f in created
             ],
@@ -274,13 +317,25 @@ def _write_frames(cur: Any, context: LockedContext, outcome: ApplyOutcome, versi
             "retire_requested_tick = %s, retire_due_tick = %s, retire_reason = %s, retire_generation = %s, "
             "token_estimate = %s, changed_version = %s, updated_at = now() WHERE id = %s",
             [
-                f.revision, _json(f.body), _json(f.sources), f.status, f.protected, f.retire_requested_tick,
-                f.retire_due_tick, f.retire_reason, f.retire_generation, f.token_estimate, f.changed_version, f.pk,
+                f.revision,
+                _json(f.body),
+                _json(f.sources),
+                f.status,
+                f.protected,
+                f.retire_requested_tick,
+                f.retire_due_tick,
+                f.retire_reason,
+                f.retire_generation,
+                f.token_estimate,
+                f.changed_version,
+                f.pk,
             ],
         )
 
 
-def _write_retirements(cur: Any, context: LockedContext, touched: list[FrameState], version: int) -> None:
+def _write_retirements(
+    cur: Any, context: LockedContext, touched: list[FrameState], version: int
+) -> None:
     tick = context.tick
     for f in touched:
         if f.retire_cancelled or f.retire_completed_early:
@@ -297,8 +352,15 @@ def _write_retirements(cur: Any, context: LockedContext, touched: list[FrameStat
                 "requested_version, outcome, resolved_tick, resolved_version) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 [
-                    f.pk, f.retire_generation, tick, due, f.retire_reason or "", version,
-                    "completed" if done else "pending", tick if done else None, version if done else None,
+                    f.pk,
+                    f.retire_generation,
+                    tick,
+                    due,
+                    f.retire_reason or "",
+                    version,
+                    "completed" if done else "pending",
+                    tick if done else None,
+                    version if done else None,
                 ],
             )
 
@@ -306,7 +368,9 @@ def _write_retirements(cur: Any, context: LockedContext, touched: list[FrameStat
 def _write_relations(cur: Any, context: LockedContext, outcome: ApplyOutcome, version: int) -> None:
     removed = [r.pk for r in outcome.relations.values() if r.removed and r.pk is not None]
     if removed:
-        cur.execute("UPDATE memory_relation SET removed_version = %s WHERE id = ANY(%s)", [version, removed])
+        cur.execute(
+            "UPDATE memory_relation SET removed_version = %s WHERE id = ANY(%s)", [version, removed]
+        )
     created = [k for k, r in outcome.relations.items() if r.created]
     if created:
         pks = {f.frame_id: f.pk for f in outcome.frames.values()}

@@ -6,7 +6,7 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "morphz.settings")
 
-from morphz.embedded_db import ensure_database  # noqa: E402
+from morphz.embedded_db import ensure_database
 
 ensure_database()
 

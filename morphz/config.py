@@ -22,7 +22,9 @@ def env_str(name: str, default: str) -> str:
     return os.environ.get(name, default)
 
 
-def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+def env_int(
+    name: str, default: int, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
@@ -77,9 +79,7 @@ def parse_database_url(url: str) -> DatabaseConfig:
     """Parse `postgres://user:pass@host:port/dbname` (or a socket dir in `?host=`)."""
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql"}:
-        raise ConfigError(
-            f"DATABASE_URL must start with postgres:// or postgresql://, got {url!r}"
-        )
+        raise ConfigError(f"DATABASE_URL must start with postgres:// or postgresql://, got {url!r}")
     name = unquote(parts.path.lstrip("/"))
     if not name:
         raise ConfigError(f"DATABASE_URL names no database (postgres://host/DBNAME): {url!r}")

@@ -7,6 +7,7 @@ the process at start with a message naming the variable.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from morphz.config import (
     BASE_DIR,
@@ -35,7 +36,11 @@ if not SECRET_KEY:
 
 HOST = env_str("HOST", "127.0.0.1")
 PORT = env_int("PORT", 8000, minimum=1, maximum=65535)
-ALLOWED_HOSTS = [h.strip() for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h.strip()]
+ALLOWED_HOSTS = [
+    h.strip()
+    for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+    if h.strip()
+]
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in env_str("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
@@ -112,6 +117,7 @@ MAX_REQUEST_BYTES = env_int("MORPHZ_MAX_REQUEST_BYTES", 8 * 1024 * 1024, minimum
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
 
 _channel_url = env_str("CHANNEL_LAYER_URL", "").strip()
+CHANNEL_LAYERS: dict[str, dict[str, Any]]
 if not _channel_url:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 elif _channel_url.startswith(("redis://", "rediss://", "unix://")):

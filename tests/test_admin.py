@@ -20,7 +20,9 @@ def admin_client_with_data(client, db):
     return client
 
 
-@pytest.mark.parametrize("model", ["context", "apitoken", "event", "frame", "relation", "transactionrecord"])
+@pytest.mark.parametrize(
+    "model", ["context", "apitoken", "event", "frame", "relation", "transactionrecord"]
+)
 def test_superuser_sees_the_lists(admin_client_with_data, model):
     response = admin_client_with_data.get(f"/admin/memory/{model}/")
     assert response.status_code == 200
@@ -31,7 +33,9 @@ def test_history_has_no_add_or_change_form(admin_client_with_data, model):
     assert admin_client_with_data.get(f"/admin/memory/{model}/add/").status_code == 403
     from memory.models import Event, Frame, TransactionRecord
 
-    obj = {"event": Event, "frame": Frame, "transactionrecord": TransactionRecord}[model].objects.first()
+    obj = {"event": Event, "frame": Frame, "transactionrecord": TransactionRecord}[
+        model
+    ].objects.first()
     page = admin_client_with_data.get(f"/admin/memory/{model}/{obj.pk}/change/")
     assert page.status_code == 200  # view-only page
     assert b'name="_save"' not in page.content

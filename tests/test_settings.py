@@ -17,7 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, **env}
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=120
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -36,7 +41,12 @@ def test_malformed_database_url_is_refused(url, fragment):
 
 def test_database_url_with_socket_host():
     config = parse_database_url("postgresql://me:s%40cret@/morphz?host=/var/run/postgresql")
-    assert (config.user, config.password, config.host, config.name) == ("me", "s@cret", "/var/run/postgresql", "morphz")
+    assert (config.user, config.password, config.host, config.name) == (
+        "me",
+        "s@cret",
+        "/var/run/postgresql",
+        "morphz",
+    )
 
 
 def test_non_numeric_port_stops_manage_py_with_message():
@@ -52,6 +62,8 @@ def test_bad_database_url_stops_manage_py_with_message():
 
 
 def test_bad_channel_layer_url_stops_manage_py():
-    result = manage("check", env={"CHANNEL_LAYER_URL": "amqp://x", "DATABASE_URL": "postgres://localhost/x"})
+    result = manage(
+        "check", env={"CHANNEL_LAYER_URL": "amqp://x", "DATABASE_URL": "postgres://localhost/x"}
+    )
     assert result.returncode != 0
     assert "CHANNEL_LAYER_URL must be a redis:// URL" in result.stderr

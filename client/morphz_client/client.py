@@ -302,7 +302,7 @@ class MorphzClient:
         self,
         frame_id: str,
         *,
-        depth: int = 2,
+        depth: int = 1,
         direction: Direction = "ancestors",
         include_bodies: bool = True,
         include_events: bool = False,

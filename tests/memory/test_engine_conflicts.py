@@ -40,7 +40,9 @@ def run_in_threads(jobs: list[Callable[[], Any]]) -> list[Any]:
 @pytest.fixture
 def shared(transactional_db):
     context = create_context("shared")
-    submit_transaction(context.pk, text="(context-tx (derive release (goal ship-v1) (stage testing)))")
+    submit_transaction(
+        context.pk, text="(context-tx (derive release (goal ship-v1) (stage testing)))"
+    )
     return context
 
 
@@ -51,8 +53,16 @@ def commit(context: Context, text: str, thread: str = "main") -> Any:
 def test_two_threads_revising_release_one_commits_other_gets_conflict(shared):
     results = run_in_threads(
         [
-            commit(shared, '(context-tx (base-version 1) (revise release (goal ship-v1) (stage "tests passed")))', "tests"),
-            commit(shared, '(context-tx (base-version 1) (revise release (goal ship-v1) (stage "pause the release")))', "user"),
+            commit(
+                shared,
+                '(context-tx (base-version 1) (revise release (goal ship-v1) (stage "tests passed")))',
+                "tests",
+            ),
+            commit(
+                shared,
+                '(context-tx (base-version 1) (revise release (goal ship-v1) (stage "pause the release")))',
+                "user",
+            ),
         ]
     )
     conflicts = [r for r in results if isinstance(r, Conflict)]
@@ -85,7 +95,8 @@ def test_independent_frames_from_the_same_base_both_commit(shared):
 def test_old_base_with_unchanged_references_is_rebased(shared):
     submit_transaction(shared.pk, text="(context-tx (derive other (x y)))")
     receipt = submit_transaction(
-        shared.pk, text="(context-tx (base-version 1) (revise release (goal ship-v1) (stage packaging)))"
+        shared.pk,
+        text="(context-tx (base-version 1) (revise release (goal ship-v1) (stage packaging)))",
     ).receipt
     assert receipt["version"] == 3
 
@@ -96,7 +107,9 @@ def test_conflict_on_retired_observation_names_the_event(shared):
     ref = append_event(shared.pk, kind="tool_result", content="log").event.ref
     submit_transaction(shared.pk, text=f"(context-tx (retire {ref}))")
     with pytest.raises(Conflict) as caught:
-        submit_transaction(shared.pk, text=f"(context-tx (base-version 1) (derive from-log (from {ref}) (x y)))")
+        submit_transaction(
+            shared.pk, text=f"(context-tx (base-version 1) (derive from-log (from {ref}) (x y)))"
+        )
     assert caught.value.details[0]["ref"] == ref
 
 
@@ -112,10 +125,14 @@ def test_many_concurrent_writers_lose_no_update(shared):
                     text = f"(context-tx (derive {frame} (count 0)))"
                 else:
                     text = f"(context-tx (revise {frame} (count {i})))"
-                out.append(submit_transaction(shared.pk, text=text, thread=f"t{n}").receipt["version"])
+                out.append(
+                    submit_transaction(shared.pk, text=text, thread=f"t{n}").receipt["version"]
+                )
             # Everyone also revises the shared frame without a base: serialised, never lost.
             out.append(
-                submit_transaction(shared.pk, text=f"(context-tx (revise release (goal ship-v1) (by w{n})))").receipt["version"]
+                submit_transaction(
+                    shared.pk, text=f"(context-tx (revise release (goal ship-v1) (by w{n})))"
+                ).receipt["version"]
             )
             return out
 
@@ -129,6 +146,10 @@ def test_many_concurrent_writers_lose_no_update(shared):
     shared.refresh_from_db()
     assert shared.version == 1 + total
     for frame in Frame.objects.filter(context=shared):
-        revisions = list(FrameRevision.objects.filter(frame=frame).order_by("revision").values_list("revision", flat=True))
+        revisions = list(
+            FrameRevision.objects.filter(frame=frame)
+            .order_by("revision")
+            .values_list("revision", flat=True)
+        )
         assert revisions == list(range(1, frame.revision + 1))
     assert Frame.objects.get(context=shared, frame_id="release").revision == 1 + writers

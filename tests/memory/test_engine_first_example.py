@@ -52,7 +52,9 @@ def test_committed_text_is_stored_and_is_an_event(release_frame, first_example):
     agent = release_frame
     base = agent.version
     receipt = agent.commit(first_example.format(base=base))
-    record = TransactionRecord.objects.get(context=agent.context, committed_version=receipt["version"])
+    record = TransactionRecord.objects.get(
+        context=agent.context, committed_version=receipt["version"]
+    )
     assert record.text == first_example.format(base=base)
     assert record.base_version == base
     assert record.reason == "测试结果已吸收，继续准备发布"
@@ -79,6 +81,8 @@ def test_json_form_commits_the_same_canonical_text(release_frame, first_example)
     agent = release_frame
     text = first_example.format(base=agent.version)
     receipt = submit_transaction(agent.context.pk, data=parse_text(text)).receipt
-    record = TransactionRecord.objects.get(context=agent.context, committed_version=receipt["version"])
+    record = TransactionRecord.objects.get(
+        context=agent.context, committed_version=receipt["version"]
+    )
     assert record.text == text
     assert agent.frame("release").revision == 2

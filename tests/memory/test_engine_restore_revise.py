@@ -57,7 +57,11 @@ def test_rejection_lists_every_failing_operation_and_writes_nothing(release_team
             "(context-tx (derive fresh (a b)) (derive kept (a c)) (revise missing (a b)) (retire @e999))"
         )
     assert [d["index"] for d in caught.value.details] == [1, 2, 3]
-    assert [d["code"] for d in caught.value.details] == ["frame_exists", "unknown_ref", "unknown_ref"]
+    assert [d["code"] for d in caught.value.details] == [
+        "frame_exists",
+        "unknown_ref",
+        "unknown_ref",
+    ]
     assert agent.version == version
     assert not agent.context.frames.filter(frame_id="fresh").exists()
     rejected = TransactionRecord.objects.get(context=agent.context, status="rejected")

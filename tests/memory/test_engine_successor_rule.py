@@ -54,7 +54,9 @@ def test_retire_with_successor_in_same_transaction_retires_both_at_once(two_case
 
 def test_body_of_procedure_keeps_its_nested_order(two_cases):
     agent = two_cases
-    agent.commit(INDUCTION.format(base=agent.version, retire="\n  (retire release-case-a release-case-b)"))
+    agent.commit(
+        INDUCTION.format(base=agent.version, retire="\n  (retire release-case-a release-case-b)")
+    )
     body = agent.frame("release-procedure").body
     assert list(body) == ["steps", "single-package", "workspace", "applicability"]
     assert body["workspace"] == {

@@ -13,7 +13,7 @@ def at_tick_100(release_team):
     agent = release_team
     agent.advance_ticks(100)
     assert agent.tick == 100
-    agent.commit("(context-tx (derive note (text \"build with make\")))")
+    agent.commit('(context-tx (derive note (text "build with make")))')
     return agent
 
 
@@ -23,7 +23,9 @@ def test_retire_at_tick_100_is_due_at_108(at_tick_100):
     assert frame.status == "retiring"
     assert frame.retire_requested_tick == 100
     assert frame.retire_due_tick == 108
-    assert receipt["pending_release"] == [{"frame": "note", "tokens": frame.token_estimate, "due_tick": 108}]
+    assert receipt["pending_release"] == [
+        {"frame": "note", "tokens": frame.token_estimate, "due_tick": 108}
+    ]
     assert receipt["released_tokens"] == 0
 
 
@@ -32,7 +34,7 @@ def test_nothing_expires_without_evaluations(at_tick_100):
     agent.commit("(context-tx (retire note))")
     for _ in range(20):  # reads, continuations and commits are not ticks
         agent.evaluate(continuation=True)
-        agent.commit("(context-tx (derive scratch-{} (x y)))".format(agent.version))
+        agent.commit(f"(context-tx (derive scratch-{agent.version} (x y)))")
     assert agent.tick == 100
     assert agent.frame("note").status == "retiring"
 
@@ -44,7 +46,12 @@ def test_retiring_frame_stays_in_input_with_reason_and_ticks_left(at_tick_100):
     compiled = agent.evaluate(continuation=True)
     note = next(f for f in compiled["context"]["frames"] if f["id"] == "note")
     assert note["status"] == "retiring"
-    assert note["retire"] == {"requested_tick": 100, "due_tick": 108, "ticks_left": 5, "reason": "slimming"}
+    assert note["retire"] == {
+        "requested_tick": 100,
+        "due_tick": 108,
+        "ticks_left": 5,
+        "reason": "slimming",
+    }
     assert "ticks-left 5" in compiled["text"]
 
 
@@ -125,7 +132,12 @@ def test_stale_expiry_after_another_thread_revised_does_nothing(at_tick_100):
     agent.advance_ticks(8)  # tick 108: old due tick reached, new request due at 108 too
     context = agent.refresh()
     frame_pk = scheduled.pk
-    assert expire_retirement(context, frame_pk, expected_generation=generation, expected_revision=revision) is None
+    assert (
+        expire_retirement(
+            context, frame_pk, expected_generation=generation, expected_revision=revision
+        )
+        is None
+    )
     assert agent.frame("note").revision == 2
 
 
@@ -136,7 +148,15 @@ def test_stale_expiry_leaves_a_revised_frame_active(at_tick_100):
     agent.commit('(context-tx (revise note (text "ninja")))')
     agent.advance_ticks(8)
     context = agent.refresh()
-    assert expire_retirement(context, old.pk, expected_generation=old.retire_generation, expected_revision=old.revision) is None
+    assert (
+        expire_retirement(
+            context,
+            old.pk,
+            expected_generation=old.retire_generation,
+            expected_revision=old.revision,
+        )
+        is None
+    )
     assert agent.frame("note").status == "active"
 
 

@@ -18,7 +18,9 @@ def run(*args: str) -> str:
 
 
 def test_create_context_prints_a_token_that_authenticates(db):
-    output = run("create_context", "ops", "--name", "Ops", "--grace-ticks", "4", "--capacity-tokens", "5000")
+    output = run(
+        "create_context", "ops", "--name", "Ops", "--grace-ticks", "4", "--capacity-tokens", "5000"
+    )
     raw = output.strip().splitlines()[-1]
     token = authenticate_token(raw)
     assert token is not None and token.context.slug == "ops"

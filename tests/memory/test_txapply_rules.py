@@ -97,25 +97,47 @@ def test_derive_with_unknown_source_fails_with_index():
 
 
 def test_retire_of_open_request_is_request_pending():
-    request = EventState(seq=7, kind="user_message", is_observation=True, active=True,
-                         request_state="open", token_estimate=5, status_version=0, pk=1)
+    request = EventState(
+        seq=7,
+        kind="user_message",
+        is_observation=True,
+        active=True,
+        request_state="open",
+        token_estimate=5,
+        status_version=0,
+        pk=1,
+    )
     outcome = apply("(context-tx (retire @e7))", events=[request])
     assert outcome.errors[0].code == "request_pending"
 
 
 def test_successor_rule_uses_existing_supersedes_relation():
-    old = frame("case", status="retiring", retire_due_tick=108, retire_requested_tick=100, retire_generation=1)
+    old = frame(
+        "case",
+        status="retiring",
+        retire_due_tick=108,
+        retire_requested_tick=100,
+        retire_generation=1,
+    )
     key = RelationKey("method", "supersedes", "case")
     method = frame("method")
     loader = MemoryLoader([old, method], relations=[key])
-    outcome = apply("(context-tx (revise method (from case) (steps ok)))", frames=[method, old], loader=loader)
+    outcome = apply(
+        "(context-tx (revise method (from case) (steps ok)))", frames=[method, old], loader=loader
+    )
     assert outcome.errors == []
     assert outcome.completed_by_successor == ["case"]
     assert outcome.frames["case"].status == "retired"
 
 
 def test_retired_successor_does_not_complete_retirement():
-    old = frame("case", status="retiring", retire_due_tick=108, retire_requested_tick=100, retire_generation=1)
+    old = frame(
+        "case",
+        status="retiring",
+        retire_due_tick=108,
+        retire_requested_tick=100,
+        retire_generation=1,
+    )
     successor = frame("method", status="retired", sources=["case"])
     key = RelationKey("method", "supersedes", "case")
     outcome = apply(
@@ -141,7 +163,9 @@ def test_conflicts_name_items_changed_after_base():
     changed = frame("release", revision=3, changed_version=12)
     same = frame("other", changed_version=5)
     relation = RelationState(RelationKey("a", "supports", "b"), live=False, changed_version=11)
-    conflicts = find_conflicts(10, {"release": changed, "other": same}, {}, {relation.key: relation})
+    conflicts = find_conflicts(
+        10, {"release": changed, "other": same}, {}, {relation.key: relation}
+    )
     assert [(c.ref, c.kind, c.revision) for c in conflicts] == [
         ("release", "frame", 3),
         ("a supports b", "relation", None),

@@ -15,7 +15,9 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         import uvicorn
 
-        self.stdout.write(f"Morphz serving at http://{settings.HOST}:{settings.PORT}/ (admin: /admin/, API: /api/v1/)")
+        self.stdout.write(
+            f"Morphz serving at http://{settings.HOST}:{settings.PORT}/ (admin: /admin/, API: /api/v1/)"
+        )
         uvicorn.run(
             "morphz.asgi:application",
             host=settings.HOST,

@@ -1,0 +1,63 @@
+"""GET /api/v1/contexts/{slug}/frames/ and frames/{id}/ : frames, revisions, write history."""
+
+from __future__ import annotations
+
+from tests.api.conftest import Api, error_of
+
+
+def test_frames_have_the_contract_shape(api: Api, released) -> None:
+    frames = api.get("frames/").json()["frames"]
+    assert [f["id"] for f in frames] == ["release", "test-result"]
+    result = frames[1]
+    assert result["revision"] == 1
+    assert result["status"] == "active"
+    assert result["protected"] is False
+    assert result["body"] == {"tests": "passed"}
+    assert result["sources"] == [released["log"]["ref"]]
+    assert result["retire"] is None
+
+
+def test_a_retiring_frame_shows_its_window(api: Api, released) -> None:
+    api.commit('(context-tx (reason "superseded") (retire test-result))')
+    frame = api.get("frames/test-result/").json()
+    assert frame["status"] == "retiring"
+    assert frame["retire"] == {
+        "requested_tick": 1,
+        "due_tick": 3,
+        "ticks_left": 2,
+        "reason": "superseded",
+    }
+    statuses = api.get("frames/", {"status": "retiring"}).json()["frames"]
+    assert [f["id"] for f in statuses] == ["test-result"]
+
+
+def test_frame_detail_has_revisions_and_write_history(api: Api, released) -> None:
+    api.commit("(context-tx (revise release (goal ship-v2)))")
+    frame = api.get("frames/release/").json()
+    assert frame["revision"] == 2
+    assert [r["revision"] for r in frame["revisions"]] == [1, 2]
+    assert frame["revisions"][0]["body"] == {"goal": "ship-v1"}
+    assert frame["revisions"][1]["version"] == 3
+    history = frame["write_history"]
+    assert [h["version"] for h in history] == [1, 3]
+    assert "revise release" in history[1]["text"]
+
+
+def test_frames_page_by_id(api: Api, released) -> None:
+    page = api.get("frames/", {"limit": 1}).json()
+    assert [f["id"] for f in page["frames"]] == ["release"]
+    rest = api.get("frames/", {"limit": 1, "cursor": page["next_cursor"]}).json()
+    assert [f["id"] for f in rest["frames"]] == ["test-result"]
+
+
+def test_unknown_or_malformed_frame_ids_are_404(api: Api) -> None:
+    for frame_id in ("missing", "Not-Valid", "x" * 300):
+        response = api.get(f"frames/{frame_id}/")
+        assert response.status_code == 404
+        assert error_of(response)["code"] == "not_found"
+
+
+def test_bad_status_filter_is_400(api: Api) -> None:
+    response = api.get("frames/", {"status": "asleep"})
+    assert response.status_code == 400
+    assert error_of(response)["code"] == "invalid_request"

@@ -1,0 +1,241 @@
+"""Browser tests: Debian's Chromium driven by Playwright against a real ASGI server.
+
+The server is `uvicorn morphz.asgi:application` in a subprocess pointed at the test database,
+so HTTP, websockets and the after-commit broadcasts run exactly as in production. Writes that
+must reach open pages go through that server's REST API (its in-memory channel layer lives
+in the server process). Data for first paint may be written directly with `memory` functions:
+`transactional_db` commits it, so the server sees it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+# Playwright's sync API keeps an event loop in this thread; the ORM calls the tests make
+# between browser steps are ordinary blocking calls, so Django's async guard is relaxed here.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PASSWORD = "correct horse battery staple"
+
+
+def chromium_path() -> str | None:
+    configured = os.environ.get("MORPHZ_CHROMIUM")
+    for candidate in ([configured] if configured else []) + list(CHROMIUM_CANDIDATES):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return shutil.which("chromium")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/explorer" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    path = chromium_path()
+    if path is None:
+        message = "Chromium not found: apt-get install -y chromium (or set MORPHZ_CHROMIUM)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)  # in CI a missing browser is a failure, never a skip
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def database_url(settings: dict[str, Any]) -> str:
+    user = quote(settings.get("USER") or "")
+    password = quote(settings.get("PASSWORD") or "")
+    auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host = settings.get("HOST") or ""
+    name = quote(settings["NAME"])
+    if host.startswith("/"):
+        return f"postgres://{auth}/{name}?host={quote(host)}"
+    port = f":{settings['PORT']}" if settings.get("PORT") else ""
+    return f"postgres://{auth}{host}{port}/{name}"
+
+
+@dataclass
+class LiveServer:
+    url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    def api(self, token: str) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.url, headers={"Authorization": f"Bearer {token}"}, timeout=10
+        )
+
+
+@pytest.fixture(scope="session")
+def asgi_server(
+    django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
+    from django.db import connection
+
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("server") / "uvicorn.log"
+    env = dict(os.environ)
+    env.update(
+        {
+            "DATABASE_URL": database_url(connection.settings_dict),
+            "DJANGO_SETTINGS_MODULE": "morphz.settings",
+            # The outbox worker is not needed here and would hold connections while the
+            # test database is flushed between tests.
+            "MORPHZ_INDEXER_IN_PROCESS": "0",
+            "CHANNEL_LAYER_URL": "",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        }
+    )
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [
+                sys.executable, "-m", "uvicorn", "morphz.asgi:application",
+                "--host", "127.0.0.1", "--port", str(port),
+                "--lifespan", "off", "--log-level", "warning",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"uvicorn exited: {log_path.read_text()[-3000:]}")
+        try:
+            if httpx.get(url + "/admin/login/", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"uvicorn did not start: {log_path.read_text()[-3000:]}")
+        time.sleep(0.1)
+    try:
+        yield LiveServer(url=url, process=process, log_path=log_path)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture
+def staff_user(transactional_db: Any) -> Any:
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user(
+        "reviewer", "reviewer@example.invalid", PASSWORD, is_staff=True
+    )
+
+
+class ExplorerPage:
+    """One signed-in browser tab on the explorer, with the checks the tests share."""
+
+    def __init__(self, page: Any, server: LiveServer) -> None:
+        self.page = page
+        self.server = server
+        self.errors: list[str] = []
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+
+    def login(self, username: str, password: str, next_path: str) -> None:
+        self.page.goto(f"{self.server.url}/admin/login/?next={next_path}")
+        self.page.fill("#id_username", username)
+        self.page.fill("#id_password", password)
+        self.page.click("input[type=submit]")
+        self.page.wait_for_url(f"**{next_path}")
+
+    def open_context(self, slug: str) -> None:
+        if not self.page.url.endswith(f"/contexts/{slug}/"):
+            self.page.goto(f"{self.server.url}/contexts/{slug}/")
+        self.page.wait_for_selector("#live-status[data-state=live]", timeout=5000)
+
+    def graph(self, selector: str = "node.frame") -> list[dict[str, Any]]:
+        """The nodes Cytoscape draws (the instance hangs off its container)."""
+        return self.page.evaluate(
+            """(selector) => document.getElementById('graph')._cyreg.cy.$(selector).map(n => ({
+                id: n.data('fid') || n.data('ref'), status: n.data('status'), label: n.data('label'),
+                protected: n.hasClass('protected'), classes: n.classes() }))""",
+            selector,
+        )
+
+    def edges(self) -> list[dict[str, Any]]:
+        return self.page.evaluate(
+            """() => document.getElementById('graph')._cyreg.cy.edges().map(e => ({
+                source: e.source().id(), target: e.target().id(), name: e.data('name') || null,
+                kind: e.hasClass('relation') ? 'relation' : 'source' }))"""
+        )
+
+    def click_frame(self, frame_id: str) -> None:
+        """Click the frame's node on the canvas, where a person would."""
+        box = self.page.locator("#graph").bounding_box()
+        position = self.page.evaluate(
+            """(id) => { const cy = document.getElementById('graph')._cyreg.cy;
+                const node = cy.getElementById('f:' + id);
+                cy.center(node);
+                return node.renderedPosition(); }""",
+            frame_id,
+        )
+        self.page.mouse.click(box["x"] + position["x"], box["y"] + position["y"])
+        self.page.wait_for_function(
+            "(id) => document.getElementById('frame-title').textContent === id", arg=frame_id
+        )
+        self.page.wait_for_selector("#frame-history li[data-revision]")
+
+
+@pytest.fixture
+def explorer(browser: Any, asgi_server: LiveServer) -> Iterator[ExplorerPage]:
+    context = browser.new_context(viewport={"width": 1500, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(5000)
+    wrapper = ExplorerPage(page, asgi_server)
+    try:
+        yield wrapper
+    finally:
+        context.close()
+    assert not wrapper.errors, f"script errors on the page: {wrapper.errors}"
+
+
+@pytest.fixture
+def reviewer_page(explorer: ExplorerPage, staff_user: Any) -> ExplorerPage:
+    explorer.login("reviewer", PASSWORD, "/")
+    return explorer
