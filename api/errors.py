@@ -152,7 +152,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             else str(exc)
         )
         details = []
-    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-        details = [{"retry_after_seconds": round(exc.wait, 3)}]
+    wait = getattr(exc, "wait", None) if isinstance(exc, exceptions.Throttled) else None
+    if wait is not None:
+        details = [{"retry_after_seconds": round(wait, 3)}]
     response.data = error_body(code, message, details)
     return response

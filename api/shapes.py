@@ -299,7 +299,8 @@ class TransactionSerializer(serializers.Serializer):
     text = serializers.CharField()
     ops = serializers.JSONField(allow_null=True)
     receipt = serializers.JSONField(allow_null=True)
-    errors = serializers.JSONField(allow_null=True)
+    # Declared fields leave the class namespace (DRF metaclass); the names only look shadowed.
+    errors = serializers.JSONField(allow_null=True)  # type: ignore[assignment]
     frames = serializers.ListField(child=serializers.CharField())
     evaluation = serializers.IntegerField(allow_null=True)
     ref = serializers.CharField(allow_null=True)
@@ -344,7 +345,9 @@ class EvaluationSerializer(serializers.Serializer):
     continuation = serializers.BooleanField()
     claimed = serializers.ListField(child=serializers.CharField(), help_text="refs claimed")
     expired = serializers.ListField(child=serializers.CharField(), help_text="frames retired")
-    context = serializers.JSONField(help_text="the active context, structured")
+    context = serializers.JSONField(  # type: ignore[assignment]
+        help_text="the active context, structured"
+    )
     text = serializers.CharField(help_text="the active context rendered for a prompt")
     tokens = serializers.JSONField()
 

@@ -30,5 +30,5 @@ urlpatterns = [
     path(CONTEXT + "search/", views_memory.SearchView.as_view(), name="api-search"),
     path(CONTEXT + "actions/", views.ActionView.as_view(), name="api-actions"),
     # Anything else under /api/ answers the standard error shape (never Django's HTML 404).
-    re_path(r"^.*$", views.ApiNotFoundView.as_view(), name="api-not-found"),
+    re_path(r"^[\s\S]*$", views.ApiNotFoundView.as_view(), name="api-not-found"),
 ]

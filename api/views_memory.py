@@ -104,7 +104,8 @@ class TransactionView(ContextAPIView):
                     [{"field": "ops"}],
                 )
             # The raw values: the transaction language validates its own form.
-            tx = {key: request.data[key] for key in TX_JSON_KEYS if key in request.data}
+            raw: dict[str, Any] = dict(request.data)  # an object: checked by TransactionIn
+            tx = {key: raw[key] for key in TX_JSON_KEYS if key in raw}
             result = submit_transaction(
                 self.ctx.pk,
                 data=tx,

@@ -79,7 +79,7 @@ SHOP_WEB_STEPS = [
         '{\n  "name": "shop-web",\n  "version": "1.0.0",\n  "scripts": {\n'
         '    "test": "vitest run",\n    "build": "vite build",\n    "lint": "eslint src"\n  }\n}',
         "project-layout",
-        '(project shop-web) (layout single-package) (manager npm) (scripts test build lint)',
+        "(project shop-web) (layout single-package) (manager npm) (scripts test build lint)",
     ),
     Step("read_file .nvmrc", "20.11.1", "node-version", '(node "20.11.1") (pinned-by .nvmrc)'),
     Step(
@@ -178,7 +178,9 @@ def _long_test_log() -> str:
         lines.append(f" ✓ src/{suite}/{suite}.test.ts")
         for case in range(160):
             n += 1
-            lines.append(f"   ✓ {suite} › case {case:03d} behaves as specified ({(n * 7) % 40 + 1}ms)")
+            lines.append(
+                f"   ✓ {suite} › case {case:03d} behaves as specified ({(n * 7) % 40 + 1}ms)"
+            )
         lines.append("")
     lines += [
         f" Test Files  {len(suites)} passed ({len(suites)})",
@@ -255,8 +257,14 @@ class DemoLoader:
         self.evaluate()
         self.commit(FIRST_EXAMPLE)
 
-        build = self.result_of("npm run build", "vite v5.4.2 building for production...\n✓ 412 modules transformed.\ndist/index.html 0.46 kB\ndist/assets/index-4f2a.js 148.2 kB\n✓ built in 3.1s")
-        check = self.result_of("ls dist/ && grep -L sourceMappingURL dist/assets/*.js", "index.html\nassets/\nno source maps found")
+        build = self.result_of(
+            "npm run build",
+            "vite v5.4.2 building for production...\n✓ 412 modules transformed.\ndist/index.html 0.46 kB\ndist/assets/index-4f2a.js 148.2 kB\n✓ built in 3.1s",
+        )
+        check = self.result_of(
+            "ls dist/ && grep -L sourceMappingURL dist/assets/*.js",
+            "index.html\nassets/\nno source maps found",
+        )
         pack = self.result_of("npm pack", "shop-web-1.0.0.tgz")
         self.commit(
             '(context-tx (reason "shop-web 已打包，记录这次发布的做法")'
@@ -267,7 +275,9 @@ class DemoLoader:
             " (relate release-case-a supports release)"
             f" (retire {build} {check} {pack}))"
         )
-        self.observe("agent_message", "shop-web v1 已打包：shop-web-1.0.0.tgz。", delivers=[request])
+        self.observe(
+            "agent_message", "shop-web v1 已打包：shop-web-1.0.0.tgz。", delivers=[request]
+        )
         self.commit(
             '(context-tx (reason "发布已交付，近期提交列表不再需要") (retire recent-changes))'
         )
@@ -280,12 +290,17 @@ class DemoLoader:
         )
         for step in WORKSPACE_STEPS:
             self.step(step)
-        test_b = self.result_of("pnpm --filter web test", "Test Files  12 passed (12)\n     Tests  389 passed (389)")
+        test_b = self.result_of(
+            "pnpm --filter web test", "Test Files  12 passed (12)\n     Tests  389 passed (389)"
+        )
         self.commit(
             '(context-tx (reason "web 包测试通过")'
             " (revise release-web (goal web-2.3.0) (stage building)))"
         )
-        build_b = self.result_of("pnpm --filter web build", "vite v5.4.2 building for production...\n✓ built in 2.4s\napps/web/dist/index.html")
+        build_b = self.result_of(
+            "pnpm --filter web build",
+            "vite v5.4.2 building for production...\n✓ built in 2.4s\napps/web/dist/index.html",
+        )
         check_b = self.result_of("ls apps/web/dist/", "index.html\nassets/")
         pack_b = self.result_of("pnpm --filter web pack", "web-2.3.0.tgz")
         self.commit(
@@ -313,8 +328,7 @@ class DemoLoader:
 
         # Something inside its grace window, so the retirement panel has work to show.
         self.commit(
-            '(context-tx (reason "变更说明已写进发布流程，草稿不再需要")'
-            " (retire changelog-draft))"
+            '(context-tx (reason "变更说明已写进发布流程，草稿不再需要") (retire changelog-draft))'
         )
         for text in ("error rate 0.1% after web 2.3.0", "cdn cache hit ratio 97%", "no new issues"):
             self.observe("external_fact", f"monitoring: {text}")
@@ -357,7 +371,7 @@ FOLLOW_UPS = [
     " (relate rollback-plan supports release)",
     "(relate web-lint supports release-web)",
     '(derive handoff-note (summary "两个项目都已打包，待归纳发布流程") (open monitor-error-rate))',
-    '(revise project-layout (project shop-web) (layout single-package) (manager npm)'
+    "(revise project-layout (project shop-web) (layout single-package) (manager npm)"
     " (scripts test build lint) (ci github-actions))",
 ]
 

@@ -13,6 +13,7 @@ from django.db import transaction
 
 from memory import txlang
 from memory.broadcast import broadcast_after_commit
+from memory.events import check_thread
 from memory.errors import Conflict, InvalidRequest, MorphzError, ParseError, RuleViolation
 from memory.kinds import REJECTED
 from memory.models import Context, Evaluation, TransactionRecord
@@ -84,6 +85,7 @@ def submit_transaction(
         tx = parse_submission(text=text, data=data)
         if len(tx["ops"]) > MAX_OPS:
             raise InvalidRequest(f"a transaction may hold at most {MAX_OPS} operations")
+        thread = check_thread(thread or tx.get("thread"))
         return _commit(
             context_id,
             tx,

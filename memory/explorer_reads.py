@@ -76,8 +76,15 @@ def _event_rows(context: Context, **filters: Any) -> list[dict[str, Any]]:
         Event.objects.filter(context=context, **filters)
         .annotate(preview=Left("content", PREVIEW_CHARS))
         .values(
-            "seq", "kind", "thread", "size_chars", "is_observation", "active", "preview",
-            "request_state", "created_at",
+            "seq",
+            "kind",
+            "thread",
+            "size_chars",
+            "is_observation",
+            "active",
+            "preview",
+            "request_state",
+            "created_at",
         )
     )
     return [
@@ -145,14 +152,15 @@ def live_relations(context: Context) -> list[dict[str, Any]]:
         .order_by("pk")
         .values_list("subject__frame_id", "name", "object__frame_id", "created_version")
     )
-    return [
-        {"subject": s, "name": n, "object": o, "created_version": v} for s, n, o, v in rows
-    ]
+    return [{"subject": s, "name": n, "object": o, "created_version": v} for s, n, o, v in rows]
 
 
 def explorer_snapshot(context: Context) -> dict[str, Any]:
     """Everything the explorer draws first: the graph, panels and the version it shows."""
-    frames = [frame_dict(f, context.tick) for f in Frame.objects.filter(context=context).order_by("frame_id")]
+    frames = [
+        frame_dict(f, context.tick)
+        for f in Frame.objects.filter(context=context).order_by("frame_id")
+    ]
     return {
         "context": context_summary(context),
         "frames": frames,

@@ -150,38 +150,56 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
 _UPSERT = """
 INSERT INTO memory_searchdocument
   (context_id, frame_id, event_id, ref, status, kind, thread, created_at, text, tokens, indexed_at)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, now())
+VALUES {rows}
 ON CONFLICT ({target}) DO UPDATE SET
   ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
   created_at = EXCLUDED.created_at, text = EXCLUDED.text, tokens = EXCLUDED.tokens,
   indexed_at = EXCLUDED.indexed_at
 """
+_ROW = "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, now())"
+UPSERT_BYTES = 8_000_000  # one statement per this much text: few round trips, bounded memory
 
 
 def _upsert(
     documents: list[Document], target: str, fail_after: int | None, written: list[int]
 ) -> None:
-    sql = _UPSERT.format(target=target)
-    with connection.cursor() as cursor:
-        for doc in documents:
-            if fail_after is not None and written[0] >= fail_after:
-                raise WorkerInterrupted(f"interrupted after {written[0]} documents")
-            cursor.execute(
-                sql,
-                [
-                    doc.context_id,
-                    doc.frame_id,
-                    doc.event_id,
-                    doc.ref,
-                    doc.status,
-                    doc.kind,
-                    doc.thread,
-                    doc.created_at,
-                    doc.text,
-                    doc.tokens,
-                ],
-            )
-            written[0] += 1
+    """Multi-row upserts; with `fail_after`, row by row so a drill can stop mid-batch."""
+    pending: list[Document] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal size
+        if not pending:
+            return
+        params: list[Any] = []
+        for doc in pending:
+            params += [
+                doc.context_id,
+                doc.frame_id,
+                doc.event_id,
+                doc.ref,
+                doc.status,
+                doc.kind,
+                doc.thread,
+                doc.created_at,
+                doc.text,
+                doc.tokens,
+            ]
+        sql = _UPSERT.format(rows=", ".join([_ROW] * len(pending)), target=target)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+        written[0] += len(pending)
+        pending.clear()
+        size = 0
+
+    for doc in documents:
+        if fail_after is not None and written[0] >= fail_after:
+            raise WorkerInterrupted(f"interrupted after {written[0]} documents")
+        pending.append(doc)
+        size += len(doc.text) + len(doc.tokens)
+        if size >= UPSERT_BYTES or fail_after is not None:
+            flush()
+    flush()
 
 
 def _lock_and_refresh(

@@ -40,19 +40,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
 from typing import Any
 
 from django.core import signing
 from django.db import connection, transaction
-from django.db.models import Q
-from django.db.models.expressions import RawSQL
-from django.db.models.functions import Length, Substr
 
 from memory.errors import InvalidRequest, NotFound, StaleCursor, StaleView
 from memory.events import EVENT_REF_RE, append_recall_result, check_thread
 from memory.history import event_status, resolve_context
-from memory.models import Context, Evaluation, Event, Frame, Relation
+from memory.models import Context, Evaluation, Event, Frame
 
 DIRECTIONS = ("ancestors", "descendants", "both")
 MAX_DEPTH = 4
@@ -66,21 +62,42 @@ CURSOR_SALT = "morphz.recall.cursor"
 Key = tuple[str, int]  # ("f", frame pk) or ("e", event seq)
 
 _NEIGHBOURS_SQL = """
-SELECT p.pos, n.grp, n.ord, n.other
-FROM unnest(%(pks)s::bigint[], %(fids)s::text[]) WITH ORDINALITY AS p(pk, fid, pos)
-CROSS JOIN LATERAL (
-  {parts}
+SELECT n.pos, n.kind, n.other, nf.frame_id, nf.sources
+FROM (
+  SELECT p.pos, n.grp, n.ord, n.kind, n.other
+  FROM unnest(%(pks)s::bigint[], %(fids)s::text[]) WITH ORDINALITY AS p(pk, fid, pos)
+  CROSS JOIN LATERAL (
+    {parts}
+  ) AS n
+  WHERE n.other IS NOT NULL
+  ORDER BY p.pos, n.grp, n.ord
+  LIMIT %(cap)s
 ) AS n
-ORDER BY p.pos, n.grp, n.ord
-LIMIT %(cap)s
+LEFT JOIN memory_frame nf ON n.kind = 'f' AND nf.id = n.other
+ORDER BY n.pos, n.grp, n.ord
 """
-# Group numbers fix the order of neighbours within one parent (group 0: its own sources).
-_OUT_RELATIONS = """(SELECT 1 AS grp, r.id AS ord, r.object_id AS other FROM memory_relation r
+# Group numbers fix the order of neighbours within one parent; each part is LIMITed so a
+# parent with a huge fan-out costs at most `cap` rows.
+_SOURCES = """(SELECT 0 AS grp, s.i AS ord,
+     CASE WHEN s.ref ~ '^@e[0-9]+$' THEN 'e' ELSE 'f' END AS kind,
+     CASE WHEN s.ref ~ '^@e[0-9]+$' THEN substr(s.ref, 3)::bigint
+          ELSE (SELECT f2.id FROM memory_frame f2
+                WHERE f2.context_id = %(ctx)s AND f2.frame_id = s.ref) END AS other
+   FROM memory_frame src, jsonb_array_elements_text(src.sources) WITH ORDINALITY AS s(ref, i)
+   WHERE src.id = p.pk ORDER BY s.i LIMIT %(cap)s)"""
+_OUT_RELATIONS = """(SELECT 1 AS grp, r.id AS ord, 'f' AS kind, r.object_id AS other
+   FROM memory_relation r
    WHERE r.subject_id = p.pk AND r.removed_version IS NULL ORDER BY r.id LIMIT %(cap)s)"""
-_CITING_FRAMES = """(SELECT 2 AS grp, f.id AS ord, f.id AS other FROM memory_frame f
+_CITING_FRAMES = """(SELECT 2 AS grp, f.id AS ord, 'f' AS kind, f.id AS other FROM memory_frame f
    WHERE f.context_id = %(ctx)s AND f.sources ? p.fid ORDER BY f.id LIMIT %(cap)s)"""
-_IN_RELATIONS = """(SELECT 3 AS grp, r.id AS ord, r.subject_id AS other FROM memory_relation r
+_IN_RELATIONS = """(SELECT 3 AS grp, r.id AS ord, 'f' AS kind, r.subject_id AS other
+   FROM memory_relation r
    WHERE r.object_id = p.pk AND r.removed_version IS NULL ORDER BY r.id LIMIT %(cap)s)"""
+
+
+def _json(value: Any) -> Any:
+    """jsonb/json columns read through a raw cursor arrive as text."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def _check_params(
@@ -149,59 +166,18 @@ class _Walk:
                     self.depth[key] = level + 1
                     if key[0] == "f":
                         following.append(key[1])
-            self._load_frames([pk for pk in following if pk not in self.sources])
             frontier = following
             level += 1
 
-    def _load_frames(self, pks: list[int]) -> None:
-        if not pks:
-            return
-        for pk, fid, sources in Frame.objects.filter(context=self.context, pk__in=pks).values_list(
-            "pk", "frame_id", "sources"
-        ):
-            self.frame_id[pk] = fid
-            self.sources[pk] = list(sources or [])
-            self.pk_by_id[fid] = pk
-
-    def _source_keys(self, parents: list[int]) -> dict[int, list[Key]]:
-        """Group 0 of each parent: its own sources, resolved to node keys."""
-        wanted = {
-            ref
-            for pk in parents
-            for ref in self.sources[pk]
-            if isinstance(ref, str) and not ref.startswith("@") and ref not in self.pk_by_id
-        }
-        if wanted:
-            for pk, fid, sources in Frame.objects.filter(
-                context=self.context, frame_id__in=wanted
-            ).values_list("pk", "frame_id", "sources"):
-                self.frame_id[pk] = fid
-                self.sources[pk] = list(sources or [])
-                self.pk_by_id[fid] = pk
-        result: dict[int, list[Key]] = {}
-        for pk in parents:
-            keys: list[Key] = []
-            for ref in self.sources[pk]:
-                if not isinstance(ref, str):
-                    continue
-                match = EVENT_REF_RE.match(ref)
-                if match:
-                    keys.append(("e", int(match.group(1))))
-                elif ref in self.pk_by_id:
-                    keys.append(("f", self.pk_by_id[ref]))
-            result[pk] = keys
-        return result
-
     def _expand(self, parents: list[int], need: int) -> list[Key]:
         """New nodes reached from `parents` (in walk order), at least `need` of them when
-        that many exist; never more than a bounded number of rows read."""
+        that many exist; one query, never more than a bounded number of rows read."""
         ancestors = self.direction in ("ancestors", "both")
         descendants = self.direction in ("descendants", "both")
-        own = self._source_keys(parents) if ancestors else {}
-        parts = ([_OUT_RELATIONS] if ancestors else []) + (
+        parts = ([_SOURCES, _OUT_RELATIONS] if ancestors else []) + (
             [_CITING_FRAMES, _IN_RELATIONS] if descendants else []
         )
-        sql = _NEIGHBOURS_SQL.format(parts="\n  UNION ALL\n  ".join(parts))
+        sql = _NEIGHBOURS_SQL.format(parts="\n    UNION ALL\n    ".join(parts))
         cap = max(64, 2 * need)
         while True:
             with connection.cursor() as cursor:
@@ -215,20 +191,20 @@ class _Walk:
                     },
                 )
                 rows = cursor.fetchall()
+            # The rows are the first `cap` of the full order (each part is limited to `cap`
+            # per parent), so even a truncated answer is a true prefix of the walk.
             truncated = len(rows) >= cap
-            last_pos = rows[-1][0] if truncated else len(parents)
-            by_parent: dict[int, list[Key]] = defaultdict(list)
-            for pos, _grp, _ord, other in rows:
-                by_parent[pos].append(("f", other))
             seen = set(self.depth)
             new: list[Key] = []
-            for pos, parent in enumerate(parents, start=1):
-                if pos > last_pos:
-                    break
-                for key in own.get(parent, []) + by_parent.get(pos, []):
-                    if key not in seen:
-                        seen.add(key)
-                        new.append(key)
+            for _pos, kind, other, fid, sources in rows:
+                key: Key = (kind, other)
+                if kind == "f" and other not in self.frame_id:
+                    self.frame_id[other] = fid
+                    self.sources[other] = list(_json(sources) or [])
+                    self.pk_by_id[fid] = other
+                if key not in seen:
+                    seen.add(key)
+                    new.append(key)
             if not truncated or len(new) >= need:
                 return new
             cap *= 2
@@ -306,56 +282,87 @@ def _check_view(context: Context, view_version: Any, evaluation_id: Any) -> None
             )
 
 
-def _frame_rows(
-    context: Context, pks: list[int], include_bodies: bool
-) -> dict[int, dict[str, Any]]:
-    if not pks:
-        return {}
-    query = Frame.objects.filter(context=context, pk__in=pks)
-    fields = [
-        "pk",
-        "frame_id",
-        "revision",
-        "status",
-        "protected",
-        "sources",
-        "retire_requested_tick",
-        "retire_due_tick",
-        "retire_reason",
-    ]
-    if include_bodies:
-        # The body is stored as PostgreSQL json text; its length sizes the node before loading it.
-        query = query.annotate(body_bytes=RawSQL("octet_length(memory_frame.body::text)", []))
-        fields.append("body_bytes")
-    return {row["pk"]: row for row in query.values(*fields)}
+_FRAME_ROWS = """
+SELECT id, frame_id, revision, status, protected, sources, retire_requested_tick,
+       retire_due_tick, retire_reason, octet_length(body::text),
+       CASE WHEN %(bodies)s AND octet_length(body::text) <= %(budget)s THEN body::text END
+FROM memory_frame WHERE context_id = %(ctx)s AND id = ANY(%(ids)s)
+"""
+_EVENT_ROWS = """
+SELECT seq, kind, thread, is_observation, active, created_at, left(content, %(preview)s),
+       char_length(content), octet_length(content),
+       CASE WHEN %(contents)s AND octet_length(content) <= %(budget)s THEN content END
+FROM memory_event WHERE context_id = %(ctx)s AND seq = ANY(%(ids)s)
+"""
+_FRAME_COLUMNS = (
+    "pk",
+    "frame_id",
+    "revision",
+    "status",
+    "protected",
+    "sources",
+    "retire_requested_tick",
+    "retire_due_tick",
+    "retire_reason",
+    "body_bytes",
+    "body",
+)
+_EVENT_COLUMNS = (
+    "seq",
+    "kind",
+    "thread",
+    "is_observation",
+    "active",
+    "created_at",
+    "preview",
+    "chars",
+    "content_bytes",
+    "content",
+)
 
 
-def _event_rows(context: Context, seqs: list[int]) -> dict[int, Any]:
-    if not seqs:
-        return {}
-    rows = (
-        Event.objects.filter(context=context, seq__in=seqs)
-        .annotate(preview=Substr("content", 1, PREVIEW_CHARS), chars=Length("content"))
-        .annotate(content_bytes=RawSQL("octet_length(memory_event.content)", []))
-        .values(
-            "seq",
-            "kind",
-            "thread",
-            "is_observation",
-            "active",
-            "created_at",
-            "preview",
-            "chars",
-            "content_bytes",
-        )
-    )
-    return {row["seq"]: row for row in rows}
+def _page_rows(
+    context: Context, keys: list[Key], include_bodies: bool, include_events: bool, budget: int
+) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, Any]]]:
+    """Candidate nodes with their sizes; bodies and texts that fit the budget come along
+    (bigger ones are read only if they make it onto the page)."""
+    frames: dict[int, dict[str, Any]] = {}
+    events: dict[int, dict[str, Any]] = {}
+    params = {
+        "ctx": context.pk,
+        "budget": budget,
+        "bodies": include_bodies,
+        "contents": include_events,
+        "preview": PREVIEW_CHARS,
+    }
+    with connection.cursor() as cursor:
+        frame_ids = [k[1] for k in keys if k[0] == "f"]
+        if frame_ids:
+            cursor.execute(_FRAME_ROWS, {**params, "ids": frame_ids})
+            for values in cursor.fetchall():
+                row = dict(zip(_FRAME_COLUMNS, values, strict=True))
+                row["sources"] = _json(row["sources"]) or []
+                row["body"] = _json(row["body"]) if row["body"] is not None else _MISSING
+                frames[row["pk"]] = row
+        seqs = [k[1] for k in keys if k[0] == "e"]
+        if seqs:
+            cursor.execute(_EVENT_ROWS, {**params, "ids": seqs})
+            for values in cursor.fetchall():
+                row = dict(zip(_EVENT_COLUMNS, values, strict=True))
+                if row["content"] is None:
+                    row["content"] = _MISSING
+                events[row["seq"]] = row
+    return frames, events
+
+
+_MISSING: Any = object()
 
 
 def _node_bytes(
     key: Key,
     frames: dict[int, dict[str, Any]],
     events: dict[int, dict[str, Any]],
+    include_bodies: bool,
     include_events: bool,
 ) -> int:
     if key[0] == "f":
@@ -363,7 +370,7 @@ def _node_bytes(
         return (
             NODE_OVERHEAD
             + len(json.dumps(row["sources"], ensure_ascii=False))
-            + row.get("body_bytes", 0)
+            + (row["body_bytes"] if include_bodies else 0)
         )
     row = events[key[1]]
     text_bytes = row["content_bytes"] if include_events else len(row["preview"].encode())
@@ -412,6 +419,16 @@ def _event_node(row: dict[str, Any], depth: int, content: str | None) -> dict[st
     return node
 
 
+_EDGES_SQL = """
+SELECT id, subject_id, name, object_id FROM memory_relation
+WHERE subject_id = ANY(%(page)s) AND object_id = ANY(%(known)s) AND removed_version IS NULL
+UNION
+SELECT id, subject_id, name, object_id FROM memory_relation
+WHERE object_id = ANY(%(page)s) AND subject_id = ANY(%(known)s) AND removed_version IS NULL
+ORDER BY 1
+"""
+
+
 def _edges(walk: _Walk, known: list[Key], page: list[Key]) -> list[dict[str, Any]]:
     """Stored edges between a page node and a node of this or an earlier page."""
     known_set, page_set = set(known), set(page)
@@ -432,16 +449,11 @@ def _edges(walk: _Walk, known: list[Key], page: list[Key]) -> list[dict[str, Any
             if target in known_set and (("f", pk) in page_set or target in page_set):
                 edges.append({"from": walk.frame_id[pk], "to": ref, "kind": "source", "name": None})
     if page_frames:
-        relations = (
-            Relation.objects.filter(context=walk.context, removed_version__isnull=True)
-            .filter(
-                Q(subject_id__in=page_frames, object_id__in=known_frames)
-                | Q(object_id__in=page_frames, subject_id__in=known_frames)
-            )
-            .order_by("id")
-            .values_list("subject_id", "name", "object_id")
-        )
-        for subject, name, obj in relations:
+        # Two index scans (live relations by subject, by object), not an OR over both.
+        with connection.cursor() as cursor:
+            cursor.execute(_EDGES_SQL, {"page": page_frames, "known": known_frames})
+            relations = cursor.fetchall()
+        for _id, subject, name, obj in relations:
             edges.append(
                 {
                     "from": walk.frame_id[subject],
@@ -581,14 +593,13 @@ def _recall(
     walk = _Walk(ctx, root[0], frame_id, root[1], direction)
     walk.run(depth, offset + max_nodes + 1)
     candidates = walk.order[offset : offset + max_nodes]
-    frames = _frame_rows(ctx, [k[1] for k in candidates if k[0] == "f"], include_bodies)
-    events = _event_rows(ctx, [k[1] for k in candidates if k[0] == "e"])
+    frames, events = _page_rows(ctx, candidates, include_bodies, include_events, page_bytes)
     page: list[Key] = []
     used = 0
     for key in candidates:
         if (key[0] == "f" and key[1] not in frames) or (key[0] == "e" and key[1] not in events):
             continue  # a source naming an event that does not exist: nothing to show
-        size = _node_bytes(key, frames, events, include_events)
+        size = _node_bytes(key, frames, events, include_bodies, include_events)
         if page and used + size > page_bytes:
             break
         page.append(key)
@@ -597,28 +608,24 @@ def _recall(
         page = candidates[:1]
     end = offset + (walk.order.index(page[-1]) - offset + 1 if page else len(candidates))
 
-    bodies: dict[int, Any] = {}
-    if include_bodies:
-        bodies = dict(
-            Frame.objects.filter(pk__in=[k[1] for k in page if k[0] == "f"]).values_list(
-                "pk", "body"
-            )
-        )
-    contents: dict[int, str] = {}
-    if include_events:
-        contents = dict(
-            Event.objects.filter(
-                context=ctx, seq__in=[k[1] for k in page if k[0] == "e"]
-            ).values_list("seq", "content")
-        )
+    big_bodies = [k[1] for k in page if k[0] == "f" and frames[k[1]]["body"] is _MISSING]
+    if include_bodies and big_bodies:
+        for pk, body in Frame.objects.filter(pk__in=big_bodies).values_list("pk", "body"):
+            frames[pk]["body"] = body
+    big_texts = [k[1] for k in page if k[0] == "e" and events[k[1]]["content"] is _MISSING]
+    if include_events and big_texts:
+        texts = Event.objects.filter(context=ctx, seq__in=big_texts).values_list("seq", "content")
+        for seq, content in texts:
+            events[seq]["content"] = content
     nodes = []
     for key in page:
         if key[0] == "f" and key[1] in frames:
-            nodes.append(
-                _frame_node(frames[key[1]], walk.depth[key], bodies.get(key[1]), include_bodies)
-            )
+            row = frames[key[1]]
+            nodes.append(_frame_node(row, walk.depth[key], row["body"], include_bodies))
         elif key[0] == "e" and key[1] in events:
-            nodes.append(_event_node(events[key[1]], walk.depth[key], contents.get(key[1])))
+            row = events[key[1]]
+            text = row["content"] if include_events else None
+            nodes.append(_event_node(row, walk.depth[key], text))
     more = len(walk.order) > end
     next_cursor = (
         signing.dumps({"c": ctx.pk, "v": ctx.version, "q": qhash, "o": end}, salt=CURSOR_SALT)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
+from django.utils import timezone
 
 from memory.txapply import (
     SUPERSEDES,
@@ -189,17 +190,20 @@ def write_commit(
     """Write the transaction event, its record and every changed row; returns (record id,
     event seq). The caller has already advanced `context` (version, last_seq, tokens)."""
     version = context.version
+    # Python's clock, like every other event write, so time filters order them all alike.
+    now = timezone.now()
     with connection.cursor() as cur:
         cur.execute(
             "INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at, size_chars, "
             "token_estimate, is_observation, active, status_version, pending, delivers) VALUES "
-            "(%s, %s, 'transaction', %s, %s, %s, now(), %s, 0, false, false, 0, false, '{}') RETURNING id",
+            "(%s, %s, 'transaction', %s, %s, %s, %s, %s, 0, false, false, 0, false, '{}') RETURNING id",
             [
                 context.pk,
                 context.last_seq,
                 thread,
                 text,
                 _json({"version": version, "base_version": base_version}),
+                now,
                 len(text),
             ],
         )

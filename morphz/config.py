@@ -60,7 +60,12 @@ class DatabaseConfig:
     port: str
     embedded: bool
 
-    def django_settings(self) -> dict[str, object]:
+    def django_settings(self, pool_max: int = 0) -> dict[str, object]:
+        # Under ASGI each request may run on a fresh thread; a pool spares every request a
+        # new PostgreSQL backend. Django requires CONN_MAX_AGE = 0 with a pool.
+        options: dict[str, object] = {}
+        if pool_max > 0:
+            options["pool"] = {"min_size": min(2, pool_max), "max_size": pool_max, "timeout": 30}
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": self.name,
@@ -68,7 +73,8 @@ class DatabaseConfig:
             "PASSWORD": self.password,
             "HOST": self.host,
             "PORT": self.port,
-            "CONN_MAX_AGE": 0 if self.embedded else 60,
+            "CONN_MAX_AGE": 0 if self.embedded or pool_max > 0 else 60,
+            "OPTIONS": options,
             # Several test runs may share one server (parallel checkouts, helpers): a
             # suffix keeps their throwaway databases apart.
             "TEST": {"NAME": f"test_{self.name}{os.environ.get('MORPHZ_TEST_DB_SUFFIX', '')}"},

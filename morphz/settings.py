@@ -91,7 +91,9 @@ TEMPLATES = [
 ]
 
 DATABASE = database_config()
-DATABASES = {"default": DATABASE.django_settings()}
+DATABASES = {
+    "default": DATABASE.django_settings(pool_max=env_int("MORPHZ_DB_POOL_MAX", 16, minimum=0))
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"

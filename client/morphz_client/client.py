@@ -24,8 +24,8 @@ from morphz_client.types import (
     EventPage,
     FrameDetail,
     FramePage,
-    Receipt,
     RecallResult,
+    Receipt,
     RelationPage,
     SearchResult,
     TransactionPage,
@@ -188,7 +188,9 @@ class MorphzClient:
             if cursor is None:
                 return
 
-    def read_event(self, ref: str | int, *, offset: int = 0, length: int | None = None) -> EventChunk:
+    def read_event(
+        self, ref: str | int, *, offset: int = 0, length: int | None = None
+    ) -> EventChunk:
         params = _params(offset=offset, length=length)
         path = self._ctx(f"events/{_seq(ref)}/")
         return cast(EventChunk, self._request("GET", path, params=params))
@@ -250,7 +252,9 @@ class MorphzClient:
         limit: int | None = None,
     ) -> TransactionPage:
         params = _params(frame=frame, status=status, cursor=cursor, limit=limit)
-        return cast(TransactionPage, self._request("GET", self._ctx("transactions/"), params=params))
+        return cast(
+            TransactionPage, self._request("GET", self._ctx("transactions/"), params=params)
+        )
 
     def register_action(
         self,
@@ -260,9 +264,7 @@ class MorphzClient:
         thread: str | None = None,
         idempotency_key: str | None = None,
     ) -> Event:
-        body = _body(
-            name=name, arguments=arguments, thread=thread, idempotency_key=idempotency_key
-        )
+        body = _body(name=name, arguments=arguments, thread=thread, idempotency_key=idempotency_key)
         return cast(Event, self._request("POST", self._ctx("actions/"), json=body))
 
     # -- frames and relations ------------------------------------------------------------

@@ -140,7 +140,8 @@
           "background-color": (n) => STATUS_COLOURS[n.data("status")] || "#607d8b",
           label: "data(label)",
           color: "#1d232b",
-          "font-size": 11,
+          "font-size": 12,
+          "min-zoomed-font-size": 5, // labels fade out when zoomed far out, back on zoom in
           "text-valign": "bottom",
           "text-margin-y": 4,
           width: 26,
@@ -175,7 +176,8 @@
           "target-arrow-shape": "triangle",
           "curve-style": "bezier",
           label: "data(name)",
-          "font-size": 9,
+          "font-size": 10,
+          "min-zoomed-font-size": 5,
           "text-rotation": "autorotate",
           "text-background-color": "#fff",
           "text-background-opacity": 0.85,
@@ -253,23 +255,23 @@
     return out;
   }
   function layoutOptions(count, randomize) {
-    if (count > 250) {
-      // cose is quadratic; a breadth-first tree stays readable and quick at this size.
-      return { name: "breadthfirst", directed: true, spacingFactor: 1.1, animate: false, fit: true };
-    }
+    // Force-directed (cose) keeps clusters apart and stays readable at a few hundred
+    // nodes; large graphs get fewer iterations so the first render stays well under a second.
+    const large = count > 250;
     return {
       name: "cose",
       animate: false,
       randomize: randomize,
       fit: true,
       padding: 30,
-      nodeRepulsion: () => 60000,
+      nodeRepulsion: () => (large ? 30000 : 40000),
       nodeOverlap: 40,
-      idealEdgeLength: () => 110,
+      idealEdgeLength: () => (large ? 60 : 80),
       edgeElasticity: () => 80,
-      componentSpacing: 120,
-      gravity: 0.3,
-      numIter: 1500,
+      componentSpacing: 60,
+      gravity: large ? 0.6 : 0.3,
+      numIter: large ? 300 : 1500,
+      coolingFactor: large ? 0.95 : 0.99,
     };
   }
   function syncGraph(forceLayout) {
@@ -306,6 +308,7 @@
         node.position({ x: base.x + 40 + Math.random() * 30, y: base.y + 40 + Math.random() * 30 });
       }
       if (cy.nodes().length <= 250) cy.layout(layoutOptions(cy.nodes().length, false)).run();
+      // Larger graphs keep their layout; new nodes stay beside their neighbour.
     }
     if (state.selected) cy.getElementById("f:" + state.selected).select();
     document.body.dataset.graphNodes = String(cy.nodes().length);
@@ -949,5 +952,6 @@
 
   // ---------------------------------------------------------------- start
   renderAll(true);
+  performance.mark("morphz:first-render"); // read by bench/bench_live.py
   connect();
 })();

@@ -135,7 +135,8 @@ def test_unstorable_values_are_400(api: Api, payload: str) -> None:
 
 def test_huge_integers_in_the_payload_are_stored_exactly(api: Api) -> None:
     response = api.post(
-        "events/", raw='{"kind":"tool_result","content":"x","payload":123456789012345678901234567890}'
+        "events/",
+        raw='{"kind":"tool_result","content":"x","payload":123456789012345678901234567890}',
     )
     assert response.status_code == 201
     assert response.json()["payload"] == 123456789012345678901234567890

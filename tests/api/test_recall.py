@@ -8,9 +8,7 @@ from tests.api.conftest import Api, error_of
 
 
 def test_recall_walks_sources_and_relations(api: Api, released) -> None:
-    response = api.post(
-        "recall/", {"frame_id": "release", "direction": "descendants", "depth": 2}
-    )
+    response = api.post("recall/", {"frame_id": "release", "direction": "descendants", "depth": 2})
     assert response.status_code == 200
     body = response.json()
     ids = [n.get("id") or n.get("ref") for n in body["nodes"]]

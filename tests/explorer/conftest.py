@@ -126,9 +126,18 @@ def asgi_server(
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             [
-                sys.executable, "-m", "uvicorn", "morphz.asgi:application",
-                "--host", "127.0.0.1", "--port", str(port),
-                "--lifespan", "off", "--log-level", "warning",
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "morphz.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--lifespan",
+                "off",
+                "--log-level",
+                "warning",
             ],
             cwd=REPO,
             env=env,
@@ -239,3 +248,43 @@ def explorer(browser: Any, asgi_server: LiveServer) -> Iterator[ExplorerPage]:
 def reviewer_page(explorer: ExplorerPage, staff_user: Any) -> ExplorerPage:
     explorer.login("reviewer", PASSWORD, "/")
     return explorer
+
+
+@dataclass
+class Team:
+    """A small context for one test, and an agent's API client to change it live."""
+
+    slug: str
+    context_id: int
+    client: httpx.Client
+
+    def commit(self, text: str) -> httpx.Response:
+        return self.client.post(f"/api/v1/contexts/{self.slug}/transactions/", json={"text": text})
+
+    def observe_and_evaluate(self, content: str) -> dict[str, Any]:
+        self.client.post(
+            f"/api/v1/contexts/{self.slug}/events/",
+            json={"kind": "external_fact", "content": content},
+        ).raise_for_status()
+        response = self.client.post(f"/api/v1/contexts/{self.slug}/evaluations/", json={})
+        response.raise_for_status()
+        return dict(response.json())
+
+
+@pytest.fixture
+def team(transactional_db: Any, asgi_server: LiveServer) -> Iterator[Team]:
+    from memory.contexts import create_context, issue_token
+    from memory.engine import Author, submit_transaction
+
+    context = create_context("team", name="Release team", grace_ticks=8)
+    submit_transaction(
+        context.pk,
+        text='(context-tx (reason "start") (derive release (goal ship-v1) (stage waiting-for-tests))'
+        " (derive plan (steps test build pack)) (relate plan supports release))",
+        author=Author("agent", "agent"),
+    )
+    client = asgi_server.api(issue_token(context).raw)
+    try:
+        yield Team(slug=context.slug, context_id=context.pk, client=client)
+    finally:
+        client.close()

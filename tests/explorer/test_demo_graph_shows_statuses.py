@@ -49,7 +49,9 @@ def test_demo_graph_labels_relations_and_shows_event_leaves_on_demand(
     explorer.login(login.username, login.password, "/contexts/demo/")
     explorer.open_context("demo")
 
-    relations = {(e["source"], e["name"], e["target"]) for e in explorer.edges() if e["kind"] == "relation"}
+    relations = {
+        (e["source"], e["name"], e["target"]) for e in explorer.edges() if e["kind"] == "relation"
+    }
     assert ("f:test-result", "supports", "f:release") in relations
     assert ("f:release-procedure", "supersedes", "f:release-case-a") in relations
     assert ("f:release-procedure", "supersedes", "f:release-case-b") in relations

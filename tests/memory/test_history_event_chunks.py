@@ -30,7 +30,11 @@ def test_a_chunk_names_its_size_kind_and_status(release_log, release_team):
     chunk = read_event_chunk(release_team.context, "@e42", 0, 100)
     assert chunk["ref"] == "@e42" and chunk["seq"] == 42
     assert chunk["kind"] == "tool_result"
-    assert chunk["size"] == chunk["total"] == len("\n".join(f"test_{n:04d} ... ok" for n in range(3000))) + 12
+    assert (
+        chunk["size"]
+        == chunk["total"]
+        == len("\n".join(f"test_{n:04d} ... ok" for n in range(3000))) + 12
+    )
     assert chunk["status"] == "active" and chunk["active"] and not chunk["retired"]
     assert chunk["offset"] == 0 and chunk["length"] == 100 and chunk["next_offset"] == 100
 

@@ -13,8 +13,12 @@ def test_derive_and_each_revise_with_text_base_and_committed_version(release_fra
     agent = release_frame
     base = agent.version
     agent.commit(first_example.format(base=base))
-    agent.commit("(context-tx (relate release depends-on test-result))")  # touches, but writes no body
-    agent.commit(f"(context-tx (base-version {agent.version}) (revise release (goal ship-v1) (stage shipped)))")
+    agent.commit(
+        "(context-tx (relate release depends-on test-result))"
+    )  # touches, but writes no body
+    agent.commit(
+        f"(context-tx (base-version {agent.version}) (revise release (goal ship-v1) (stage shipped)))"
+    )
     history = frame_write_history(agent.context, "release")
     assert [h["revision"] for h in history] == [1, 2, 3]
     assert [h["op"] for h in history] == ["derive", "revise", "revise"]
@@ -38,11 +42,16 @@ def test_sources_at_each_write_are_kept(release_frame, first_example):
 
 def test_history_survives_retirement_and_restore(release_frame):
     agent = release_frame
-    agent.commit("(context-tx (derive case (x 1)) (derive successor (from case) (y 1))"
-                 " (relate successor supersedes case) (retire case))")
+    agent.commit(
+        "(context-tx (derive case (x 1)) (derive successor (from case) (y 1))"
+        " (relate successor supersedes case) (retire case))"
+    )
     agent.commit("(context-tx (restore case) (revise case (x 2)))")
     history = frame_write_history(agent.context, "case")
-    assert [(h["op"], h["body"]) for h in history] == [("derive", {"x": "1"}), ("revise", {"x": "2"})]
+    assert [(h["op"], h["body"]) for h in history] == [
+        ("derive", {"x": "1"}),
+        ("revise", {"x": "2"}),
+    ]
 
 
 def test_unknown_frame_is_not_found(release_team):

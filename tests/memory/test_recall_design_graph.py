@@ -32,7 +32,9 @@ def design_graph(release_frame, first_example):
     agent = release_frame
     agent.commit(first_example.format(base=agent.version))
     log_a = agent.observe("npm test: 120 passed\nnpm run build: ok\ndist/ verified")
-    log_b = agent.observe("pnpm --filter web test: ok\npnpm --filter web build: ok\napps/web/dist/ verified")
+    log_b = agent.observe(
+        "pnpm --filter web test: ok\npnpm --filter web build: ok\napps/web/dist/ verified"
+    )
     agent.commit(CASES.format(log_a=log_a, log_b=log_b))
     agent.commit(INDUCTION.format(log_a=log_a, log_b=log_b))
     agent.logs = (log_a, log_b)
@@ -86,7 +88,10 @@ def test_frame_nodes_carry_body_revision_sources_and_status(design_graph):
 def test_include_events_returns_the_full_text(design_graph):
     result = recall(design_graph.context, frame_id="release-case-b", depth=1, include_events=True)
     (log,) = [n for n in result["nodes"] if n["type"] == "event"]
-    assert log["content"] == "pnpm --filter web test: ok\npnpm --filter web build: ok\napps/web/dist/ verified"
+    assert (
+        log["content"]
+        == "pnpm --filter web test: ok\npnpm --filter web build: ok\napps/web/dist/ verified"
+    )
 
 
 def test_edges_say_source_or_relation(design_graph):
@@ -101,7 +106,9 @@ def test_edges_say_source_or_relation(design_graph):
 
 def test_supporter_is_found_with_descendants_and_both_not_ancestors(design_graph):
     context = design_graph.context
-    assert "test-result" not in frame_ids(recall(context, frame_id="release", direction="ancestors"))
+    assert "test-result" not in frame_ids(
+        recall(context, frame_id="release", direction="ancestors")
+    )
     assert "test-result" in frame_ids(recall(context, frame_id="release", direction="descendants"))
     assert "test-result" in frame_ids(recall(context, frame_id="release", direction="both"))
 
@@ -134,8 +141,16 @@ def test_recall_changes_no_status(design_graph):
     before = list(Frame.objects.order_by("pk").values_list("frame_id", "status", "revision"))
     events_before = list(Event.objects.order_by("pk").values_list("seq", "active"))
     version = design_graph.version
-    recall(design_graph.context, frame_id="release-procedure", depth=4, direction="both", include_events=True)
-    assert list(Frame.objects.order_by("pk").values_list("frame_id", "status", "revision")) == before
+    recall(
+        design_graph.context,
+        frame_id="release-procedure",
+        depth=4,
+        direction="both",
+        include_events=True,
+    )
+    assert (
+        list(Frame.objects.order_by("pk").values_list("frame_id", "status", "revision")) == before
+    )
     assert list(Event.objects.order_by("pk").values_list("seq", "active")) == events_before
     assert design_graph.version == version
 
@@ -143,7 +158,11 @@ def test_recall_changes_no_status(design_graph):
 def test_recall_as_observation_appends_a_recall_result_and_changes_no_status(design_graph):
     before = list(Frame.objects.order_by("pk").values_list("frame_id", "status"))
     result = recall(
-        design_graph.context, frame_id="release-procedure", depth=2, as_observation=True, thread="main"
+        design_graph.context,
+        frame_id="release-procedure",
+        depth=2,
+        as_observation=True,
+        thread="main",
     )
     event = Event.objects.get(context=design_graph.context, seq=result["observation"]["seq"])
     assert event.kind == "recall_result"

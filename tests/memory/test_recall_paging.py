@@ -83,7 +83,9 @@ def test_a_commit_between_pages_makes_the_cursor_stale(fan_out):
 def test_a_cursor_reused_with_another_depth_is_refused(fan_out):
     first = recall(fan_out.context, frame_id="root", depth=1, max_nodes=128)
     with pytest.raises(StaleCursor) as caught:
-        recall(fan_out.context, frame_id="root", depth=2, max_nodes=128, cursor=first["next_cursor"])
+        recall(
+            fan_out.context, frame_id="root", depth=2, max_nodes=128, cursor=first["next_cursor"]
+        )
     assert caught.value.details[0]["reason"] == "other_query"
 
 
@@ -122,7 +124,9 @@ def test_an_unknown_frame_is_not_found(fan_out):
 
 def test_nothing_crosses_contexts(fan_out):
     other = create_context("other-team")
-    submit_transaction(other.pk, text="(context-tx (derive elsewhere (n 1)) (derive root (from elsewhere) (n 0)))")
+    submit_transaction(
+        other.pk, text="(context-tx (derive elsewhere (n 1)) (derive root (from elsewhere) (n 0)))"
+    )
     with pytest.raises(NotFound):
         recall(other, frame_id="leaf-001")
     mine = recall(fan_out.context, frame_id="root", max_nodes=128)

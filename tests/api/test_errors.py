@@ -1,0 +1,74 @@
+"""The error shape everywhere under /api/ (R43): unknown URLs, methods, media types,
+throttling, oversize bodies."""
+
+from __future__ import annotations
+
+import pytest
+
+from api.throttling import ContextTokenRateThrottle
+from tests.api.conftest import Api, error_of
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/nothing",
+        "/api/v1/contexts/a%0Ab/",
+        "/api/v1/contexts/alpha/nothing/",
+        "/api/v2/",
+        "/api/v1/contexts/alpha/x/y/z",
+    ],
+)
+def test_unknown_urls_under_api_are_404_json(api: Api, path: str) -> None:
+    for method in ("get", "post", "delete"):
+        response = getattr(api.client, method)(path)
+        assert response.status_code == 404
+        assert response["Content-Type"].startswith("application/json")
+        assert error_of(response)["code"] == "not_found"
+
+
+def test_wrong_method_is_405(api: Api) -> None:
+    for method, path in (
+        ("delete", ""),
+        ("put", "events/"),
+        ("post", "frames/"),
+        ("get", "recall/"),
+    ):
+        response = getattr(api.client, method)(api.url(path))
+        assert response.status_code == 405, (method, path)
+        assert error_of(response)["code"] == "method_not_allowed"
+
+
+def test_form_encoded_body_is_415(api: Api) -> None:
+    response = api.client.post(api.url("events/"), {"kind": "tool_result", "content": "x"})
+    assert response.status_code == 415
+    assert error_of(response)["code"] == "unsupported_media_type"
+
+
+def test_declared_length_over_the_limit_is_413_before_reading(api: Api, settings) -> None:
+    settings.MAX_REQUEST_BYTES = 1024
+    response = api.post("transactions/", {"text": "(context-tx (derive a (x " + "y" * 2000 + ")))"})
+    assert response.status_code == 413
+    assert error_of(response)["code"] == "too_large"
+    assert api.get("transactions/").json()["transactions"] == []
+
+
+def test_nul_in_a_query_string_is_400(api: Api) -> None:
+    response = api.get("frames/", {"status": "active\x00"})
+    assert response.status_code == 400
+    assert error_of(response)["code"] == "invalid_request"
+
+
+def test_too_many_requests_is_429_with_retry_after(api: Api, monkeypatch) -> None:
+    from django.core.cache import cache
+
+    cache.clear()
+    monkeypatch.setattr(ContextTokenRateThrottle, "rate", "3/min", raising=False)
+    codes = [api.get().status_code for _ in range(4)]
+    assert codes == [200, 200, 200, 429]
+    response = api.get()
+    error = error_of(response)
+    assert error["code"] == "throttled"
+    assert error["details"][0]["retry_after_seconds"] > 0
+    assert "Retry-After" in response
+    cache.clear()

@@ -1,0 +1,71 @@
+"""The text pipeline shared by indexing and queries (R33): NFKC, case folding, ICU words."""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from memory.textindex import normalise, snippet, tokens, tsquery_literal, tsvector_literal
+
+
+def test_chinese_is_segmented_into_dictionary_words():
+    assert tokens("发布任务") == ["发布", "任务"]
+    assert tokens("测试结果已吸收，继续准备发布") == [
+        "测试",
+        "结果",
+        "已",
+        "吸收",
+        "继续",
+        "准备",
+        "发布",
+    ]
+
+
+def test_japanese_is_segmented_into_words():
+    assert tokens("テストを実行しました") == ["テスト", "を", "実行", "しま", "した"]
+
+
+def test_full_width_and_case_fold_to_the_same_token():
+    assert normalise("ＡＰＩ") == "api"
+    assert tokens("ＡＰＩ Gateway") == tokens("api GATEWAY") == ["api", "gateway"]
+    assert tokens("Straße") == tokens("STRASSE") == ["strasse"]
+
+
+def test_spaces_punctuation_and_symbols_are_not_tokens():
+    assert tokens("Hello, World! -- (ok) 😀 ...") == ["hello", "world", "ok"]
+
+
+def test_numbers_identifiers_and_refs_stay_whole():
+    assert tokens("v1.5 test_0001 @e42 dist/") == ["v1.5", "test_0001", "e42", "dist"]
+
+
+def test_query_and_document_use_the_same_pipeline():
+    assert tokens("Release-Procedure") == tokens("release-procedure") == ["release", "procedure"]
+
+
+def test_lexemes_with_quotes_and_backslashes_round_trip_through_postgresql(db):
+    words = ["it's", "a\\b", "发布"]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT %s::tsvector @@ %s::tsquery",
+            [tsvector_literal(words), tsquery_literal(["it's", "发布"])],
+        )
+        assert cursor.fetchone()[0] is True
+        cursor.execute(
+            "SELECT %s::tsvector @@ %s::tsquery",
+            [tsvector_literal(words), tsquery_literal(["a\\b"])],
+        )
+        assert cursor.fetchone()[0] is True
+
+
+def test_snippet_marks_matches_as_parts_without_markup():
+    shown = snippet("构建完成，发布任务已排队 <b>ok</b>", ["发布"])
+    assert shown["snippet"] == "构建完成，发布任务已排队 <b>ok</b>"
+    assert [p for p in shown["parts"] if p["match"]] == [{"text": "发布", "match": True}]
+
+
+def test_snippet_is_a_window_around_the_first_match():
+    text = "filler " * 100 + "the ＡＰＩ answered" + " tail" * 100
+    shown = snippet(text, ["api"])
+    assert len(shown["snippet"]) < 260
+    assert shown["parts"][0]["text"] == "…" and shown["parts"][-1]["text"] == "…"
+    assert {"text": "ＡＰＩ", "match": True} in shown["parts"]
