@@ -13,8 +13,8 @@ from django.db import transaction
 
 from memory import txlang
 from memory.broadcast import broadcast_after_commit
-from memory.events import check_thread
 from memory.errors import Conflict, InvalidRequest, MorphzError, ParseError, RuleViolation
+from memory.events import check_thread
 from memory.kinds import REJECTED
 from memory.models import Context, Evaluation, TransactionRecord
 from memory.pressure import PressureState, pressure_state

@@ -4,365 +4,794 @@ import django.contrib.postgres.fields
 import django.contrib.postgres.indexes
 import django.contrib.postgres.search
 import django.db.models.deletion
-import memory.fields
 from django.db import migrations, models
+
+import memory.fields
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Context',
+            name="Context",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=64, unique=True)),
-                ('name', models.CharField(blank=True, max_length=200)),
-                ('version', models.BigIntegerField(default=0)),
-                ('tick', models.BigIntegerField(default=0)),
-                ('last_seq', models.BigIntegerField(default=0)),
-                ('grace_ticks', models.PositiveIntegerField(default=8)),
-                ('capacity_tokens', models.PositiveIntegerField(default=32000)),
-                ('pressure_percent', models.PositiveSmallIntegerField(default=70)),
-                ('maintenance_percent', models.PositiveSmallIntegerField(default=90)),
-                ('maintenance_exit_percent', models.PositiveSmallIntegerField(default=80)),
-                ('used_tokens', models.BigIntegerField(default=0)),
-                ('in_maintenance', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=64, unique=True)),
+                ("name", models.CharField(blank=True, max_length=200)),
+                ("version", models.BigIntegerField(default=0)),
+                ("tick", models.BigIntegerField(default=0)),
+                ("last_seq", models.BigIntegerField(default=0)),
+                ("grace_ticks", models.PositiveIntegerField(default=8)),
+                ("capacity_tokens", models.PositiveIntegerField(default=32000)),
+                ("pressure_percent", models.PositiveSmallIntegerField(default=70)),
+                ("maintenance_percent", models.PositiveSmallIntegerField(default=90)),
+                ("maintenance_exit_percent", models.PositiveSmallIntegerField(default=80)),
+                ("used_tokens", models.BigIntegerField(default=0)),
+                ("in_maintenance", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['slug'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('version__gte', 0)), name='context_version_nonneg'), models.CheckConstraint(condition=models.Q(('tick__gte', 0)), name='context_tick_nonneg'), models.CheckConstraint(condition=models.Q(('last_seq__gte', 0)), name='context_seq_nonneg'), models.CheckConstraint(condition=models.Q(('capacity_tokens__gt', 0)), name='context_capacity_pos'), models.CheckConstraint(condition=models.Q(('used_tokens__gte', 0)), name='context_used_nonneg'), models.CheckConstraint(condition=models.Q(('pressure_percent__gt', 0), ('pressure_percent__lte', models.F('maintenance_percent')), ('maintenance_exit_percent__lt', models.F('maintenance_percent')), ('maintenance_exit_percent__gt', 0), ('maintenance_percent__lte', 100)), name='context_thresholds_ordered')],
+                "ordering": ["slug"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("version__gte", 0)), name="context_version_nonneg"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("tick__gte", 0)), name="context_tick_nonneg"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("last_seq__gte", 0)), name="context_seq_nonneg"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("capacity_tokens__gt", 0)), name="context_capacity_pos"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("used_tokens__gte", 0)), name="context_used_nonneg"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("pressure_percent__gt", 0),
+                            ("pressure_percent__lte", models.F("maintenance_percent")),
+                            ("maintenance_exit_percent__lt", models.F("maintenance_percent")),
+                            ("maintenance_exit_percent__gt", 0),
+                            ("maintenance_percent__lte", 100),
+                        ),
+                        name="context_thresholds_ordered",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ApiToken',
+            name="ApiToken",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(blank=True, max_length=100)),
-                ('key_prefix', models.CharField(max_length=12)),
-                ('key_hash', models.CharField(max_length=64, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('last_used_at', models.DateTimeField(blank=True, null=True)),
-                ('revoked_at', models.DateTimeField(blank=True, null=True)),
-                ('context', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tokens', to='memory.context')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(blank=True, max_length=100)),
+                ("key_prefix", models.CharField(max_length=12)),
+                ("key_hash", models.CharField(max_length=64, unique=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("last_used_at", models.DateTimeField(blank=True, null=True)),
+                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "context",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tokens",
+                        to="memory.context",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['context', 'created_at'],
+                "ordering": ["context", "created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Evaluation',
+            name="Evaluation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('thread', models.CharField(default='main', max_length=100)),
-                ('idempotency_key', models.CharField(blank=True, max_length=200, null=True)),
-                ('continuation', models.BooleanField(default=False)),
-                ('tick', models.BigIntegerField()),
-                ('advanced_tick', models.BooleanField(default=False)),
-                ('view_version', models.BigIntegerField()),
-                ('claimed_seqs', django.contrib.postgres.fields.ArrayField(base_field=models.BigIntegerField(), default=list, size=None)),
-                ('result', models.JSONField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('context', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='evaluations', to='memory.context')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("thread", models.CharField(default="main", max_length=100)),
+                ("idempotency_key", models.CharField(blank=True, max_length=200, null=True)),
+                ("continuation", models.BooleanField(default=False)),
+                ("tick", models.BigIntegerField()),
+                ("advanced_tick", models.BooleanField(default=False)),
+                ("view_version", models.BigIntegerField()),
+                (
+                    "claimed_seqs",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.BigIntegerField(), default=list, size=None
+                    ),
+                ),
+                ("result", models.JSONField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "context",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="evaluations",
+                        to="memory.context",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['context', 'id'],
+                "ordering": ["context", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Event',
+            name="Event",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.BigIntegerField()),
-                ('kind', models.CharField(choices=[('user_message', 'user_message'), ('tool_result', 'tool_result'), ('agent_message', 'agent_message'), ('external_fact', 'external_fact'), ('action', 'action'), ('recall_result', 'recall_result'), ('transaction', 'transaction')], max_length=20)),
-                ('thread', models.CharField(default='main', max_length=100)),
-                ('content', models.TextField(blank=True)),
-                ('payload', models.JSONField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('idempotency_key', models.CharField(blank=True, max_length=200, null=True)),
-                ('size_chars', models.BigIntegerField(default=0)),
-                ('token_estimate', models.BigIntegerField(default=0)),
-                ('is_observation', models.BooleanField(default=False)),
-                ('active', models.BooleanField(default=False)),
-                ('status_version', models.BigIntegerField(default=0)),
-                ('pending', models.BooleanField(default=False)),
-                ('delivers', django.contrib.postgres.fields.ArrayField(base_field=models.BigIntegerField(), blank=True, default=list, size=None)),
-                ('request_state', models.CharField(blank=True, choices=[('open', 'open'), ('delivered', 'delivered')], max_length=10, null=True)),
-                ('delivered_by_seq', models.BigIntegerField(blank=True, null=True)),
-                ('context', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='memory.context')),
-                ('evaluation', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='claimed', to='memory.evaluation')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seq", models.BigIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("user_message", "user_message"),
+                            ("tool_result", "tool_result"),
+                            ("agent_message", "agent_message"),
+                            ("external_fact", "external_fact"),
+                            ("action", "action"),
+                            ("recall_result", "recall_result"),
+                            ("transaction", "transaction"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("thread", models.CharField(default="main", max_length=100)),
+                ("content", models.TextField(blank=True)),
+                ("payload", models.JSONField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("idempotency_key", models.CharField(blank=True, max_length=200, null=True)),
+                ("size_chars", models.BigIntegerField(default=0)),
+                ("token_estimate", models.BigIntegerField(default=0)),
+                ("is_observation", models.BooleanField(default=False)),
+                ("active", models.BooleanField(default=False)),
+                ("status_version", models.BigIntegerField(default=0)),
+                ("pending", models.BooleanField(default=False)),
+                (
+                    "delivers",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.BigIntegerField(), blank=True, default=list, size=None
+                    ),
+                ),
+                (
+                    "request_state",
+                    models.CharField(
+                        blank=True,
+                        choices=[("open", "open"), ("delivered", "delivered")],
+                        max_length=10,
+                        null=True,
+                    ),
+                ),
+                ("delivered_by_seq", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "context",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="events",
+                        to="memory.context",
+                    ),
+                ),
+                (
+                    "evaluation",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="claimed",
+                        to="memory.evaluation",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['context', 'seq'],
+                "ordering": ["context", "seq"],
             },
         ),
         migrations.CreateModel(
-            name='Frame',
+            name="Frame",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('frame_id', models.CharField(max_length=128)),
-                ('revision', models.PositiveIntegerField(default=1)),
-                ('body', memory.fields.OrderedJSONField()),
-                ('sources', models.JSONField(default=list)),
-                ('status', models.CharField(choices=[('active', 'active'), ('retiring', 'retiring'), ('retired', 'retired')], default='active', max_length=10)),
-                ('protected', models.BooleanField(default=False)),
-                ('retire_requested_tick', models.BigIntegerField(blank=True, null=True)),
-                ('retire_due_tick', models.BigIntegerField(blank=True, null=True)),
-                ('retire_reason', models.TextField(blank=True, null=True)),
-                ('retire_generation', models.PositiveIntegerField(default=0)),
-                ('token_estimate', models.BigIntegerField(default=0)),
-                ('created_version', models.BigIntegerField()),
-                ('changed_version', models.BigIntegerField()),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('context', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='frames', to='memory.context')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("frame_id", models.CharField(max_length=128)),
+                ("revision", models.PositiveIntegerField(default=1)),
+                ("body", memory.fields.OrderedJSONField()),
+                ("sources", models.JSONField(default=list)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("active", "active"),
+                            ("retiring", "retiring"),
+                            ("retired", "retired"),
+                        ],
+                        default="active",
+                        max_length=10,
+                    ),
+                ),
+                ("protected", models.BooleanField(default=False)),
+                ("retire_requested_tick", models.BigIntegerField(blank=True, null=True)),
+                ("retire_due_tick", models.BigIntegerField(blank=True, null=True)),
+                ("retire_reason", models.TextField(blank=True, null=True)),
+                ("retire_generation", models.PositiveIntegerField(default=0)),
+                ("token_estimate", models.BigIntegerField(default=0)),
+                ("created_version", models.BigIntegerField()),
+                ("changed_version", models.BigIntegerField()),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "context",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="frames",
+                        to="memory.context",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['context', 'frame_id'],
+                "ordering": ["context", "frame_id"],
             },
         ),
         migrations.CreateModel(
-            name='IndexIntent',
+            name="IndexIntent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('context', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='memory.context')),
-                ('event', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, to='memory.event')),
-                ('frame', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, to='memory.frame')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "context",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="memory.context",
+                    ),
+                ),
+                (
+                    "event",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        to="memory.event",
+                    ),
+                ),
+                (
+                    "frame",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        to="memory.frame",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='Relation',
+            name="Relation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64)),
-                ('created_version', models.BigIntegerField()),
-                ('removed_version', models.BigIntegerField(blank=True, null=True)),
-                ('context', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='relations', to='memory.context')),
-                ('object', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='relations_in', to='memory.frame')),
-                ('subject', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='relations_out', to='memory.frame')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=64)),
+                ("created_version", models.BigIntegerField()),
+                ("removed_version", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "context",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="relations",
+                        to="memory.context",
+                    ),
+                ),
+                (
+                    "object",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="relations_in",
+                        to="memory.frame",
+                    ),
+                ),
+                (
+                    "subject",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="relations_out",
+                        to="memory.frame",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['context', 'id'],
+                "ordering": ["context", "id"],
             },
         ),
         migrations.CreateModel(
-            name='RetirementRequest',
+            name="RetirementRequest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('generation', models.PositiveIntegerField()),
-                ('requested_tick', models.BigIntegerField()),
-                ('due_tick', models.BigIntegerField()),
-                ('reason', models.TextField(blank=True)),
-                ('requested_version', models.BigIntegerField()),
-                ('outcome', models.CharField(choices=[('pending', 'pending'), ('expired', 'expired'), ('completed', 'completed'), ('cancelled', 'cancelled'), ('stale', 'stale')], default='pending', max_length=12)),
-                ('resolved_tick', models.BigIntegerField(blank=True, null=True)),
-                ('resolved_version', models.BigIntegerField(blank=True, null=True)),
-                ('frame', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='retirements', to='memory.frame')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("generation", models.PositiveIntegerField()),
+                ("requested_tick", models.BigIntegerField()),
+                ("due_tick", models.BigIntegerField()),
+                ("reason", models.TextField(blank=True)),
+                ("requested_version", models.BigIntegerField()),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[
+                            ("pending", "pending"),
+                            ("expired", "expired"),
+                            ("completed", "completed"),
+                            ("cancelled", "cancelled"),
+                            ("stale", "stale"),
+                        ],
+                        default="pending",
+                        max_length=12,
+                    ),
+                ),
+                ("resolved_tick", models.BigIntegerField(blank=True, null=True)),
+                ("resolved_version", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "frame",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="retirements",
+                        to="memory.frame",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['frame', 'generation'],
+                "ordering": ["frame", "generation"],
             },
         ),
         migrations.CreateModel(
-            name='SearchDocument',
+            name="SearchDocument",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('ref', models.CharField(max_length=140)),
-                ('status', models.CharField(max_length=10)),
-                ('kind', models.CharField(max_length=20)),
-                ('thread', models.CharField(max_length=100)),
-                ('created_at', models.DateTimeField()),
-                ('text', models.TextField()),
-                ('tokens', django.contrib.postgres.search.SearchVectorField()),
-                ('indexed_at', models.DateTimeField(auto_now=True)),
-                ('context', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='memory.context')),
-                ('event', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='search_document', to='memory.event')),
-                ('frame', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='search_document', to='memory.frame')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("ref", models.CharField(max_length=140)),
+                ("status", models.CharField(max_length=10)),
+                ("kind", models.CharField(max_length=20)),
+                ("thread", models.CharField(max_length=100)),
+                ("created_at", models.DateTimeField()),
+                ("text", models.TextField()),
+                ("tokens", django.contrib.postgres.search.SearchVectorField()),
+                ("indexed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "context",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="memory.context",
+                    ),
+                ),
+                (
+                    "event",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="search_document",
+                        to="memory.event",
+                    ),
+                ),
+                (
+                    "frame",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="search_document",
+                        to="memory.frame",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='TransactionRecord',
+            name="TransactionRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('author', models.CharField(max_length=200)),
-                ('author_kind', models.CharField(max_length=10)),
-                ('thread', models.CharField(default='main', max_length=100)),
-                ('base_version', models.BigIntegerField(blank=True, null=True)),
-                ('committed_version', models.BigIntegerField(blank=True, null=True)),
-                ('status', models.CharField(choices=[('committed', 'committed'), ('rejected', 'rejected')], max_length=10)),
-                ('reason', models.TextField(blank=True)),
-                ('text', models.TextField()),
-                ('ops', memory.fields.OrderedJSONField(blank=True, null=True)),
-                ('receipt', models.JSONField(blank=True, null=True)),
-                ('errors', models.JSONField(blank=True, null=True)),
-                ('frame_ids', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=128), blank=True, default=list, size=None)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('context', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='transactions', to='memory.context')),
-                ('evaluation', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='transactions', to='memory.evaluation')),
-                ('event', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='transaction', to='memory.event')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("author", models.CharField(max_length=200)),
+                ("author_kind", models.CharField(max_length=10)),
+                ("thread", models.CharField(default="main", max_length=100)),
+                ("base_version", models.BigIntegerField(blank=True, null=True)),
+                ("committed_version", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("committed", "committed"), ("rejected", "rejected")],
+                        max_length=10,
+                    ),
+                ),
+                ("reason", models.TextField(blank=True)),
+                ("text", models.TextField()),
+                ("ops", memory.fields.OrderedJSONField(blank=True, null=True)),
+                ("receipt", models.JSONField(blank=True, null=True)),
+                ("errors", models.JSONField(blank=True, null=True)),
+                (
+                    "frame_ids",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.CharField(max_length=128),
+                        blank=True,
+                        default=list,
+                        size=None,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "context",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="transactions",
+                        to="memory.context",
+                    ),
+                ),
+                (
+                    "evaluation",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="transactions",
+                        to="memory.evaluation",
+                    ),
+                ),
+                (
+                    "event",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="transaction",
+                        to="memory.event",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['context', 'id'],
+                "ordering": ["context", "id"],
             },
         ),
         migrations.CreateModel(
-            name='FrameRevision',
+            name="FrameRevision",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('revision', models.PositiveIntegerField()),
-                ('body', memory.fields.OrderedJSONField()),
-                ('sources', models.JSONField(default=list)),
-                ('version', models.BigIntegerField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('frame', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='revisions', to='memory.frame')),
-                ('transaction', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='frame_revisions', to='memory.transactionrecord')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("revision", models.PositiveIntegerField()),
+                ("body", memory.fields.OrderedJSONField()),
+                ("sources", models.JSONField(default=list)),
+                ("version", models.BigIntegerField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "frame",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="revisions",
+                        to="memory.frame",
+                    ),
+                ),
+                (
+                    "transaction",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="frame_revisions",
+                        to="memory.transactionrecord",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['frame', 'revision'],
+                "ordering": ["frame", "revision"],
             },
         ),
         migrations.AddConstraint(
-            model_name='evaluation',
-            constraint=models.UniqueConstraint(condition=models.Q(('idempotency_key__isnull', False)), fields=('context', 'idempotency_key'), name='evaluation_idempotency_unique'),
+            model_name="evaluation",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("idempotency_key__isnull", False)),
+                fields=("context", "idempotency_key"),
+                name="evaluation_idempotency_unique",
+            ),
         ),
         migrations.AddIndex(
-            model_name='event',
-            index=models.Index(condition=models.Q(('pending', True)), fields=['context', 'seq'], name='event_pending_idx'),
+            model_name="event",
+            index=models.Index(
+                condition=models.Q(("pending", True)),
+                fields=["context", "seq"],
+                name="event_pending_idx",
+            ),
         ),
         migrations.AddIndex(
-            model_name='event',
-            index=models.Index(condition=models.Q(('active', True)), fields=['context', 'seq'], name='event_active_idx'),
+            model_name="event",
+            index=models.Index(
+                condition=models.Q(("active", True)),
+                fields=["context", "seq"],
+                name="event_active_idx",
+            ),
         ),
         migrations.AddIndex(
-            model_name='event',
-            index=models.Index(condition=models.Q(('request_state', 'open')), fields=['context', 'seq'], name='event_open_request_idx'),
+            model_name="event",
+            index=models.Index(
+                condition=models.Q(("request_state", "open")),
+                fields=["context", "seq"],
+                name="event_open_request_idx",
+            ),
         ),
         migrations.AddIndex(
-            model_name='event',
-            index=models.Index(fields=['context', 'kind', 'seq'], name='event_kind_idx'),
+            model_name="event",
+            index=models.Index(fields=["context", "kind", "seq"], name="event_kind_idx"),
         ),
         migrations.AddIndex(
-            model_name='event',
-            index=models.Index(fields=['context', 'thread', 'seq'], name='event_thread_idx'),
+            model_name="event",
+            index=models.Index(fields=["context", "thread", "seq"], name="event_thread_idx"),
         ),
         migrations.AddConstraint(
-            model_name='event',
-            constraint=models.UniqueConstraint(fields=('context', 'seq'), name='event_seq_unique'),
+            model_name="event",
+            constraint=models.UniqueConstraint(fields=("context", "seq"), name="event_seq_unique"),
         ),
         migrations.AddConstraint(
-            model_name='event',
-            constraint=models.UniqueConstraint(condition=models.Q(('idempotency_key__isnull', False)), fields=('context', 'idempotency_key'), name='event_idempotency_unique'),
+            model_name="event",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("idempotency_key__isnull", False)),
+                fields=("context", "idempotency_key"),
+                name="event_idempotency_unique",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='event',
-            constraint=models.CheckConstraint(condition=models.Q(('seq__gt', 0)), name='event_seq_positive'),
+            model_name="event",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("seq__gt", 0)), name="event_seq_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='event',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['user_message', 'tool_result', 'agent_message', 'external_fact', 'action', 'recall_result', 'transaction'])), name='event_kind_valid'),
+            model_name="event",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "kind__in",
+                        [
+                            "user_message",
+                            "tool_result",
+                            "agent_message",
+                            "external_fact",
+                            "action",
+                            "recall_result",
+                            "transaction",
+                        ],
+                    )
+                ),
+                name="event_kind_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='event',
-            constraint=models.CheckConstraint(condition=models.Q(('request_state__isnull', True), ('request_state__in', ['open', 'delivered']), _connector='OR'), name='event_request_state_valid'),
+            model_name="event",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("request_state__isnull", True),
+                    ("request_state__in", ["open", "delivered"]),
+                    _connector="OR",
+                ),
+                name="event_request_state_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='event',
-            constraint=models.CheckConstraint(condition=models.Q(('active', False), ('is_observation', True), _connector='OR'), name='event_only_observations_active'),
+            model_name="event",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("active", False), ("is_observation", True), _connector="OR"),
+                name="event_only_observations_active",
+            ),
         ),
         migrations.AddIndex(
-            model_name='frame',
-            index=models.Index(condition=models.Q(('status', 'retiring')), fields=['context', 'retire_due_tick'], name='frame_retiring_due_idx'),
+            model_name="frame",
+            index=models.Index(
+                condition=models.Q(("status", "retiring")),
+                fields=["context", "retire_due_tick"],
+                name="frame_retiring_due_idx",
+            ),
         ),
         migrations.AddIndex(
-            model_name='frame',
-            index=models.Index(condition=models.Q(('status', 'retired'), _negated=True), fields=['context', 'frame_id'], name='frame_live_idx'),
+            model_name="frame",
+            index=models.Index(
+                condition=models.Q(("status", "retired"), _negated=True),
+                fields=["context", "frame_id"],
+                name="frame_live_idx",
+            ),
         ),
         migrations.AddIndex(
-            model_name='frame',
-            index=django.contrib.postgres.indexes.GinIndex(fields=['sources'], name='frame_sources_gin'),
+            model_name="frame",
+            index=django.contrib.postgres.indexes.GinIndex(
+                fields=["sources"], name="frame_sources_gin"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='frame',
-            constraint=models.UniqueConstraint(fields=('context', 'frame_id'), name='frame_id_unique'),
+            model_name="frame",
+            constraint=models.UniqueConstraint(
+                fields=("context", "frame_id"), name="frame_id_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='frame',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['active', 'retiring', 'retired'])), name='frame_status_valid'),
+            model_name="frame",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["active", "retiring", "retired"])),
+                name="frame_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='frame',
-            constraint=models.CheckConstraint(condition=models.Q(('revision__gte', 1)), name='frame_revision_positive'),
+            model_name="frame",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("revision__gte", 1)), name="frame_revision_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='frame',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('status', 'retiring'), ('retire_due_tick__isnull', False)), models.Q(models.Q(('status', 'retiring'), _negated=True), ('retire_due_tick__isnull', True)), _connector='OR'), name='frame_retiring_has_due_tick'),
+            model_name="frame",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("status", "retiring"), ("retire_due_tick__isnull", False)),
+                    models.Q(
+                        models.Q(("status", "retiring"), _negated=True),
+                        ("retire_due_tick__isnull", True),
+                    ),
+                    _connector="OR",
+                ),
+                name="frame_retiring_has_due_tick",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='frame',
-            constraint=models.CheckConstraint(condition=models.Q(('status', 'retiring'), ('protected', True), _negated=True), name='frame_protected_not_retiring'),
+            model_name="frame",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status", "retiring"), ("protected", True), _negated=True),
+                name="frame_protected_not_retiring",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='indexintent',
-            constraint=models.CheckConstraint(condition=models.Q(('frame__isnull', True), ('event__isnull', True), _connector='XOR'), name='index_intent_one_target'),
+            model_name="indexintent",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("frame__isnull", True), ("event__isnull", True), _connector="XOR"
+                ),
+                name="index_intent_one_target",
+            ),
         ),
         migrations.AddIndex(
-            model_name='relation',
-            index=models.Index(condition=models.Q(('removed_version__isnull', True)), fields=['subject', 'name'], name='relation_subject_idx'),
+            model_name="relation",
+            index=models.Index(
+                condition=models.Q(("removed_version__isnull", True)),
+                fields=["subject", "name"],
+                name="relation_subject_idx",
+            ),
         ),
         migrations.AddIndex(
-            model_name='relation',
-            index=models.Index(condition=models.Q(('removed_version__isnull', True)), fields=['object', 'name'], name='relation_object_idx'),
+            model_name="relation",
+            index=models.Index(
+                condition=models.Q(("removed_version__isnull", True)),
+                fields=["object", "name"],
+                name="relation_object_idx",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='relation',
-            constraint=models.UniqueConstraint(condition=models.Q(('removed_version__isnull', True)), fields=('subject', 'name', 'object'), name='relation_live_unique'),
+            model_name="relation",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("removed_version__isnull", True)),
+                fields=("subject", "name", "object"),
+                name="relation_live_unique",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='retirementrequest',
-            constraint=models.UniqueConstraint(fields=('frame', 'generation'), name='retirement_gen_unique'),
+            model_name="retirementrequest",
+            constraint=models.UniqueConstraint(
+                fields=("frame", "generation"), name="retirement_gen_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='retirementrequest',
-            constraint=models.CheckConstraint(condition=models.Q(('outcome__in', ['pending', 'expired', 'completed', 'cancelled', 'stale'])), name='retirement_outcome_valid'),
+            model_name="retirementrequest",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("outcome__in", ["pending", "expired", "completed", "cancelled", "stale"])
+                ),
+                name="retirement_outcome_valid",
+            ),
         ),
         migrations.AddIndex(
-            model_name='searchdocument',
-            index=django.contrib.postgres.indexes.GinIndex(fields=['tokens'], name='search_tokens_gin'),
+            model_name="searchdocument",
+            index=django.contrib.postgres.indexes.GinIndex(
+                fields=["tokens"], name="search_tokens_gin"
+            ),
         ),
         migrations.AddIndex(
-            model_name='searchdocument',
-            index=models.Index(fields=['context', 'created_at'], name='search_context_time_idx'),
+            model_name="searchdocument",
+            index=models.Index(fields=["context", "created_at"], name="search_context_time_idx"),
         ),
         migrations.AddConstraint(
-            model_name='searchdocument',
-            constraint=models.CheckConstraint(condition=models.Q(('frame__isnull', True), ('event__isnull', True), _connector='XOR'), name='search_document_one_target'),
+            model_name="searchdocument",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("frame__isnull", True), ("event__isnull", True), _connector="XOR"
+                ),
+                name="search_document_one_target",
+            ),
         ),
         migrations.AddIndex(
-            model_name='transactionrecord',
-            index=django.contrib.postgres.indexes.GinIndex(fields=['frame_ids'], name='transaction_frames_gin'),
+            model_name="transactionrecord",
+            index=django.contrib.postgres.indexes.GinIndex(
+                fields=["frame_ids"], name="transaction_frames_gin"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transactionrecord',
-            constraint=models.UniqueConstraint(condition=models.Q(('committed_version__isnull', False)), fields=('context', 'committed_version'), name='transaction_version_unique'),
+            model_name="transactionrecord",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("committed_version__isnull", False)),
+                fields=("context", "committed_version"),
+                name="transaction_version_unique",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transactionrecord',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['committed', 'rejected'])), name='transaction_status_valid'),
+            model_name="transactionrecord",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["committed", "rejected"])),
+                name="transaction_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transactionrecord',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('status', 'committed'), ('committed_version__isnull', False)), models.Q(('status', 'rejected'), ('committed_version__isnull', True)), _connector='OR'), name='transaction_committed_has_version'),
+            model_name="transactionrecord",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("status", "committed"), ("committed_version__isnull", False)),
+                    models.Q(("status", "rejected"), ("committed_version__isnull", True)),
+                    _connector="OR",
+                ),
+                name="transaction_committed_has_version",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='framerevision',
-            constraint=models.UniqueConstraint(fields=('frame', 'revision'), name='frame_revision_unique'),
+            model_name="framerevision",
+            constraint=models.UniqueConstraint(
+                fields=("frame", "revision"), name="frame_revision_unique"
+            ),
         ),
     ]

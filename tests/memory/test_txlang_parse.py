@@ -27,7 +27,7 @@ PROCEDURE_EXAMPLE = """(context-tx
     (applicability "先核对当前项目布局和脚本，再选择对应分支。"))
   (relate release-procedure supersedes release-case-a)
   (relate release-procedure supersedes release-case-b)
-  (retire release-case-a release-case-b))"""  # noqa: E501
+  (retire release-case-a release-case-b))"""
 
 
 def tx(*ops: str) -> str:
