@@ -114,8 +114,9 @@ class TransactionView(ContextAPIView):
                 evaluation_id=evaluation_id,
             )
         receipt: dict[str, Any] = dict(result.receipt)
-        receipt["transaction"] = result.record.pk
-        receipt["ref"] = result.record.event.ref if result.record.event else None
+        # From the commit result itself: `result.record` would re-read the row (a query).
+        receipt["transaction"] = result.record_id
+        receipt["ref"] = result.event_ref
         return Response(receipt, status=201)
 
     @extend_schema(

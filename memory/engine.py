@@ -38,7 +38,12 @@ SYSTEM = Author("system", "system")
 @dataclass
 class CommitResult:
     record_id: int
+    event_seq: int
     receipt: dict[str, Any]
+
+    @property
+    def event_ref(self) -> str:
+        return f"@e{self.event_seq}"
 
     @property
     def record(self) -> TransactionRecord:
@@ -180,7 +185,7 @@ def _commit(
     )
     receipt = _receipt(context.version, context.tick, outcome, state)
     canonical = txlang.to_text(tx)
-    record_pk, _ = write_commit(
+    record_pk, event_seq = write_commit(
         context,
         outcome,
         text=canonical,
@@ -204,7 +209,7 @@ def _commit(
             "pressure": receipt["pressure"],
         },
     )
-    return CommitResult(record_id=record_pk, receipt=receipt)
+    return CommitResult(record_id=record_pk, event_seq=event_seq, receipt=receipt)
 
 
 def _relation_frame_ids(outcome: ApplyOutcome) -> set[str]:

@@ -1,0 +1,147 @@
+"""Plain HTTP under ASGI in one worker-thread hop per request.
+
+Every view, middleware and the REST framework are synchronous. Django's ASGI handler runs
+such a stack by hopping between the event loop and a fresh per-request thread several times
+(request signals, each sync/async boundary in the middleware chain, the view), and the new
+thread also means a new database connection checkout and a cold thread-local state. Measured
+on the API, those hops cost more than the memory work of an append.
+
+`OneHopHTTP` reads the request body on the event loop, then runs Django's WSGI handler (the
+same settings, URLs, middleware and views) once on a reused executor thread, collects the
+response there and sends it from the loop. Because it runs through `sync_to_async`, code in
+the request that calls `async_to_sync` (websocket broadcasts after commit) still reaches
+the server's own event loop, as under Django's ASGI handler. Websockets are untouched.
+
+Bodies are read up to MAX_REQUEST_BYTES + 1: the API answers 413 to anything longer (the
+Content-Length check or the parser sees the extra byte), so a huge upload is never buffered.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable, Iterable
+from io import BytesIO
+from tempfile import SpooledTemporaryFile
+from typing import IO, Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+IN_MEMORY_BODY = 256 * 1024  # larger bodies spill to a temporary file
+
+
+class Disconnected(Exception):
+    pass
+
+
+def wsgi_environ(scope: Scope, body: IO[bytes]) -> dict[str, Any]:
+    """The WSGI environ for an ASGI HTTP scope (PEP 3333 string rules: latin-1)."""
+    root = scope.get("root_path", "")
+    path = scope["path"]
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    server = scope.get("server") or ("localhost", 80)
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": scope["method"],
+        "SCRIPT_NAME": root.encode("utf8").decode("latin1"),
+        "PATH_INFO": path.encode("utf8").decode("latin1"),
+        "QUERY_STRING": scope.get("query_string", b"").decode("latin1"),
+        "SERVER_PROTOCOL": f"HTTP/{scope.get('http_version', '1.1')}",
+        "SERVER_NAME": str(server[0]),
+        "SERVER_PORT": str(server[1] if server[1] is not None else 80),
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": scope.get("scheme", "http"),
+        "wsgi.input": body,
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+    client = scope.get("client")
+    if client:
+        environ["REMOTE_ADDR"] = client[0]
+    for raw_name, raw_value in scope.get("headers", []):
+        name = raw_name.decode("latin1").upper().replace("-", "_")
+        if name not in ("CONTENT_LENGTH", "CONTENT_TYPE"):
+            name = f"HTTP_{name}"
+        value = raw_value.decode("latin1")
+        environ[name] = f"{environ[name]},{value}" if name in environ else value
+    return environ
+
+
+def run_wsgi(app: WSGIApp, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """Run the WSGI app to completion in this thread: status, headers and the whole body."""
+    started: list[Any] = []
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        if exc_info is not None and started:
+            raise exc_info[1].with_traceback(exc_info[2])
+        started[:] = [status, headers]
+        return lambda data: chunks.append(data)
+
+    chunks: list[bytes] = []
+    result = app(environ, start_response)
+    try:
+        chunks.extend(result)
+    finally:
+        close = getattr(result, "close", None)
+        if close is not None:
+            close()  # fires request_finished: the database connection goes back to the pool
+    status, headers = started
+    encoded = [(n.lower().encode("latin1"), v.encode("latin1")) for n, v in headers]
+    return int(status.split(" ", 1)[0]), encoded, b"".join(chunks)
+
+
+class OneHopHTTP:
+    """ASGI app for `http` scopes that serves a WSGI app in one thread hop per request."""
+
+    def __init__(self, app: WSGIApp) -> None:
+        self.app = app
+        self.run = sync_to_async(run_wsgi, thread_sensitive=False)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"OneHopHTTP serves http scopes, not {scope['type']!r}")
+        try:
+            body, size = await self.read_body(receive)
+        except Disconnected:
+            return
+        with body:
+            environ = wsgi_environ(scope, body)
+            # A chunked request has no Content-Length, and Django's WSGI request would read
+            # it as empty: give the size that was received.
+            environ.setdefault("CONTENT_LENGTH", str(size))
+            status, headers, content = await self.run(self.app, environ)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": content})
+
+    async def read_body(self, receive: Receive) -> tuple[IO[bytes], int]:
+        limit = settings.MAX_REQUEST_BYTES + 1
+        first = await receive()
+        if first["type"] == "http.disconnect":
+            raise Disconnected
+        data = first.get("body", b"")
+        if not first.get("more_body"):
+            data = data[:limit]
+            return BytesIO(data), len(data)  # the common case: one message, no temporary file
+        body: IO[bytes] = SpooledTemporaryFile(max_size=IN_MEMORY_BODY)
+        size = 0
+        while True:
+            if size < limit:
+                kept = data[: limit - size]
+                body.write(kept)
+                size += len(kept)
+            if not first.get("more_body"):
+                break
+            first = await receive()
+            if first["type"] == "http.disconnect":
+                body.close()
+                raise Disconnected
+            data = first.get("body", b"")
+        body.seek(0)
+        return body, size
