@@ -245,6 +245,19 @@ class TransactionApplier:
     def _frame(self, frame_id: str) -> FrameState | None:
         return self.frames.get(frame_id)
 
+    def _existing_frame(self, index: int, op: str, frame_id: str) -> FrameState | None:
+        """The frame, or None after recording `unknown_ref` for operation `index`."""
+        frame = self.frames.get(frame_id)
+        if frame is None:
+            self._fail(
+                index,
+                op,
+                "unknown_ref",
+                f"frame {frame_id!r} does not exist in this context",
+                frame_id,
+            )
+        return frame
+
     def _touch(self, frame: FrameState) -> None:
         frame.touched = True
         frame.changed_version = self.new_version
@@ -513,15 +526,8 @@ class TransactionApplier:
         }
 
     def _retire_frame(self, index: int, frame_id: str) -> dict[str, Any] | None:
-        frame = self._frame(frame_id)
+        frame = self._existing_frame(index, "retire", frame_id)
         if frame is None:
-            self._fail(
-                index,
-                "retire",
-                "unknown_ref",
-                f"frame {frame_id!r} does not exist in this context",
-                frame_id,
-            )
             return None
         if frame.protected:
             self._fail(
@@ -588,15 +594,8 @@ class TransactionApplier:
                     self.token_delta += event.token_estimate
                 outcomes.append({"ref": ref, "status": "active", "changed": changed})
                 continue
-            frame = self._frame(ref)
+            frame = self._existing_frame(index, "restore", ref)
             if frame is None:
-                self._fail(
-                    index,
-                    "restore",
-                    "unknown_ref",
-                    f"frame {ref!r} does not exist in this context",
-                    ref,
-                )
                 continue
             changed = frame.status != ACTIVE
             if frame.status == RETIRING:
@@ -611,15 +610,8 @@ class TransactionApplier:
     def _op_protect(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
         outcomes: list[dict[str, Any]] = []
         for frame_id in op["ids"]:
-            frame = self._frame(frame_id)
+            frame = self._existing_frame(index, "protect", frame_id)
             if frame is None:
-                self._fail(
-                    index,
-                    "protect",
-                    "unknown_ref",
-                    f"frame {frame_id!r} does not exist in this context",
-                    frame_id,
-                )
                 continue
             if frame.status == RETIRED:
                 self._fail(
@@ -641,15 +633,8 @@ class TransactionApplier:
     def _op_unprotect(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
         outcomes: list[dict[str, Any]] = []
         for frame_id in op["ids"]:
-            frame = self._frame(frame_id)
+            frame = self._existing_frame(index, "unprotect", frame_id)
             if frame is None:
-                self._fail(
-                    index,
-                    "unprotect",
-                    "unknown_ref",
-                    f"frame {frame_id!r} does not exist in this context",
-                    frame_id,
-                )
                 continue
             changed = frame.protected
             frame.protected = False
