@@ -1,4 +1,8 @@
-"""Compiling the active context: the next model input, as JSON and as prompt text (R23)."""
+"""Compiling the active context: the next model input, as JSON and as prompt text (R23).
+
+Sections: state (tick, version, pressure, open requests, pending actions), active and
+retiring frames, the live relations between them, active observations.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import json
 from typing import Any
 
 from memory.kinds import ACTION, REQUEST_OPEN, RETIRED, RETIRING, USER_MESSAGE
-from memory.models import Context, Event, Frame
+from memory.models import Context, Event, Frame, Relation
 from memory.pressure import pressure_state
 from memory.retirement import ticks_left
 from memory.tokens import estimate_tokens
@@ -85,6 +89,16 @@ def compile_active_context(context: Context) -> dict[str, Any]:
         .order_by("seq")
         .values("seq", "thread", "payload")
     )
+    relations = [
+        {"subject": subject, "name": name, "object": obj}
+        for subject, name, obj in Relation.objects.filter(
+            context=context, removed_version__isnull=True
+        )
+        .exclude(subject__status=RETIRED)
+        .exclude(object__status=RETIRED)
+        .order_by("id")
+        .values_list("subject__frame_id", "name", "object__frame_id")
+    ]
     frame_items: list[dict[str, Any]] = []
     for row in frames:
         item: dict[str, Any] = {
@@ -146,15 +160,25 @@ def compile_active_context(context: Context) -> dict[str, Any]:
         state_text += "\npending actions: " + ", ".join(f"{a['ref']} {a['name']}" for a in actions)
     parts = [state_text, "## frames"]
     parts.extend(render_frame(item) for item in frame_items)
+    relations_text = "\n".join(f"{r['subject']} {r['name']} {r['object']}" for r in relations)
+    if relations:
+        parts += ["## relations", relations_text]
     parts.append("## observations")
     parts.extend(render_observation(item) for item in observation_items)
     text = "\n\n".join(parts) + "\n"
     summary_tokens = estimate_tokens(state_text)
     summary["tokens"] = summary_tokens
+    relation_tokens = estimate_tokens(relations_text)
     return {
-        "context": {"state": summary, "frames": frame_items, "observations": observation_items},
+        "context": {
+            "state": summary,
+            "frames": frame_items,
+            "relations": relations,
+            "observations": observation_items,
+        },
         "text": text,
         "tokens": summary_tokens
+        + relation_tokens
         + sum(i["tokens"] for i in frame_items)
         + sum(i["tokens"] for i in observation_items),
     }

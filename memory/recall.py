@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.core import signing
@@ -61,38 +62,101 @@ CURSOR_SALT = "morphz.recall.cursor"
 
 Key = tuple[str, int]  # ("f", frame pk) or ("e", event seq)
 
-_NEIGHBOURS_SQL = """
-SELECT n.pos, n.kind, n.other, nf.frame_id, nf.sources
-FROM (
-  SELECT p.pos, n.grp, n.ord, n.kind, n.other
-  FROM unnest(%(pks)s::bigint[], %(fids)s::text[]) WITH ORDINALITY AS p(pk, fid, pos)
+_PAGE_SQL = """
+WITH RECURSIVE walk(level, kinds, ids, fids, seen_f, seen_e, total) AS (
+  SELECT 0, ARRAY['f'], ARRAY[f.id], ARRAY[f.frame_id::text], ARRAY[f.id], '{{}}'::bigint[], 1
+  FROM memory_frame f WHERE f.context_id = %(ctx)s AND f.frame_id = %(root)s
+  UNION ALL
+  SELECT w.level + 1, nx.kinds, nx.ids, nx.fids, w.seen_f || coalesce(nx.new_f, '{{}}'),
+         w.seen_e || coalesce(nx.new_e, '{{}}'), w.total + cardinality(nx.ids)
+  FROM walk w
   CROSS JOIN LATERAL (
-    {parts}
-  ) AS n
-  WHERE n.other IS NOT NULL
-  ORDER BY p.pos, n.grp, n.ord
-  LIMIT %(cap)s
-) AS n
-LEFT JOIN memory_frame nf ON n.kind = 'f' AND nf.id = n.other
-ORDER BY n.pos, n.grp, n.ord
+    SELECT array_agg(c.kind ORDER BY c.pos, c.grp, c.ord) AS kinds,
+           array_agg(c.other ORDER BY c.pos, c.grp, c.ord) AS ids,
+           array_agg(nf.frame_id::text ORDER BY c.pos, c.grp, c.ord) AS fids,
+           array_agg(c.other) FILTER (WHERE c.kind = 'f') AS new_f,
+           array_agg(c.other) FILTER (WHERE c.kind = 'e') AS new_e
+    FROM (
+      SELECT u.* FROM (
+        -- each new node once, at its first place in the walk order
+        SELECT DISTINCT ON (n.kind, n.other) n.kind, n.other, p.pos, n.grp, n.ord
+        FROM unnest(w.ids, w.fids) WITH ORDINALITY AS p(pk, fid, pos)
+        CROSS JOIN LATERAL (
+          {parts}
+        ) AS n
+        WHERE p.fid IS NOT NULL
+        ORDER BY n.kind, n.other, p.pos, n.grp, n.ord
+      ) AS u
+      ORDER BY u.pos, u.grp, u.ord
+      LIMIT %(target)s - w.total
+    ) AS c
+    LEFT JOIN memory_frame nf ON c.kind = 'f' AND nf.id = c.other
+  ) AS nx
+  WHERE w.level < %(depth)s AND w.total < %(target)s AND nx.ids IS NOT NULL
+),
+nodes AS (
+  SELECT row_number() OVER (ORDER BY w.level, u.i) - 1 AS n, w.level, u.kind, u.id
+  FROM walk w CROSS JOIN LATERAL unnest(w.kinds, w.ids) WITH ORDINALITY AS u(kind, id, i)
+),
+page_frames AS (SELECT id FROM nodes WHERE kind = 'f' AND n >= %(lo)s AND n < %(hi)s),
+known_frames AS (SELECT id FROM nodes WHERE kind = 'f' AND n < %(hi)s),
+relations AS (
+  -- two index scans (live relations by subject, by object), not an OR over both
+  SELECT r.id, r.subject_id, r.name, r.object_id FROM memory_relation r
+  WHERE r.subject_id = ANY(ARRAY(SELECT id FROM page_frames))
+    AND r.object_id = ANY(ARRAY(SELECT id FROM known_frames)) AND r.removed_version IS NULL
+  UNION
+  SELECT r.id, r.subject_id, r.name, r.object_id FROM memory_relation r
+  WHERE r.object_id = ANY(ARRAY(SELECT id FROM page_frames))
+    AND r.subject_id = ANY(ARRAY(SELECT id FROM known_frames)) AND r.removed_version IS NULL
+)
+SELECT x.n, x.level, x.kind, x.id, f.frame_id, f.sources::text, f.revision, f.status,
+       f.protected, f.retire_requested_tick, f.retire_due_tick, f.retire_reason,
+       CASE WHEN x.n >= %(lo)s THEN octet_length(f.body::text) END,
+       CASE WHEN x.n >= %(lo)s AND %(bodies)s AND octet_length(f.body::text) <= %(budget)s
+            THEN f.body::text END,
+       e.kind, e.thread, e.is_observation, e.active, e.created_at, left(e.content, %(preview)s),
+       char_length(e.content), octet_length(e.content),
+       CASE WHEN %(contents)s AND octet_length(e.content) <= %(budget)s THEN e.content END
+FROM nodes x
+LEFT JOIN memory_frame f ON x.kind = 'f' AND f.id = x.id
+LEFT JOIN memory_event e
+  ON x.kind = 'e' AND x.n >= %(lo)s AND x.n < %(hi)s AND e.context_id = %(ctx)s AND e.seq = x.id
+UNION ALL
+-- one last row (n = -1): the cognitive version of this snapshot and the relation edges
+SELECT -1, NULL, NULL, c.version, NULL,
+       (SELECT coalesce(json_agg(json_build_array(r.id, r.subject_id, r.name, r.object_id)
+                                 ORDER BY r.id), '[]')::text FROM relations r),
+       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       NULL, NULL, NULL
+FROM memory_context c WHERE c.id = %(ctx)s
+ORDER BY 1
 """
-# Group numbers fix the order of neighbours within one parent; each part is LIMITed so a
-# parent with a huge fan-out costs at most `cap` rows.
-_SOURCES = """(SELECT 0 AS grp, s.i AS ord,
-     CASE WHEN s.ref ~ '^@e[0-9]+$' THEN 'e' ELSE 'f' END AS kind,
+# Group numbers fix the order of neighbours within one parent; each part skips nodes already
+# seen on earlier levels and is LIMITed, so a parent with a huge fan-out costs at most `cap`
+# rows. `p` is the parent (pk, frame id), `w` the walk so far.
+_SOURCES = """(SELECT 0 AS grp, s.i AS ord, k.kind, k.other
+   FROM memory_frame src
+   CROSS JOIN LATERAL jsonb_array_elements_text(src.sources) WITH ORDINALITY AS s(ref, i)
+   CROSS JOIN LATERAL (SELECT
+     CASE WHEN s.ref ~ '^@e[0-9]+$' THEN 'e' ELSE 'f' END,
      CASE WHEN s.ref ~ '^@e[0-9]+$' THEN substr(s.ref, 3)::bigint
           ELSE (SELECT f2.id FROM memory_frame f2
-                WHERE f2.context_id = %(ctx)s AND f2.frame_id = s.ref) END AS other
-   FROM memory_frame src, jsonb_array_elements_text(src.sources) WITH ORDINALITY AS s(ref, i)
-   WHERE src.id = p.pk ORDER BY s.i LIMIT %(cap)s)"""
+                WHERE f2.context_id = %(ctx)s AND f2.frame_id = s.ref) END) AS k(kind, other)
+   WHERE src.id = p.pk AND k.other IS NOT NULL
+     AND k.other <> ALL(CASE WHEN k.kind = 'f' THEN w.seen_f ELSE w.seen_e END)
+   ORDER BY s.i LIMIT %(cap)s)"""
 _OUT_RELATIONS = """(SELECT 1 AS grp, r.id AS ord, 'f' AS kind, r.object_id AS other
    FROM memory_relation r
-   WHERE r.subject_id = p.pk AND r.removed_version IS NULL ORDER BY r.id LIMIT %(cap)s)"""
+   WHERE r.subject_id = p.pk AND r.removed_version IS NULL AND r.object_id <> ALL(w.seen_f)
+   ORDER BY r.id LIMIT %(cap)s)"""
 _CITING_FRAMES = """(SELECT 2 AS grp, f.id AS ord, 'f' AS kind, f.id AS other FROM memory_frame f
-   WHERE f.context_id = %(ctx)s AND f.sources ? p.fid ORDER BY f.id LIMIT %(cap)s)"""
+   WHERE f.context_id = %(ctx)s AND f.sources ? p.fid AND f.id <> ALL(w.seen_f)
+   ORDER BY f.id LIMIT %(cap)s)"""
 _IN_RELATIONS = """(SELECT 3 AS grp, r.id AS ord, 'f' AS kind, r.subject_id AS other
    FROM memory_relation r
-   WHERE r.object_id = p.pk AND r.removed_version IS NULL ORDER BY r.id LIMIT %(cap)s)"""
+   WHERE r.object_id = p.pk AND r.removed_version IS NULL AND r.subject_id <> ALL(w.seen_f)
+   ORDER BY r.id LIMIT %(cap)s)"""
 
 
 def _json(value: Any) -> Any:
@@ -138,83 +202,94 @@ def _check_params(
             )
 
 
+@dataclass
 class _Walk:
-    """Breadth-first discovery of the first `target` nodes, in bounded SQL batches."""
+    """The walk up to the end of the requested page, as one statement returned it."""
 
-    def __init__(
-        self, context: Context, root_pk: int, root_id: str, root_sources: list[Any], direction: str
-    ):
-        self.context = context
-        self.direction = direction
-        self.order: list[Key] = [("f", root_pk)]
-        self.depth: dict[Key, int] = {("f", root_pk): 0}
-        self.frame_id: dict[int, str] = {root_pk: root_id}
-        self.sources: dict[int, list[Any]] = {root_pk: list(root_sources or [])}
-        self.pk_by_id: dict[str, int] = {root_id: root_pk}
+    version: int
+    order: list[Key] = field(default_factory=list)
+    depth: dict[Key, int] = field(default_factory=dict)
+    frame_id: dict[int, str] = field(default_factory=dict)
+    sources: dict[int, list[Any]] = field(default_factory=dict)
+    pk_by_id: dict[str, int] = field(default_factory=dict)
+    frames: dict[int, dict[str, Any]] = field(default_factory=dict)  # page candidates
+    events: dict[int, dict[str, Any]] = field(default_factory=dict)  # page candidates
+    relations: list[tuple[int, int, str, int]] = field(default_factory=list)
 
-    def run(self, max_depth: int, target: int) -> None:
-        frontier = [self.order[0][1]]
-        level = 0
-        while frontier and level < max_depth and len(self.order) < target:
-            following: list[int] = []
-            for start in range(0, len(frontier), PARENT_BATCH):
-                need = target - len(self.order)
-                if need <= 0:
-                    break
-                for key in self._expand(frontier[start : start + PARENT_BATCH], need):
-                    self.order.append(key)
-                    self.depth[key] = level + 1
-                    if key[0] == "f":
-                        following.append(key[1])
-            frontier = following
-            level += 1
 
-    def _expand(self, parents: list[int], need: int) -> list[Key]:
-        """New nodes reached from `parents` (in walk order), at least `need` of them when
-        that many exist; one query, never more than a bounded number of rows read."""
-        ancestors = self.direction in ("ancestors", "both")
-        descendants = self.direction in ("descendants", "both")
-        parts = ([_SOURCES, _OUT_RELATIONS] if ancestors else []) + (
-            [_CITING_FRAMES, _IN_RELATIONS] if descendants else []
-        )
-        sql = _NEIGHBOURS_SQL.format(parts="\n    UNION ALL\n    ".join(parts))
-        cap = max(64, 2 * need)
-        while True:
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    sql,
-                    {
-                        "pks": parents,
-                        "fids": [self.frame_id[pk] for pk in parents],
-                        "ctx": self.context.pk,
-                        "cap": cap,
-                    },
-                )
-                rows = cursor.fetchall()
-            # The rows are the first `cap` of the full order (each part is limited to `cap`
-            # per parent), so even a truncated answer is a true prefix of the walk.
-            truncated = len(rows) >= cap
-            seen = set(self.depth)
-            new: list[Key] = []
-            for _pos, kind, other, fid, sources in rows:
-                key: Key = (kind, other)
-                if kind == "f" and other not in self.frame_id:
-                    self.frame_id[other] = fid
-                    self.sources[other] = list(_json(sources) or [])
-                    self.pk_by_id[fid] = other
-                if key not in seen:
-                    seen.add(key)
-                    new.append(key)
-            if not truncated or len(new) >= need:
-                return new
-            cap *= 2
+def _walk(
+    context_pk: int,
+    root: str,
+    direction: str,
+    depth: int,
+    offset: int,
+    max_nodes: int,
+    include_bodies: bool,
+    include_events: bool,
+    budget: int,
+) -> _Walk | None:
+    """One statement, one snapshot: the breadth-first walk (one recursive step per level,
+    carrying the visited set, LIMITed to the first offset + max_nodes + 1 nodes), the rows
+    of the page's candidates, the relations between them and the earlier nodes, and the
+    context version. None when the root frame does not exist."""
+    ancestors = direction in ("ancestors", "both")
+    descendants = direction in ("descendants", "both")
+    parts = ([_SOURCES, _OUT_RELATIONS] if ancestors else []) + (
+        [_CITING_FRAMES, _IN_RELATIONS] if descendants else []
+    )
+    sql = _PAGE_SQL.format(parts="\n          UNION ALL\n          ".join(parts))
+    target = offset + max_nodes + 1
+    params: dict[str, Any] = {
+        "ctx": context_pk,
+        "root": root,
+        "depth": depth,
+        "target": target,
+        "cap": max(64, 2 * target),
+        "lo": offset,
+        "hi": offset + max_nodes,
+        "budget": budget,
+        "bodies": include_bodies,
+        "contents": include_events,
+        "preview": PREVIEW_CHARS,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    # The version row comes first (n = -1).
+    last = rows.pop(0)
+    walk = _Walk(version=last[3])
+    walk.relations = [(r[0], r[1], r[2], r[3]) for r in _json(last[5])]
+    if not rows:
+        return None
+    for row in rows:
+        n, level, kind, pk, fid, sources = row[:6]
+        key: Key = (kind, pk)
+        walk.order.append(key)
+        walk.depth[key] = level
+        if kind == "f":
+            walk.frame_id[pk] = fid
+            walk.pk_by_id[fid] = pk
+            walk.sources[pk] = _json(sources) or []
+            if offset <= n < offset + max_nodes:
+                values = (pk, fid, *row[6:9], walk.sources[pk], *row[9:14])
+                frame = dict(zip(_FRAME_COLUMNS, values, strict=True))
+                frame["body"] = _json(frame["body"]) if frame["body"] is not None else _MISSING
+                walk.frames[pk] = frame
+        elif offset <= n < offset + max_nodes and row[14] is not None:
+            event = dict(zip(_EVENT_COLUMNS, (pk, *row[14:]), strict=True))
+            if event["content"] is None:
+                event["content"] = _MISSING
+            walk.events[pk] = event
+    return walk
 
 
 def _params_hash(params: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:32]
 
 
-def _read_cursor(cursor: Any, context: Context, qhash: str) -> int:
+def _read_cursor(cursor: Any, context_pk: int, qhash: str) -> int:
+    """The offset a cursor stands for; its version is checked against the walk's snapshot
+    by `_check_cursor_version`."""
     if not isinstance(cursor, str):
         raise StaleCursor(
             "cursor must be the string a previous page returned", details=[{"reason": "malformed"}]
@@ -226,7 +301,7 @@ def _read_cursor(cursor: Any, context: Context, qhash: str) -> int:
             "this cursor was not issued by this server or was altered; start the recall again",
             details=[{"reason": "bad_signature"}],
         ) from None
-    if not isinstance(data, dict) or data.get("c") != context.pk:
+    if not isinstance(data, dict) or data.get("c") != context_pk:
         raise StaleCursor(
             "this cursor belongs to another context", details=[{"reason": "other_context"}]
         )
@@ -235,37 +310,39 @@ def _read_cursor(cursor: Any, context: Context, qhash: str) -> int:
             "this cursor was issued for other recall parameters; send the same parameters or start again",
             details=[{"reason": "other_query"}],
         )
-    if data.get("v") != context.version:
-        raise StaleCursor(
-            f"the context changed since this cursor was issued (version {data.get('v')} -> "
-            f"{context.version}); start the recall again",
-            details=[
-                {
-                    "reason": "version_changed",
-                    "cursor_version": data.get("v"),
-                    "version": context.version,
-                }
-            ],
-        )
     offset = data.get("o")
     if not isinstance(offset, int) or offset < 1:
         raise StaleCursor("malformed cursor", details=[{"reason": "malformed"}])
     return offset
 
 
-def _check_view(context: Context, view_version: Any, evaluation_id: Any) -> None:
+def _check_cursor_version(cursor: str, version: int) -> None:
+    issued = signing.loads(cursor, salt=CURSOR_SALT).get("v")
+    if issued != version:
+        raise StaleCursor(
+            f"the context changed since this cursor was issued (version {issued} -> "
+            f"{version}); start the recall again",
+            details=[{"reason": "version_changed", "cursor_version": issued, "version": version}],
+        )
+
+
+def _version(context_pk: int) -> int:
+    return Context.objects.values_list("version", flat=True).get(pk=context_pk)
+
+
+def _check_view(context_pk: int, version: int, view_version: Any, evaluation_id: Any) -> None:
     if view_version is not None:
         if isinstance(view_version, bool) or not isinstance(view_version, int):
             raise InvalidRequest("view_version must be an integer", code="invalid_view_version")
-        if view_version != context.version:
+        if view_version != version:
             raise StaleView(
-                f"this view is version {view_version} but the context is at version {context.version}; "
+                f"this view is version {view_version} but the context is at version {version}; "
                 "evaluate again before recalling",
-                details=[{"view_version": view_version, "version": context.version}],
+                details=[{"view_version": view_version, "version": version}],
             )
     if evaluation_id is not None:
         evaluation = (
-            Evaluation.objects.filter(pk=evaluation_id, context=context)
+            Evaluation.objects.filter(pk=evaluation_id, context_id=context_pk)
             .only("view_version")
             .first()
         )
@@ -274,26 +351,14 @@ def _check_view(context: Context, view_version: Any, evaluation_id: Any) -> None
                 f"evaluation {evaluation_id} does not belong to this context",
                 code="unknown_evaluation",
             )
-        if evaluation.view_version != context.version:
+        if evaluation.view_version != version:
             raise StaleView(
                 f"evaluation {evaluation_id} saw version {evaluation.view_version} but the context is at "
-                f"version {context.version}; evaluate again before recalling",
-                details=[{"view_version": evaluation.view_version, "version": context.version}],
+                f"version {version}; evaluate again before recalling",
+                details=[{"view_version": evaluation.view_version, "version": version}],
             )
 
 
-_FRAME_ROWS = """
-SELECT id, frame_id, revision, status, protected, sources, retire_requested_tick,
-       retire_due_tick, retire_reason, octet_length(body::text),
-       CASE WHEN %(bodies)s AND octet_length(body::text) <= %(budget)s THEN body::text END
-FROM memory_frame WHERE context_id = %(ctx)s AND id = ANY(%(ids)s)
-"""
-_EVENT_ROWS = """
-SELECT seq, kind, thread, is_observation, active, created_at, left(content, %(preview)s),
-       char_length(content), octet_length(content),
-       CASE WHEN %(contents)s AND octet_length(content) <= %(budget)s THEN content END
-FROM memory_event WHERE context_id = %(ctx)s AND seq = ANY(%(ids)s)
-"""
 _FRAME_COLUMNS = (
     "pk",
     "frame_id",
@@ -319,40 +384,6 @@ _EVENT_COLUMNS = (
     "content_bytes",
     "content",
 )
-
-
-def _page_rows(
-    context: Context, keys: list[Key], include_bodies: bool, include_events: bool, budget: int
-) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, Any]]]:
-    """Candidate nodes with their sizes; bodies and texts that fit the budget come along
-    (bigger ones are read only if they make it onto the page)."""
-    frames: dict[int, dict[str, Any]] = {}
-    events: dict[int, dict[str, Any]] = {}
-    params = {
-        "ctx": context.pk,
-        "budget": budget,
-        "bodies": include_bodies,
-        "contents": include_events,
-        "preview": PREVIEW_CHARS,
-    }
-    with connection.cursor() as cursor:
-        frame_ids = [k[1] for k in keys if k[0] == "f"]
-        if frame_ids:
-            cursor.execute(_FRAME_ROWS, {**params, "ids": frame_ids})
-            for values in cursor.fetchall():
-                row = dict(zip(_FRAME_COLUMNS, values, strict=True))
-                row["sources"] = _json(row["sources"]) or []
-                row["body"] = _json(row["body"]) if row["body"] is not None else _MISSING
-                frames[row["pk"]] = row
-        seqs = [k[1] for k in keys if k[0] == "e"]
-        if seqs:
-            cursor.execute(_EVENT_ROWS, {**params, "ids": seqs})
-            for values in cursor.fetchall():
-                row = dict(zip(_EVENT_COLUMNS, values, strict=True))
-                if row["content"] is None:
-                    row["content"] = _MISSING
-                events[row["seq"]] = row
-    return frames, events
 
 
 _MISSING: Any = object()
@@ -419,23 +450,14 @@ def _event_node(row: dict[str, Any], depth: int, content: str | None) -> dict[st
     return node
 
 
-_EDGES_SQL = """
-SELECT id, subject_id, name, object_id FROM memory_relation
-WHERE subject_id = ANY(%(page)s) AND object_id = ANY(%(known)s) AND removed_version IS NULL
-UNION
-SELECT id, subject_id, name, object_id FROM memory_relation
-WHERE object_id = ANY(%(page)s) AND subject_id = ANY(%(known)s) AND removed_version IS NULL
-ORDER BY 1
-"""
-
-
-def _edges(walk: _Walk, known: list[Key], page: list[Key]) -> list[dict[str, Any]]:
+def _edges(walk: _Walk, end: int, page: list[Key]) -> list[dict[str, Any]]:
     """Stored edges between a page node and a node of this or an earlier page."""
+    known = walk.order[:end]
     known_set, page_set = set(known), set(page)
     edges: list[dict[str, Any]] = []
-    known_frames = [k[1] for k in known if k[0] == "f"]
-    page_frames = [k[1] for k in page if k[0] == "f"]
-    for pk in known_frames:
+    for kind, pk in known:
+        if kind != "f":
+            continue
         for ref in walk.sources.get(pk, []):
             if not isinstance(ref, str):
                 continue
@@ -448,12 +470,10 @@ def _edges(walk: _Walk, known: list[Key], page: list[Key]) -> list[dict[str, Any
                 target = ("f", other) if other is not None else None
             if target in known_set and (("f", pk) in page_set or target in page_set):
                 edges.append({"from": walk.frame_id[pk], "to": ref, "kind": "source", "name": None})
-    if page_frames:
-        # Two index scans (live relations by subject, by object), not an OR over both.
-        with connection.cursor() as cursor:
-            cursor.execute(_EDGES_SQL, {"page": page_frames, "known": known_frames})
-            relations = cursor.fetchall()
-        for _id, subject, name, obj in relations:
+    # The statement returned the relations of every candidate; keep the page's.
+    for _id, subject, name, obj in walk.relations:
+        ends = (("f", subject), ("f", obj))
+        if all(k in known_set for k in ends) and any(k in page_set for k in ends):
             edges.append(
                 {
                     "from": walk.frame_id[subject],
@@ -519,38 +539,26 @@ def recall(
     if as_observation:
         thread = check_thread(thread)
     ctx = resolve_context(context)
-    if connection.in_atomic_block:
-        result = _recall(
-            ctx.pk,
-            frame_id,
-            depth,
-            direction,
-            include_bodies,
-            include_events,
-            max_nodes,
-            cursor,
-            view_version,
-            evaluation_id,
-            page_bytes,
-        )
-    else:
-        # One snapshot for every query of the page, so a concurrent commit cannot mix in.
-        with transaction.atomic():
-            with connection.cursor() as c:
-                c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            result = _recall(
-                ctx.pk,
-                frame_id,
-                depth,
-                direction,
-                include_bodies,
-                include_events,
-                max_nodes,
-                cursor,
-                view_version,
-                evaluation_id,
-                page_bytes,
-            )
+    query = _Query(
+        frame_id, depth, direction, include_bodies, include_events, max_nodes, page_bytes
+    )
+    # The walk, the page and the version come from one statement, hence one snapshot; only a
+    # page holding a node too big to prefetch needs a second read, and then the whole page is
+    # made again in a repeatable-read transaction so both reads see the same version.
+    result = None
+    if not connection.in_atomic_block:
+        result = _recall(ctx.pk, query, cursor, view_version, evaluation_id, second_read=False)
+    if result is None:
+        if connection.in_atomic_block:
+            result = _recall(ctx.pk, query, cursor, view_version, evaluation_id, second_read=True)
+        else:
+            with transaction.atomic():
+                with connection.cursor() as c:
+                    c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                result = _recall(
+                    ctx.pk, query, cursor, view_version, evaluation_id, second_read=True
+                )
+    assert result is not None
     if as_observation:
         event = append_recall_result(
             ctx.pk, content=_render(result, frame_id), payload=result, thread=thread
@@ -559,48 +567,68 @@ def recall(
     return result
 
 
+@dataclass(frozen=True)
+class _Query:
+    frame_id: str
+    depth: int
+    direction: str
+    include_bodies: bool
+    include_events: bool
+    max_nodes: int
+    page_bytes: int
+
+
 def _recall(
     context_pk: int,
-    frame_id: str,
-    depth: int,
-    direction: str,
-    include_bodies: bool,
-    include_events: bool,
-    max_nodes: int,
+    query: _Query,
     cursor: str | None,
     view_version: int | None,
     evaluation_id: int | None,
-    page_bytes: int,
-) -> dict[str, Any]:
-    ctx = Context.objects.get(pk=context_pk)
-    _check_view(ctx, view_version, evaluation_id)
+    *,
+    second_read: bool,
+) -> dict[str, Any] | None:
+    """The page, or None when it needs a second read and `second_read` is not allowed."""
     params = {
-        "frame_id": frame_id,
-        "depth": depth,
-        "direction": direction,
-        "include_bodies": include_bodies,
-        "include_events": include_events,
-        "max_nodes": max_nodes,
+        "frame_id": query.frame_id,
+        "depth": query.depth,
+        "direction": query.direction,
+        "include_bodies": query.include_bodies,
+        "include_events": query.include_events,
+        "max_nodes": query.max_nodes,
     }
     qhash = _params_hash(params)
-    offset = _read_cursor(cursor, ctx, qhash) if cursor is not None else 0
-    root = Frame.objects.filter(context=ctx, frame_id=frame_id).values_list("pk", "sources").first()
-    if root is None:
+    offset = _read_cursor(cursor, context_pk, qhash) if cursor is not None else 0
+    include_bodies, include_events = query.include_bodies, query.include_events
+    walk = _walk(
+        context_pk,
+        query.frame_id,
+        query.direction,
+        query.depth,
+        offset,
+        query.max_nodes,
+        include_bodies,
+        include_events,
+        query.page_bytes,
+    )
+    version = walk.version if walk is not None else _version(context_pk)
+    _check_view(context_pk, version, view_version, evaluation_id)
+    if cursor is not None:
+        _check_cursor_version(cursor, version)
+    if walk is None:
         raise NotFound(
-            f"frame {frame_id!r} does not exist in this context", details=[{"ref": frame_id}]
+            f"frame {query.frame_id!r} does not exist in this context",
+            details=[{"ref": query.frame_id}],
         )
 
-    walk = _Walk(ctx, root[0], frame_id, root[1], direction)
-    walk.run(depth, offset + max_nodes + 1)
-    candidates = walk.order[offset : offset + max_nodes]
-    frames, events = _page_rows(ctx, candidates, include_bodies, include_events, page_bytes)
+    frames, events = walk.frames, walk.events
+    candidates = walk.order[offset : offset + query.max_nodes]
     page: list[Key] = []
     used = 0
     for key in candidates:
         if (key[0] == "f" and key[1] not in frames) or (key[0] == "e" and key[1] not in events):
             continue  # a source naming an event that does not exist: nothing to show
         size = _node_bytes(key, frames, events, include_bodies, include_events)
-        if page and used + size > page_bytes:
+        if page and used + size > query.page_bytes:
             break
         page.append(key)
         used += size
@@ -609,13 +637,14 @@ def _recall(
     end = offset + (walk.order.index(page[-1]) - offset + 1 if page else len(candidates))
 
     big_bodies = [k[1] for k in page if k[0] == "f" and frames[k[1]]["body"] is _MISSING]
-    if include_bodies and big_bodies:
+    big_texts = [k[1] for k in page if k[0] == "e" and events[k[1]]["content"] is _MISSING]
+    if (include_bodies and big_bodies) or (include_events and big_texts):
+        if not second_read:
+            return None
         for pk, body in Frame.objects.filter(pk__in=big_bodies).values_list("pk", "body"):
             frames[pk]["body"] = body
-    big_texts = [k[1] for k in page if k[0] == "e" and events[k[1]]["content"] is _MISSING]
-    if include_events and big_texts:
-        texts = Event.objects.filter(context=ctx, seq__in=big_texts).values_list("seq", "content")
-        for seq, content in texts:
+        texts = Event.objects.filter(context_id=context_pk, seq__in=big_texts)
+        for seq, content in texts.values_list("seq", "content"):
             events[seq]["content"] = content
     nodes = []
     for key in page:
@@ -628,17 +657,17 @@ def _recall(
             nodes.append(_event_node(row, walk.depth[key], text))
     more = len(walk.order) > end
     next_cursor = (
-        signing.dumps({"c": ctx.pk, "v": ctx.version, "q": qhash, "o": end}, salt=CURSOR_SALT)
+        signing.dumps({"c": context_pk, "v": version, "q": qhash, "o": end}, salt=CURSOR_SALT)
         if more
         else None
     )
     return {
         "nodes": nodes,
-        "edges": _edges(walk, walk.order[:end], page),
+        "edges": _edges(walk, end, page),
         "next_cursor": next_cursor,
-        "version": ctx.version,
-        "frame_id": frame_id,
-        "depth": depth,
-        "direction": direction,
+        "version": version,
+        "frame_id": query.frame_id,
+        "depth": query.depth,
+        "direction": query.direction,
         "page": {"offset": offset, "count": len(nodes), "bytes": used},
     }
