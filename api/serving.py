@@ -129,7 +129,8 @@ class OneHopHTTP:
         if not first.get("more_body"):
             data = data[:limit]
             return BytesIO(data), len(data)  # the common case: one message, no temporary file
-        body: IO[bytes] = SpooledTemporaryFile(max_size=IN_MEMORY_BODY)
+        # Closed by the caller's `with` (or here on disconnect).
+        body: IO[bytes] = SpooledTemporaryFile(max_size=IN_MEMORY_BODY)  # noqa: SIM115
         size = 0
         while True:
             if size < limit:

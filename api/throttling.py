@@ -20,6 +20,8 @@ class ContextTokenRateThrottle(SimpleRateThrottle):
     """
 
     scope = "context_token"
+    num_requests: int  # set from the rate by SimpleRateThrottle.__init__
+    duration: int
 
     def get_cache_key(self, request: Any, view: Any) -> str | None:
         token = getattr(request, "auth", None)

@@ -14,7 +14,11 @@ database (bench/common.py; MORPHZ_BENCH_DB, default `morphz_bench_http` here) an
   context's row lock) and into one context per client (target >= 500 events/s).
 
 Throttling is lifted for the server it starts (MORPHZ_THROTTLE_RATE): the limit is policy, not
-cost. The in-process search indexer runs as in production, competing for the same database.
+cost (the throttle still runs on every request). By default the server runs 2 uvicorn workers
+(--workers) with the in-process search indexer off, and the indexer runs beside it as its own
+process (`manage.py run_indexer`), indexing everything the benchmark writes, on the same
+cores and database; `--indexer in-process` measures the single-process set-up instead. The
+load average is printed with the figures: the machine may be shared.
 """
 
 from __future__ import annotations
@@ -53,10 +57,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(port: int, workers: int) -> subprocess.Popen[bytes]:
+def start_server(port: int, workers: int, indexer_in_process: bool) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "MORPHZ_THROTTLE_RATE": "100000000/min",
+        "MORPHZ_INDEXER_IN_PROCESS": "1" if indexer_in_process else "0",
         "LOG_LEVEL": "WARNING",
         "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "morphz.settings"),
     }
@@ -78,6 +83,25 @@ def start_server(port: int, workers: int) -> subprocess.Popen[bytes]:
         "warning",
     ]
     return subprocess.Popen(command, cwd=ROOT, env=env)
+
+
+def start_indexer() -> subprocess.Popen[bytes]:
+    """`manage.py run_indexer` on the benchmark database (DATABASE_URL set by setup_django)."""
+    command = [sys.executable, "manage.py", "run_indexer", "--poll", "0.2"]
+    return subprocess.Popen(command, cwd=ROOT, env=dict(os.environ), stdout=subprocess.DEVNULL)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def load_average() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} cores)"
 
 
 def wait_ready(url: str, server: subprocess.Popen[bytes], timeout: float = 60) -> None:
@@ -217,19 +241,28 @@ def bench_append(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--small", action="store_true", help="quick smoke run")
-    parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
+    parser.add_argument(
+        "--indexer",
+        choices=["process", "in-process"],
+        default="process",
+        help="search indexer as its own process (default) or as a thread in each worker",
+    )
     args = parser.parse_args()
+    in_process = args.indexer == "in-process"
     commits = 50 if args.small else 500
     files = 20 if args.small else None
 
     setup_django(fresh=True)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    server = start_server(port, args.workers)
+    server = start_server(port, args.workers, in_process)
+    indexer = None if in_process else start_indexer()
     try:
         wait_ready(url, server)
         print(
-            f"uvicorn on {url} ({args.workers} worker(s)), database {os.environ['MORPHZ_BENCH_DB']}"
+            f"uvicorn on {url} ({args.workers} worker(s), indexer {args.indexer}), "
+            f"database {os.environ['MORPHZ_BENCH_DB']}; {load_average()}"
         )
         samples = bench_commits(url, commits)
         print(describe("HTTP commit (first worked example, keep-alive)", samples))
@@ -247,12 +280,14 @@ def main() -> None:
                 f"({total} events; per request p50 {statistics.median(lat):.2f} ms, "
                 f"p99 {percentile(lat, 99):.2f} ms)"
             )
+        from memory.models import IndexIntent
+
+        backlog = IndexIntent.objects.count()
+        print(f"after the run: {load_average()}; search index backlog {backlog} intents")
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
+        if indexer is not None:
+            stop(indexer)
 
 
 if __name__ == "__main__":

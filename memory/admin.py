@@ -114,6 +114,19 @@ class ContextAdmin(admin.ModelAdmin):
             )
         obj.pk = saved.pk
 
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        # History models are read-only in admin, but deleting a whole context takes them
+        # along: only the permission to delete contexts is needed.
+        deleted, counts, _perms_needed, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
+    def delete_model(self, request: HttpRequest, obj: Context) -> None:
+        contexts.delete_context(obj.pk)
+
+    def delete_queryset(self, request: HttpRequest, queryset: Any) -> None:
+        for context in queryset:
+            contexts.delete_context(context.pk)
+
     @admin.action(description="Issue a new API token (shown once)")
     def issue_token_action(self, request: HttpRequest, queryset: Any) -> None:
         for context in queryset:

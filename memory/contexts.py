@@ -6,7 +6,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memory.errors import InvalidRequest
@@ -15,6 +15,7 @@ __all__ = [
     "InvalidRequest",
     "IssuedToken",
     "create_context",
+    "delete_context",
     "issue_token",
     "revoke_token",
     "validate_settings",
@@ -127,6 +128,17 @@ def update_context_settings(context_id: int, **changes: int | str) -> Context:
     return context
 
 
+@transaction.atomic
+def delete_context(context_id: int) -> None:
+    """Delete a context and everything it holds (an admin decision, not a memory operation).
+
+    Takes the context row lock first so no commit or evaluation is half-way through."""
+    context = Context.objects.select_for_update().filter(pk=context_id).first()
+    if context is None:
+        return
+    context.delete()
+
+
 def issue_token(context: Context, *, name: str = "") -> IssuedToken:
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
@@ -140,16 +152,29 @@ def revoke_token(token_id: int) -> None:
 
 
 def authenticate_token(raw: str) -> ApiToken | None:
-    """The live token for `raw`, or None. Records last use at most once a minute."""
+    """The live token for `raw` (with its context loaded), or None.
+
+    Runs on every API request, so it is one hand-written join instead of an ORM query;
+    last use is recorded at most once a minute."""
     if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
         return None
-    token = (
-        ApiToken.objects.select_related("context")
-        .filter(key_hash=hash_token(raw), revoked_at__isnull=True)
-        .first()
+    token_fields = [f.attname for f in ApiToken._meta.concrete_fields]
+    context_fields = [f.attname for f in Context._meta.concrete_fields]
+    columns = ", ".join(
+        [f"t.{connection.ops.quote_name(f)}" for f in token_fields]
+        + [f"c.{connection.ops.quote_name(f)}" for f in context_fields]
     )
-    if token is None:
+    with connection.cursor() as cur:
+        cur.execute(
+            f"SELECT {columns} FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id "
+            "WHERE t.key_hash = %s AND t.revoked_at IS NULL",
+            [hash_token(raw)],
+        )
+        row = cur.fetchone()
+    if row is None:
         return None
+    token = ApiToken.from_db("default", token_fields, row[: len(token_fields)])
+    token.context = Context.from_db("default", context_fields, row[len(token_fields) :])
     now = timezone.now()
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)

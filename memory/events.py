@@ -7,11 +7,13 @@ pending flag and request state.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
 from memory.broadcast import broadcast_after_commit
 from memory.errors import Conflict, InvalidRequest, MaintenanceRequired, RuleViolation
@@ -25,9 +27,10 @@ from memory.kinds import (
     REQUEST_OPEN,
     USER_MESSAGE,
 )
-from memory.models import Context, Event, IndexIntent
+from memory.models import Event
 from memory.pressure import pressure_state
 from memory.tokens import estimate_tokens
+from memory.txstore import LockedContext, lock_context
 
 THREAD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$")
 EVENT_REF_RE = re.compile(r"^@e([1-9][0-9]{0,17})$")
@@ -160,9 +163,11 @@ def _append(
         raise InvalidRequest("delivers must be a list of event references")
     delivered_seqs = [parse_event_ref(ref) for ref in delivers]
 
-    context = Context.objects.select_for_update().get(pk=context_id)
+    context = lock_context(context_id)
     if idempotency_key is not None:
-        existing = Event.objects.filter(context=context, idempotency_key=idempotency_key).first()
+        existing = Event.objects.filter(
+            context_id=context.pk, idempotency_key=idempotency_key
+        ).first()
         if existing is not None:
             if existing.kind != kind or existing.content != content or existing.thread != thread:
                 raise Conflict(
@@ -180,55 +185,38 @@ def _append(
                 f"{context.maintenance_exit_percent}% before registering new actions",
                 details=[state.as_dict()],
             )
-
-    targets = list(
-        Event.objects.filter(context=context, seq__in=delivered_seqs).only(
-            "pk", "seq", "kind", "request_state"
-        )
-    )
-    found = {e.seq for e in targets}
-    missing = [f"@e{s}" for s in delivered_seqs if s not in found]
-    bad = [e.ref for e in targets if e.kind not in (USER_MESSAGE, ACTION)]
-    if missing or bad:
-        raise RuleViolation(
-            "delivers must name user requests or actions of this context: "
-            + ", ".join(
-                [f"{r} does not exist" for r in missing] + [f"{r} is not a request" for r in bad]
-            ),
-            code="unknown_ref",
-            details=[{"ref": r} for r in missing + bad],
-        )
+    if delivered_seqs:
+        _check_delivery_targets(context.pk, delivered_seqs)
 
     context.last_seq += 1
     is_observation = kind in OBSERVATION_KINDS
     tokens = estimate_tokens(content) + 4
-    event = Event.objects.create(
-        context=context,
+    if is_observation:
+        context.used_tokens += tokens
+        context.in_maintenance = pressure_state(context).in_maintenance
+    event = Event(
+        context_id=context.pk,
         seq=context.last_seq,
         kind=kind,
         thread=thread,
         content=content,
         payload=payload,
+        created_at=timezone.now(),
         idempotency_key=idempotency_key,
         size_chars=len(content),
         token_estimate=tokens,
         is_observation=is_observation,
         active=is_observation,
+        status_version=0,
         pending=kind in INPUT_KINDS,
         delivers=delivered_seqs,
         request_state=REQUEST_OPEN if kind in (USER_MESSAGE, ACTION) else None,
     )
+    event.pk = _insert_event(context, event)
     if delivered_seqs:
         Event.objects.filter(
-            context=context, seq__in=delivered_seqs, request_state=REQUEST_OPEN
+            context_id=context.pk, seq__in=delivered_seqs, request_state=REQUEST_OPEN
         ).update(request_state=REQUEST_DELIVERED, delivered_by_seq=event.seq)
-    update_fields = ["last_seq"]
-    if is_observation:
-        context.used_tokens += tokens
-        context.in_maintenance = pressure_state(context).in_maintenance
-        update_fields += ["used_tokens", "in_maintenance"]
-    context.save(update_fields=update_fields)
-    IndexIntent.objects.create(context=context, event=event)
     broadcast_after_commit(
         context.slug,
         {
@@ -241,3 +229,66 @@ def _append(
         },
     )
     return AppendResult(event, created=True)
+
+
+def _check_delivery_targets(context_id: int, seqs: list[int]) -> None:
+    targets = list(
+        Event.objects.filter(context_id=context_id, seq__in=seqs).only("pk", "seq", "kind")
+    )
+    found = {e.seq for e in targets}
+    missing = [f"@e{s}" for s in seqs if s not in found]
+    bad = [e.ref for e in targets if e.kind not in (USER_MESSAGE, ACTION)]
+    if missing or bad:
+        raise RuleViolation(
+            "delivers must name user requests or actions of this context: "
+            + ", ".join(
+                [f"{r} does not exist" for r in missing] + [f"{r} is not a request" for r in bad]
+            ),
+            code="unknown_ref",
+            details=[{"ref": r} for r in missing + bad],
+        )
+
+
+def _insert_event(context: LockedContext, event: Event) -> int:
+    """Insert the event, its index intent and the context's new counters in one round trip
+    (appends are the API's most frequent write). Caller holds the context row lock."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "WITH ev AS ("
+            " INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at,"
+            " idempotency_key, size_chars, token_estimate, is_observation, active, status_version,"
+            " pending, delivers, request_state)"
+            " VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, 0, %s, %s::bigint[], %s)"
+            " RETURNING id),"
+            " intent AS (INSERT INTO memory_indexintent (context_id, event_id, created_at)"
+            " SELECT %s, id, %s FROM ev),"
+            " ctx AS (UPDATE memory_context SET last_seq = %s, used_tokens = %s, in_maintenance = %s"
+            " WHERE id = %s)"
+            " SELECT id FROM ev",
+            [
+                context.pk,
+                event.seq,
+                event.kind,
+                event.thread,
+                event.content,
+                None if event.payload is None else json.dumps(event.payload, ensure_ascii=False),
+                event.created_at,
+                event.idempotency_key,
+                event.size_chars,
+                event.token_estimate,
+                event.is_observation,
+                event.active,
+                event.pending,
+                event.delivers,
+                event.request_state,
+                context.pk,
+                event.created_at,
+                context.last_seq,
+                context.used_tokens,
+                context.in_maintenance,
+                context.pk,
+            ],
+        )
+        row = cur.fetchone()
+    assert row is not None
+    return int(row[0])

@@ -11,8 +11,8 @@ the only writer of SearchDocument. Each batch, in one database transaction:
    context, so this waits for a running commit and keeps the next one out), re-checks each
    target's fingerprint (revision, status, ...) and rebuilds any target that moved, so an
    older reading can never overwrite a newer one;
-4. upserts the documents (``INSERT ... ON CONFLICT DO UPDATE``: idempotent) and deletes
-   the intents it applied.
+4. upserts the documents (COPY into a temporary staging table, then ``INSERT ... SELECT
+   ... ON CONFLICT DO UPDATE``: idempotent) and deletes the intents it applied.
 
 Public functions:
 - `apply_pending(batch_size=200, context_id=None, fail_after=None) -> int` one batch; returns
@@ -28,6 +28,7 @@ Public functions:
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -65,32 +66,15 @@ class Document:
     kind: str
     thread: str
     created_at: Any
-    text: str
-    tokens: str  # tsvector literal
+    tokens: str  # tsvector literal (the text itself is not stored: snippets come from facts)
     fingerprint: tuple[Any, ...]
 
 
 _FRAME_FIELDS = ("pk", "context_id", "frame_id", "body", "status", "revision", "updated_at")
-_EVENT_FIELDS = (
-    "pk",
-    "context_id",
-    "seq",
-    "kind",
-    "thread",
-    "content",
-    "payload",
-    "created_at",
-    "is_observation",
-    "active",
-)
 
 
 def _frame_fingerprint(row: Mapping[str, Any]) -> tuple[Any, ...]:
     return (row["revision"], row["status"], row["updated_at"])
-
-
-def _event_fingerprint(row: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (row["is_observation"], row["active"])
 
 
 def _frame_documents(pks: list[int]) -> dict[int, Document]:
@@ -115,91 +99,99 @@ def _frame_documents(pks: list[int]) -> dict[int, Document]:
             kind="frame",
             thread=threads.get(row["pk"], "main"),
             created_at=row["updated_at"],
-            text=text,
             tokens=textindex.tsvector_literal(textindex.tokens(text)),
             fingerprint=_frame_fingerprint(row),
         )
     return documents
 
 
+_EVENT_ROWS = """
+SELECT id, context_id, seq, kind, thread, content, payload::text, created_at, is_observation,
+       active
+FROM memory_event WHERE id = ANY(%s)
+"""
+
+
 def _event_documents(pks: list[int]) -> dict[int, Document]:
     if not pks:
         return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_EVENT_ROWS, [pks])
+        rows = cursor.fetchall()
     documents = {}
-    for row in Event.objects.filter(pk__in=pks).values(*_EVENT_FIELDS):
+    for pk, context_id, seq, kind, thread, content, payload, created_at, observed, active in rows:
         # A transaction event's payload is only version numbers; its text says it all.
         text = textindex.event_text(
-            row["content"], row["payload"], include_payload=row["kind"] != TRANSACTION
+            content,
+            json.loads(payload) if payload is not None else None,
+            include_payload=kind != TRANSACTION,
         )
-        documents[row["pk"]] = Document(
-            context_id=row["context_id"],
+        documents[pk] = Document(
+            context_id=context_id,
             frame_id=None,
-            event_id=row["pk"],
-            ref=f"@e{row['seq']}",
-            status=event_status(row["is_observation"], row["active"]),
-            kind=row["kind"],
-            thread=row["thread"],
-            created_at=row["created_at"],
-            text=text,
+            event_id=pk,
+            ref=f"@e{seq}",
+            status=event_status(observed, active),
+            kind=kind,
+            thread=thread,
+            created_at=created_at,
             tokens=textindex.tsvector_literal(textindex.tokens(text)),
-            fingerprint=_event_fingerprint(row),
+            fingerprint=(observed, active),
         )
     return documents
 
 
-_UPSERT = """
-INSERT INTO memory_searchdocument
-  (context_id, frame_id, event_id, ref, status, kind, thread, created_at, text, tokens, indexed_at)
-VALUES {rows}
-ON CONFLICT ({target}) DO UPDATE SET
+# Documents go in by COPY into a session-local staging table and one INSERT ... SELECT per
+# target column: a multi-row VALUES statement with 11 parameters per row spent most of its
+# time in the client (splitting and quoting a query of several MB), COPY rows are formatted
+# in C and parsed by the server in one pass.
+_STAGE_COLUMNS = "context_id, frame_id, event_id, ref, status, kind, thread, created_at, tokens"
+_STAGE = """
+CREATE TEMP TABLE IF NOT EXISTS morphz_search_stage (
+  context_id bigint, frame_id bigint, event_id bigint, ref text, status text, kind text,
+  thread text, created_at timestamptz, tokens tsvector
+) ON COMMIT DELETE ROWS
+"""
+_UPSERT = f"""
+INSERT INTO memory_searchdocument ({_STAGE_COLUMNS}, indexed_at)
+SELECT {_STAGE_COLUMNS}, now() FROM morphz_search_stage WHERE {{target}} IS NOT NULL
+ORDER BY {{target}}
+ON CONFLICT ({{target}}) DO UPDATE SET
   ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
-  created_at = EXCLUDED.created_at, text = EXCLUDED.text, tokens = EXCLUDED.tokens,
+  created_at = EXCLUDED.created_at, tokens = EXCLUDED.tokens,
   indexed_at = EXCLUDED.indexed_at
 """
-_ROW = "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, now())"
-UPSERT_BYTES = 8_000_000  # one statement per this much text: few round trips, bounded memory
 
 
-def _upsert(
-    documents: list[Document], target: str, fail_after: int | None, written: list[int]
-) -> None:
-    """Multi-row upserts; with `fail_after`, row by row so a drill can stop mid-batch."""
-    pending: list[Document] = []
-    size = 0
-
-    def flush() -> None:
-        nonlocal size
-        if not pending:
-            return
-        params: list[Any] = []
-        for doc in pending:
-            params += [
-                doc.context_id,
-                doc.frame_id,
-                doc.event_id,
-                doc.ref,
-                doc.status,
-                doc.kind,
-                doc.thread,
-                doc.created_at,
-                doc.text,
-                doc.tokens,
-            ]
-        sql = _UPSERT.format(rows=", ".join([_ROW] * len(pending)), target=target)
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-        written[0] += len(pending)
-        pending.clear()
-        size = 0
-
-    for doc in documents:
-        if fail_after is not None and written[0] >= fail_after:
-            raise WorkerInterrupted(f"interrupted after {written[0]} documents")
-        pending.append(doc)
-        size += len(doc.text) + len(doc.tokens)
-        if size >= UPSERT_BYTES or fail_after is not None:
-            flush()
-    flush()
+def _upsert(documents: list[Document], fail_after: int | None) -> int:
+    """Write the documents (idempotent); with `fail_after`, only that many are written and
+    WorkerInterrupted is raised before the caller commits (crash drills in tests)."""
+    batch = documents if fail_after is None else documents[:fail_after]
+    with connection.cursor() as cursor:
+        cursor.execute(_STAGE)
+        with cursor.cursor.copy(f"COPY morphz_search_stage ({_STAGE_COLUMNS}) FROM STDIN") as copy:
+            for doc in batch:
+                copy.write_row(
+                    (
+                        doc.context_id,
+                        doc.frame_id,
+                        doc.event_id,
+                        doc.ref,
+                        doc.status,
+                        doc.kind,
+                        doc.thread,
+                        doc.created_at,
+                        doc.tokens,
+                    )
+                )
+        if any(doc.frame_id is not None for doc in batch):
+            cursor.execute(_UPSERT.format(target="frame_id"))
+        if any(doc.event_id is not None for doc in batch):
+            cursor.execute(_UPSERT.format(target="event_id"))
+        cursor.execute("TRUNCATE morphz_search_stage")
+    if fail_after is not None and len(batch) < len(documents):
+        raise WorkerInterrupted(f"interrupted after {len(batch)} documents")
+    return len(batch)
 
 
 def _lock_and_refresh(
@@ -223,12 +215,14 @@ def _lock_and_refresh(
             "pk", "revision", "status", "updated_at"
         )
     }
-    current_events = {
-        row["pk"]: _event_fingerprint(row)
-        for row in Event.objects.filter(pk__in=list(events)).values(
-            "pk", "is_observation", "active"
-        )
-    }
+    current_events: dict[int, tuple[Any, ...]] = {}
+    if events:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT id, is_observation, active FROM memory_event WHERE id = ANY(%s)",
+                [list(events)],
+            )
+            current_events = {pk: (observed, active) for pk, observed, active in cursor}
     moved_frames = [
         pk for pk in frames if pk in current_frames and current_frames[pk] != frames[pk].fingerprint
     ]
@@ -246,10 +240,8 @@ def _index(frame_pks: list[int], event_pks: list[int], fail_after: int | None = 
     frames = _frame_documents(sorted(set(frame_pks)))
     events = _event_documents(sorted(set(event_pks)))
     frames, events = _lock_and_refresh(frames, events)
-    written = [0]
-    _upsert([frames[pk] for pk in sorted(frames)], "frame_id", fail_after, written)
-    _upsert([events[pk] for pk in sorted(events)], "event_id", fail_after, written)
-    return written[0]
+    documents = [frames[pk] for pk in sorted(frames)] + [events[pk] for pk in sorted(events)]
+    return _upsert(documents, fail_after)
 
 
 def index_targets(frame_pks: list[int], event_pks: list[int]) -> int:
@@ -392,6 +384,10 @@ def rebuild(
                 last = pks[-1]
                 if progress is not None:
                     progress(len(pks))
+    # Every document was rewritten: fresh statistics, or the planner may pick a plan for a
+    # table it believes tiny (filtering a whole context instead of using the GIN index).
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memory_searchdocument")
     return written
 
 

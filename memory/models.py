@@ -204,7 +204,7 @@ class TransactionRecord(models.Model):
     errors = models.JSONField(null=True, blank=True)
     frame_ids = ArrayField(models.CharField(max_length=128), default=list, blank=True)
     event = models.OneToOneField(
-        Event, null=True, blank=True, on_delete=models.PROTECT, related_name="transaction"
+        Event, null=True, blank=True, on_delete=models.RESTRICT, related_name="transaction"
     )
     evaluation = models.ForeignKey(
         Evaluation, null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
@@ -296,7 +296,7 @@ class FrameRevision(models.Model):
     body = OrderedJSONField()
     sources = models.JSONField(default=list)
     transaction = models.ForeignKey(
-        TransactionRecord, on_delete=models.PROTECT, related_name="frame_revisions"
+        TransactionRecord, on_delete=models.RESTRICT, related_name="frame_revisions"
     )
     version = models.BigIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
@@ -385,9 +385,14 @@ class IndexIntent(models.Model):
 
 
 class SearchDocument(models.Model):
-    """Derived search index entry for one frame or event; rebuildable from the facts."""
+    """Derived search index entry for one frame or event; rebuildable from the facts.
 
-    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+")
+    No copy of the text: snippets are cut from the facts for the few hits a search returns
+    (storing it doubled what indexing wrote). No separate index on `context`: the
+    (context, created_at) index serves it, and a plain context index tempted the planner
+    into filtering a whole context instead of using the GIN index."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+", db_index=False)
     frame = models.OneToOneField(
         Frame, null=True, blank=True, on_delete=models.CASCADE, related_name="search_document"
     )
@@ -399,7 +404,6 @@ class SearchDocument(models.Model):
     kind = models.CharField(max_length=20)
     thread = models.CharField(max_length=100)
     created_at = models.DateTimeField()
-    text = models.TextField()
     tokens = SearchVectorField()
     indexed_at = models.DateTimeField(auto_now=True)
 

@@ -23,11 +23,15 @@ Storage (chosen by measurement, see BENCHMARKS.md): a ``tsvector`` per document 
 the ICU tokens (quoted lexemes, PostgreSQL's ``simple`` behaviour: no stemming, no stop
 words) with a GIN index, queried with a ``tsquery`` of the AND-ed query tokens. One row per
 document keeps upserts idempotent and cheap and lets PostgreSQL intersect posting lists
-inside the GIN index; ``ts_rank`` orders the hits.
+inside the GIN index; ``ts_rank`` orders the hits, computed for at most RANK_POOL matches
+(the newest; all of them when there are fewer) so a frequent word costs a bounded amount.
+Documents keep no copy of the text: snippets are cut from the facts (event content in the
+database, a frame's flattened body here) for the hits returned.
 """
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -49,24 +53,51 @@ WINDOW_BEFORE = 60
 WINDOW_CHARS = 400
 STATUSES = (*FRAME_STATUSES, "recorded")
 
+RANK_POOL = 400  # matches ranked per query: the newest ones (all of them for rarer words)
+
+# Ranking reads each candidate's whole tsvector, so it is bounded: the newest RANK_POOL
+# matches (by the (context, created_at) index, or a top-N sort of the GIN bitmap, whichever
+# the planner prefers) are ranked, not every document holding a frequent word. A query with
+# at most RANK_POOL matches is ranked exactly.
 _SEARCH_SQL = """
-WITH hits AS (
-  SELECT d.id, ts_rank(d.tokens, q.query) AS score
-  FROM memory_searchdocument d, (SELECT %(query)s::tsquery AS query) q
-  WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query {filters}
-  ORDER BY score DESC, d.created_at DESC, d.id DESC
+WITH pool AS (
+  SELECT d.id, d.tokens, d.created_at
+  FROM memory_searchdocument d
+  WHERE d.context_id = %(ctx)s AND d.tokens @@ %(query)s::tsquery {filters}
+  ORDER BY d.created_at DESC, d.id DESC
+  LIMIT %(pool)s
+),
+hits AS (
+  SELECT p.id, ts_rank(p.tokens, %(query)s::tsquery) AS score, p.created_at
+  FROM pool p
+  ORDER BY score DESC, p.created_at DESC, p.id DESC
   LIMIT %(limit)s
 )
 SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.created_at,
-       substr(d.text, greatest(1, w.pos - {before}), {width}) AS window,
-       w.pos > {before} + 1 AS cut
+       f.frame_id, f.body::text, e.window, e.cut, e.payload
 FROM hits h
 JOIN memory_searchdocument d ON d.id = h.id
-CROSS JOIN LATERAL (
-  SELECT coalesce(nullif(strpos(lower(d.text), %(first)s), 0), 1) AS pos
-) w
+LEFT JOIN memory_frame f ON f.id = d.frame_id
+LEFT JOIN LATERAL (
+  -- The window is cut here so a huge log never leaves the database; when the first query
+  -- word is not in the content it was found in the payload, which comes along then.
+  SELECT substr(ev.content, greatest(1, w.pos - {before}), {width}) AS window,
+         w.pos > {before} + 1 AS cut,
+         CASE WHEN w.raw = 0 AND ev.kind <> 'transaction' THEN ev.payload::text END AS payload
+  FROM memory_event ev
+  CROSS JOIN LATERAL (SELECT strpos(lower(ev.content), %(first)s) AS raw) r
+  CROSS JOIN LATERAL (SELECT r.raw, coalesce(nullif(r.raw, 0), 1) AS pos) w
+  WHERE ev.id = d.event_id
+) e ON true
 ORDER BY h.score DESC, d.created_at DESC, d.id DESC
 """
+
+
+def _window(text: str, first: str) -> tuple[str, bool]:
+    """Like the SQL above, for text made in Python (a frame's flattened body)."""
+    found = text.lower().find(first)
+    start = max(0, found - WINDOW_BEFORE) if found >= 0 else 0
+    return text[start : start + WINDOW_CHARS], start > 0
 
 
 def _time(value: Any, name: str) -> datetime | None:
@@ -151,6 +182,7 @@ def search(
         "query": textindex.tsquery_literal(query_tokens),
         "ctx": ctx.pk,
         "limit": limit,
+        "pool": RANK_POOL,
         "first": query_tokens[0],
     }
     filters = []
@@ -184,9 +216,21 @@ def search(
         doc_kind,
         doc_thread,
         created_at,
+        frame_id,
+        body,
         window,
         cut,
+        payload,
     ) in rows:
+        if frame_pk is not None:
+            body_value = json.loads(body) if body is not None else None
+            window, cut = _window(
+                textindex.frame_text(frame_id or ref, body_value), params["first"]
+            )
+        elif payload is not None:
+            window, cut = _window(
+                textindex.event_text(window or "", json.loads(payload)), params["first"]
+            )
         shown = textindex.snippet(window or "", query_tokens)
         parts = shown["parts"]
         if cut and parts and parts[0]["text"] != "…":

@@ -3,7 +3,10 @@
 - `normalise(text)`: Unicode NFKC, then case folding (full-width ``ＡＰＩ`` -> ``api``).
 - `tokens(text)`: ICU word boundaries (`icu4py.breakers.WordBreaker`, locale ``root``,
   which segments Chinese and Japanese with ICU's dictionaries) over the normalised text;
-  segments without a letter or digit (spaces, punctuation, emoji) are dropped.
+  segments without a letter or digit (spaces, punctuation, emoji) are dropped. ASCII
+  stretches (and common typographic punctuation) take a regular-expression fast path that
+  gives exactly ICU's segments there (tested against ICU); `icu_tokens(text)` is the
+  reference.
 - `tsvector_literal(tokens)` / `tsquery_literal(tokens)`: the tokens as PostgreSQL
   `tsvector` / `tsquery` input. Lexemes are quoted, so PostgreSQL never re-parses or
   re-normalises them: the ICU pipeline is the only tokenizer (the database's own parser
@@ -48,13 +51,86 @@ def segments(text: str) -> Iterable[str]:
     return WordBreaker(text, LOCALE)
 
 
-def tokens(text: str) -> list[str]:
-    """Index/query tokens of `text`, in order, repeats kept."""
+def icu_tokens(text: str) -> list[str]:
+    """Index/query tokens of `text` straight from ICU: the definition `tokens` must match."""
     if not text:
         return []
-    # filter() with the compiled pattern runs in C: no Python frame per segment, which keeps
-    # the pipeline close to the raw speed of ICU segmentation (see the benchmark).
+    # filter() with the compiled pattern runs in C: no Python frame per segment.
     return list(filter(_WORDLIKE.search, WordBreaker(normalise(text), LOCALE)))
+
+
+# ASCII stretches skip ICU: for ASCII, ICU's word rules (UAX #29 as ICU implements them for
+# the root locale) are exactly this pattern: runs of letters, digits and `_` (WB5, WB8-10,
+# WB13a/b), joined across one `:` `.` `'` between two letters (WB6/7) or one `,` `;` `.` `'`
+# between two digits (WB11/12). The curly apostrophes join like `'` (MidNumLet), and common
+# non-ASCII punctuation and symbols that ICU always cuts on both sides (dashes, quotes,
+# arrows, ...: checked against ICU when this module loads) split like ASCII punctuation, so
+# English text with typographic punctuation stays on the fast path too. Anything else goes
+# to ICU. tests/memory/test_search_text_pipeline.py checks `tokens` against ICU on fuzzed
+# text. Iterating ICU segments from Python was the largest single cost of indexing.
+def _icu_splits(char: str) -> bool:
+    """ICU cuts before and after `char` whatever surrounds it, and it is not a word."""
+    if _WORDLIKE.search(char):
+        return False
+    cases = {f"a{char}b": ["a", char, "b"], f"1{char}2": ["1", char, "2"]}
+    cases.update({f"_{char}_": ["_", char, "_"], f"{char}{char}": [char, char]})
+    cases.update({f" {char} ": [" ", char, " "], f"é{char}中": ["é", char, "中"]})
+    return all(list(WordBreaker(text, LOCALE)) == want for text, want in cases.items())
+
+
+def _icu_joins(char: str) -> bool:
+    """ICU joins two letters and two digits across `char`, like `'`."""
+    return all(list(WordBreaker(text, LOCALE)) == [text] for text in (f"a{char}b", f"1{char}2"))
+
+
+_SEPARATOR_CANDIDATES = (
+    "\u00a7\u00b0\u00b1\u00b6\u00d7\u00f7"
+    + "".join(map(chr, range(0x2010, 0x2016)))  # hyphens and dashes
+    + "\u201c\u201d\u201e\u201f\u2020\u2021\u2022\u2030\u2032\u2033"
+    + "".join(map(chr, range(0x2190, 0x2200)))  # arrows
+    + "".join(map(chr, range(0x2200, 0x2300)))  # mathematical operators
+    + "\u2605\u2606\u25a0\u25a1\u25b2\u25b6\u25bc\u25c0\u25cf\u25cb"
+)
+_SEPARATORS = "".join(c for c in _SEPARATOR_CANDIDATES if _icu_splits(c))
+_APOSTROPHES = "".join(c for c in "\u2018\u2019" if _icu_joins(c))
+_ASCII_WORD = re.compile(
+    rf"[a-z0-9_]+(?:(?:(?<=[a-z])[:.'{_APOSTROPHES}](?=[a-z])"
+    rf"|(?<=[0-9])[,;.'{_APOSTROPHES}](?=[0-9]))[a-z0-9_]+)*"
+)
+_ASCII_WORDLIKE = re.compile(r"[a-z0-9]")
+# Text outside the fast path goes to ICU in whitespace-delimited chunks: no UAX #29 rule
+# joins across an ASCII space, tab or line break, so cutting there changes no boundary.
+# (Found with plain searches, linear in the text: no pattern that could backtrack.)
+_NON_ASCII = re.compile(rf"[^\x00-\x7f{_SEPARATORS}{_APOSTROPHES}]")
+_SPACE = re.compile(r"[ \t\n\r\f\v]")
+_SPACES = " \t\n\r\f\v"
+
+
+def _ascii_tokens(folded: str) -> list[str]:
+    return list(filter(_ASCII_WORDLIKE.search, _ASCII_WORD.findall(folded)))
+
+
+def tokens(text: str) -> list[str]:
+    """Index/query tokens of `text`, in order, repeats kept (= `icu_tokens(text)`)."""
+    if not text:
+        return []
+    if text.isascii():
+        return _ascii_tokens(text.lower())  # NFKC is the identity, casefold is lower()
+    folded = normalise(text)
+    found: list[str] = []
+    position = 0
+    while True:
+        other = _NON_ASCII.search(folded, position)
+        if other is None:
+            found += _ascii_tokens(folded[position:])
+            return found
+        start = max(position, max(folded.rfind(c, position, other.start()) for c in _SPACES) + 1)
+        space = _SPACE.search(folded, other.end())
+        end = space.start() if space is not None else len(folded)
+        if start > position:
+            found += _ascii_tokens(folded[position:start])
+        found += filter(_WORDLIKE.search, WordBreaker(folded[start:end], LOCALE))
+        position = end
 
 
 def _quote(lexeme: str) -> str:
@@ -68,9 +144,13 @@ def _quote(lexeme: str) -> str:
 def tsvector_literal(token_list: list[str]) -> str:
     """`'tok':1,7 'other':2`: real positions, at most MAX_POSITIONS per lexeme."""
     positions: dict[str, list[int]] = {}
-    add = positions.setdefault
+    get = positions.get
     for index, token in enumerate(token_list, start=1):
-        add(token, []).append(index)
+        found = get(token)
+        if found is None:
+            positions[token] = [index]
+        elif len(found) < MAX_POSITIONS:
+            found.append(index)
     lexemes: Iterable[str] = positions
     if sum(map(len, positions)) * 4 + 8 * len(positions) > MAX_VECTOR_BYTES:
         # PostgreSQL refuses more than 1 MB of distinct lexemes: a giant log keeps its first
@@ -82,9 +162,8 @@ def tsvector_literal(token_list: list[str]) -> str:
                 break
             kept.append(token)
         lexemes = kept
-    return " ".join(
-        [_quote(t) + ":" + ",".join(map(str, positions[t][:MAX_POSITIONS])) for t in lexemes]
-    )
+    quote = _quote
+    return " ".join([quote(t) + ":" + ",".join(map(str, positions[t])) for t in lexemes])
 
 
 def tsquery_literal(token_list: list[str]) -> str:

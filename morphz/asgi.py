@@ -21,7 +21,6 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from api.serving import OneHopHTTP  # noqa: E402
-
 from explorer.routing import websocket_urlpatterns  # noqa: E402
 from memory.indexer import start_background_indexer  # noqa: E402
 

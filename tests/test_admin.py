@@ -59,3 +59,15 @@ def test_context_add_goes_through_memory_and_validates(admin_client_with_data):
     from memory.models import Context
 
     assert not Context.objects.filter(slug="new-ctx").exists()
+
+
+def test_admin_can_delete_a_context_with_its_history(admin_client_with_data):
+    from memory.models import Context, Event, Frame
+
+    context = Context.objects.get(slug="ops")
+    response = admin_client_with_data.post(
+        f"/admin/memory/context/{context.pk}/delete/", {"post": "yes"}
+    )
+    assert response.status_code == 302
+    assert not Context.objects.filter(slug="ops").exists()
+    assert not Event.objects.exists() and not Frame.objects.exists()

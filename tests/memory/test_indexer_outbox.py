@@ -33,7 +33,7 @@ def snapshot(context):
 
 def documents():
     return sorted(
-        SearchDocument.objects.values_list("ref", "status", "kind", "thread", "text", "tokens")
+        SearchDocument.objects.values_list("ref", "status", "kind", "thread", "tokens")
     )
 
 

@@ -69,3 +69,25 @@ def test_snippet_is_a_window_around_the_first_match():
     assert len(shown["snippet"]) < 260
     assert shown["parts"][0]["text"] == "…" and shown["parts"][-1]["text"] == "…"
     assert {"text": "ＡＰＩ", "match": True} in shown["parts"]
+
+
+FUZZ_ALPHABET = (
+    "aZ9_.:,;'\" \t\r\n-@/!$#x1"  # ASCII word characters and every ASCII joiner
+    "’‘—→“”≤–×−★‐·‧﹒．éÉe\u0301\u200d\ufe0f\u00a0\u3000中文发布テストをｶ한글ＡＰＩ①ß😀🇫🇷\u0308"
+)
+
+
+def test_the_ascii_fast_path_gives_exactly_the_icu_tokens():
+    """`tokens` skips ICU for ASCII stretches; it must agree with ICU on every input."""
+    import random
+
+    from memory.textindex import icu_tokens
+
+    rng = random.Random(42)
+    for _ in range(20000):
+        text = "".join(rng.choice(FUZZ_ALPHABET) for _ in range(rng.randint(1, 24)))
+        assert tokens(text) == icu_tokens(text), text
+    words = ["don't", "e.g.", "1,000.5", "a:b", "test_0007", "@e42", "x.com/a-b", "3'4"]
+    for _ in range(2000):
+        text = " ".join(rng.choice(words + ["’", "发布", "é"]) for _ in range(rng.randint(1, 12)))
+        assert tokens(text) == icu_tokens(text), text
