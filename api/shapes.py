@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
 from memory.pressure import pressure_state
-from memory.retirement import ticks_left
+from memory.reads import frame_view
 
 EVENT_PREVIEW_CHARS = 200
 
@@ -181,26 +181,7 @@ class FrameSerializer(serializers.Serializer):
 
 
 def present_frame(frame: Frame, tick: int) -> dict[str, Any]:
-    retire = None
-    if frame.status == "retiring" and frame.retire_due_tick is not None:
-        retire = {
-            "requested_tick": frame.retire_requested_tick,
-            "due_tick": frame.retire_due_tick,
-            "ticks_left": ticks_left(frame.retire_due_tick, tick),
-            "reason": frame.retire_reason or "",
-        }
-    return {
-        "id": frame.frame_id,
-        "revision": frame.revision,
-        "status": frame.status,
-        "protected": frame.protected,
-        "body": frame.body,
-        "sources": list(frame.sources),
-        "retire": retire,
-        "tokens": frame.token_estimate,
-        "created_version": frame.created_version,
-        "changed_version": frame.changed_version,
-    }
+    return frame_view(frame, tick)
 
 
 class FrameListSerializer(serializers.Serializer):

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memory.kinds import ACTION, REQUEST_OPEN, RETIRED, RETIRING, USER_MESSAGE
+from memory.kinds import ACTION, REQUEST_OPEN, RETIRED, USER_MESSAGE
 from memory.models import Context, Event, Frame, Relation
 from memory.pressure import pressure_state
-from memory.retirement import ticks_left
+from memory.retirement import window_view
 from memory.tokens import estimate_tokens
 
 PREVIEW_CHARS = 200
@@ -110,14 +110,15 @@ def compile_active_context(context: Context) -> dict[str, Any]:
             "sources": row["sources"],
             "tokens": row["token_estimate"],
         }
-        due = row["retire_due_tick"]
-        if row["status"] == RETIRING and due is not None:
-            item["retire"] = {
-                "requested_tick": row["retire_requested_tick"],
-                "due_tick": due,
-                "ticks_left": ticks_left(due, context.tick),
-                "reason": row["retire_reason"] or "",
-            }
+        retire = window_view(
+            row["status"],
+            row["retire_requested_tick"],
+            row["retire_due_tick"],
+            row["retire_reason"],
+            context.tick,
+        )
+        if retire is not None:
+            item["retire"] = retire
         frame_items.append(item)
     observation_items: list[dict[str, Any]] = []
     open_requests: list[dict[str, Any]] = []

@@ -16,7 +16,7 @@ from django.db.models.functions import Left
 from memory.kinds import RETIRING
 from memory.models import Context, Event, Frame, Relation, TransactionRecord
 from memory.pressure import pressure_state
-from memory.retirement import ticks_left
+from memory.reads import frame_view
 
 PREVIEW_CHARS = 240
 RECENT_EVENTS = 60
@@ -50,25 +50,7 @@ def context_cards(contexts: list[Context]) -> list[dict[str, Any]]:
 
 
 def frame_dict(frame: Frame, tick: int) -> dict[str, Any]:
-    retire = None
-    if frame.status == RETIRING:
-        retire = {
-            "requested_tick": frame.retire_requested_tick,
-            "due_tick": frame.retire_due_tick,
-            "ticks_left": ticks_left(frame.retire_due_tick or 0, tick),
-            "reason": frame.retire_reason or "",
-        }
-    return {
-        "id": frame.frame_id,
-        "revision": frame.revision,
-        "status": frame.status,
-        "protected": frame.protected,
-        "body": frame.body,
-        "sources": list(frame.sources),
-        "retire": retire,
-        "tokens": frame.token_estimate,
-        "changed_version": frame.changed_version,
-    }
+    return frame_view(frame, tick)
 
 
 def _event_rows(context: Context, **filters: Any) -> list[dict[str, Any]]:

@@ -16,8 +16,33 @@ from django.db.models.functions import Left
 
 from memory.kinds import OBSERVATION_KINDS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
+from memory.retirement import window_view
 
 T = TypeVar("T")
+
+
+def frame_view(frame: Frame, tick: int) -> dict[str, Any]:
+    """A frame as the API and the explorer show it (spec section 7 shape)."""
+    return {
+        "id": frame.frame_id,
+        "revision": frame.revision,
+        "status": frame.status,
+        "protected": frame.protected,
+        "body": frame.body,
+        "sources": list(frame.sources),
+        "retire": window_view(
+            frame.status,
+            frame.retire_requested_tick,
+            frame.retire_due_tick,
+            frame.retire_reason,
+            tick,
+        ),
+        "tokens": frame.token_estimate,
+        "created_version": frame.created_version,
+        "changed_version": frame.changed_version,
+    }
+
+
 PREVIEW_CHARS = 200
 
 # Event "status" filter values: observations are active or retired; requests open or delivered;

@@ -152,8 +152,12 @@ _SOURCES = """(SELECT 0 AS grp, s.i AS ord, k.kind, k.other
    FROM memory_frame src
    CROSS JOIN LATERAL jsonb_array_elements_text(src.sources) WITH ORDINALITY AS s(ref, i)
    CROSS JOIN LATERAL (SELECT s.ref ~ '^@e[0-9]+$') AS t(is_event)
-   LEFT JOIN memory_frame f2
-     ON NOT t.is_event AND f2.context_id = %(ctx)s AND f2.frame_id = s.ref
+   -- LIMIT keeps this a per-source index lookup whatever the statistics say (a join here
+   -- became a hash of the whole frame table while a freshly loaded table had no statistics)
+   LEFT JOIN LATERAL (
+     SELECT f2.id FROM memory_frame f2
+     WHERE NOT t.is_event AND f2.context_id = %(ctx)s AND f2.frame_id = s.ref LIMIT 1
+   ) AS f2 ON true
    CROSS JOIN LATERAL (SELECT CASE WHEN t.is_event THEN 'e' ELSE 'f' END,
                               CASE WHEN t.is_event THEN substr(s.ref, 3)::bigint ELSE f2.id END
                       ) AS k(kind, other)

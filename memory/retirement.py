@@ -48,6 +48,20 @@ def expiry_applies(
     )
 
 
+def window_view(
+    status: str, requested_tick: int | None, due_tick: int | None, reason: str | None, tick: int
+) -> dict[str, object] | None:
+    """How a retiring frame's window is shown to models, people and API clients."""
+    if status != RETIRING or due_tick is None:
+        return None
+    return {
+        "requested_tick": requested_tick,
+        "due_tick": due_tick,
+        "ticks_left": ticks_left(due_tick, tick),
+        "reason": reason or "",
+    }
+
+
 def counts_in_input(status: str) -> bool:
     """Active and retiring frames are in the model input; retiring ones keep their cost."""
     return status in (ACTIVE, RETIRING)
@@ -63,4 +77,5 @@ __all__ = [
     "expiry_applies",
     "is_due",
     "ticks_left",
+    "window_view",
 ]

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import random
+
 from django.db import connection
 
-from memory.textindex import normalise, snippet, tokens, tsquery_literal, tsvector_literal
+from memory.textindex import (
+    icu_tokens,
+    normalise,
+    snippet,
+    tokens,
+    tsquery_literal,
+    tsvector_literal,
+)
 
 
 def test_chinese_is_segmented_into_dictionary_words():
@@ -79,15 +88,22 @@ FUZZ_ALPHABET = (
 
 def test_the_ascii_fast_path_gives_exactly_the_icu_tokens():
     """`tokens` skips ICU for ASCII stretches; it must agree with ICU on every input."""
-    import random
-
-    from memory.textindex import icu_tokens
-
     rng = random.Random(42)
     for _ in range(20000):
         text = "".join(rng.choice(FUZZ_ALPHABET) for _ in range(rng.randint(1, 24)))
         assert tokens(text) == icu_tokens(text), text
-    words = ["don't", "e.g.", "1,000.5", "a:b", "test_0007", "@e42", "x.com/a-b", "3'4"]
+    words = [
+        "don't",
+        "e.g.",
+        "1,000.5",
+        "a:b",
+        "test_0007",
+        "@e42",
+        "x.com/a-b",
+        "3'4",
+        "’",
+        "发布",
+    ]
     for _ in range(2000):
-        text = " ".join(rng.choice(words + ["’", "发布", "é"]) for _ in range(rng.randint(1, 12)))
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 12)))
         assert tokens(text) == icu_tokens(text), text
