@@ -5,20 +5,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0002_searchdocument_lean'),
+        ("memory", "0002_searchdocument_lean"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='framerevision',
-            name='transaction',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.RESTRICT, related_name='frame_revisions', to='memory.transactionrecord'),
+            model_name="framerevision",
+            name="transaction",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.RESTRICT,
+                related_name="frame_revisions",
+                to="memory.transactionrecord",
+            ),
         ),
         migrations.AlterField(
-            model_name='transactionrecord',
-            name='event',
-            field=models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.RESTRICT, related_name='transaction', to='memory.event'),
+            model_name="transactionrecord",
+            name="event",
+            field=models.OneToOneField(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.RESTRICT,
+                related_name="transaction",
+                to="memory.event",
+            ),
         ),
     ]

@@ -32,9 +32,7 @@ def snapshot(context):
 
 
 def documents():
-    return sorted(
-        SearchDocument.objects.values_list("ref", "status", "kind", "thread", "tokens")
-    )
+    return sorted(SearchDocument.objects.values_list("ref", "status", "kind", "thread", "tokens"))
 
 
 @pytest.fixture
