@@ -13,6 +13,7 @@ import argparse
 import statistics
 import threading
 import time
+from typing import Any
 
 from common import describe, setup_django, timed
 
@@ -243,6 +244,50 @@ def bench_throughput(context_ids: list[int], threads: int, per_thread: int) -> f
     return threads * per_thread / elapsed
 
 
+def _process_worker(args: tuple[int, list[tuple[int, int]], int, Any]) -> None:
+    context_id, pairs, t, barrier = args
+    setup_django(fresh=False)  # a spawned process: its own interpreter and connections
+    from django.db import connection
+
+    from memory.engine import submit_transaction
+
+    barrier.wait()
+    for k, seq in pairs:
+        submit_transaction(
+            context_id,
+            text=FIRST_TX.format(base=0, k=f"p{t}x{k}", seq=seq).replace(
+                "(base-version 0)\n  ", ""
+            ),
+        )
+    connection.close()
+
+
+def bench_processes(context_id: int, processes: int, per_process: int) -> float:
+    """The same commits from separate processes: no shared interpreter lock."""
+    import multiprocessing
+
+    from django.db import connection
+
+    plans = [prepare_targets(context_id, f"p{t}x", per_process) for t in range(processes)]
+    connection.close()
+    ctx = multiprocessing.get_context("spawn")
+    barrier = ctx.Barrier(processes + 1)
+    workers = [
+        ctx.Process(target=_process_worker, args=((context_id, plans[t], t, barrier),))
+        for t in range(processes)
+    ]
+    for w in workers:
+        w.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for w in workers:
+        w.join()
+    elapsed = time.perf_counter() - start
+    if any(w.exitcode for w in workers):
+        raise RuntimeError("a benchmark process failed")
+    return processes * per_process / elapsed
+
+
 def bench_compile(
     history_events: int, frames: int, observations: int, repeat: int
 ) -> tuple[list[float], list[float]]:
@@ -311,6 +356,12 @@ def main() -> None:
     many_ids = [create_context(f"bench-many-{i}", capacity_tokens=100_000_000).pk for i in range(8)]
     many = bench_throughput(many_ids, 8, per_thread)
     print(f"throughput, 8 threads on one context: {one:.0f} commits/s")
+    single = bench_throughput(
+        [create_context("bench-single", capacity_tokens=10**8).pk], 1, per_thread * 4
+    )
+    print(f"throughput, 1 thread on one context: {single:.0f} commits/s")
+    procs = bench_processes(create_context("bench-procs", capacity_tokens=10**8).pk, 8, per_thread)
+    print(f"throughput, 8 processes on one context: {procs:.0f} commits/s")
     print(f"throughput, 8 threads on 8 contexts: {many:.0f} commits/s")
 
     before, after = bench_compile(history, 500, 300, 50)

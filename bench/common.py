@@ -53,7 +53,8 @@ def setup_django(fresh: bool = True) -> None:
     django.setup()
     from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
+    if fresh:
+        call_command("migrate", verbosity=0)
 
 
 def percentile(samples: list[float], q: float) -> float:

@@ -15,6 +15,7 @@ from memory import txlang
 from memory.broadcast import broadcast_after_commit
 from memory.errors import Conflict, InvalidRequest, MorphzError, ParseError, RuleViolation
 from memory.events import check_thread
+from memory.gate import context_gate
 from memory.kinds import REJECTED
 from memory.models import Context, Evaluation, TransactionRecord
 from memory.pressure import PressureState, pressure_state
@@ -84,6 +85,28 @@ def submit_transaction(
     Raises ParseError / InvalidRequest (malformed), RuleViolation (a rule broken; details
     list each failing op with its index), Conflict (R20). A rejection is stored too (R6).
     """
+    # Parsing happens inside the gate too: with one interpreter lock, parsing beside a
+    # commit of the same context only slows that commit down (see memory.gate).
+    with context_gate(context_id):
+        return _submit(
+            context_id,
+            text=text,
+            data=data,
+            author=author,
+            thread=thread,
+            evaluation_id=evaluation_id,
+        )
+
+
+def _submit(
+    context_id: int,
+    *,
+    text: str | None,
+    data: Any,
+    author: Author,
+    thread: str | None,
+    evaluation_id: int | None,
+) -> CommitResult:
     raw_text = text if text is not None else None
     tx: dict[str, Any] | None = None
     try:
@@ -91,11 +114,14 @@ def submit_transaction(
         if len(tx["ops"]) > MAX_OPS:
             raise InvalidRequest(f"a transaction may hold at most {MAX_OPS} operations")
         thread = check_thread(thread or tx.get("thread"))
+        # Done before taking the row lock: other processes wait only while `_commit` runs.
+        canonical = txlang.to_text(tx)
         return _commit(
             context_id,
             tx,
+            canonical,
             author=author,
-            thread=thread or tx.get("thread") or "main",
+            thread=thread,
             evaluation_id=evaluation_id,
         )
     except MorphzError as exc:
@@ -114,7 +140,13 @@ def submit_transaction(
 
 @transaction.atomic
 def _commit(
-    context_id: int, tx: dict[str, Any], *, author: Author, thread: str, evaluation_id: int | None
+    context_id: int,
+    tx: dict[str, Any],
+    canonical: str,
+    *,
+    author: Author,
+    thread: str,
+    evaluation_id: int | None,
 ) -> CommitResult:
     context = lock_context(context_id)
     base = tx.get("base_version")
@@ -184,7 +216,6 @@ def _commit(
         {f.frame_id for f in outcome.frames.values() if f.touched} | _relation_frame_ids(outcome)
     )
     receipt = _receipt(context.version, context.tick, outcome, state)
-    canonical = txlang.to_text(tx)
     record_pk, event_seq = write_commit(
         context,
         outcome,

@@ -12,6 +12,7 @@ from memory.broadcast import broadcast_after_commit
 from memory.compile import compile_active_context
 from memory.errors import Conflict, InvalidRequest
 from memory.events import check_thread
+from memory.gate import context_gate
 from memory.kinds import EXTERNAL_FACT_KINDS, RETIRED, RETIRING
 from memory.models import Context, Evaluation, Event, Frame, IndexIntent, RetirementRequest
 from memory.pressure import pressure_state
@@ -36,7 +37,8 @@ def evaluate(
         raise InvalidRequest("idempotency_key must be a string of 1-200 characters")
     thread_name = check_thread(thread) if thread else None
     try:
-        return _evaluate(context_id, thread_name, idempotency_key, continuation)
+        with context_gate(context_id):
+            return _evaluate(context_id, thread_name, idempotency_key, continuation)
     except IntegrityError:
         # Two requests with one new key raced; the loser returns the winner's result.
         if idempotency_key is None:

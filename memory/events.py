@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from memory.broadcast import broadcast_after_commit
 from memory.errors import Conflict, InvalidRequest, MaintenanceRequired, RuleViolation
+from memory.gate import context_gate
 from memory.kinds import (
     ACTION,
     APPENDABLE_KINDS,
@@ -132,8 +133,13 @@ def append_recall_result(
     ).event
 
 
+def _append(context_id: int, **kwargs: Any) -> AppendResult:
+    with context_gate(context_id):
+        return _append_locked(context_id, **kwargs)
+
+
 @transaction.atomic
-def _append(
+def _append_locked(
     context_id: int,
     *,
     kind: str,

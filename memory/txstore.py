@@ -188,15 +188,22 @@ def write_commit(
     frame_ids: list[str],
 ) -> tuple[int, int]:
     """Write the transaction event, its record and every changed row; returns (record id,
-    event seq). The caller has already advanced `context` (version, last_seq, tokens)."""
+    event seq). The caller has already advanced `context` (version, last_seq, tokens).
+
+    All statements go out in one pipeline: rows created here are referred to through their
+    unique keys ((context, seq), (context, frame_id), (context, committed_version)) instead
+    of ids read back, so the commit costs one round trip to the server, not one per row."""
     version = context.version
     # Python's clock, like every other event write, so time filters order them all alike.
     now = timezone.now()
-    with connection.cursor() as cur:
+    ids = _Keys(context.pk, context.last_seq, version)
+    touched = [f for f in outcome.frames.values() if f.touched]
+    changed_events = [e for e in outcome.events.values() if e.touched]
+    with connection.cursor() as cur, connection.cursor() as record_cur, pipeline():
         cur.execute(
-            "INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at, size_chars, "
-            "token_estimate, is_observation, active, status_version, pending, delivers) VALUES "
-            "(%s, %s, 'transaction', %s, %s, %s, %s, %s, 0, false, false, 0, false, '{}') RETURNING id",
+            "INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at, "
+            "size_chars, token_estimate, is_observation, active, status_version, pending, delivers) "
+            "VALUES (%s, %s, 'transaction', %s, %s, %s, %s, %s, 0, false, false, 0, false, '{}')",
             [
                 context.pk,
                 context.last_seq,
@@ -207,11 +214,11 @@ def write_commit(
                 len(text),
             ],
         )
-        event_pk = cur.fetchone()[0]
-        cur.execute(
-            "INSERT INTO memory_transactionrecord (context_id, author, author_kind, thread, base_version, "
-            "committed_version, status, reason, text, ops, receipt, frame_ids, event_id, evaluation_id, created_at) "
-            "VALUES (%s, %s, %s, %s, %s, %s, 'committed', %s, %s, %s, %s, %s, %s, %s, now()) RETURNING id",
+        record_cur.execute(
+            "INSERT INTO memory_transactionrecord (context_id, author, author_kind, thread, "
+            "base_version, committed_version, status, reason, text, ops, receipt, frame_ids, "
+            "event_id, evaluation_id, created_at) VALUES (%s, %s, %s, %s, %s, %s, 'committed', "
+            f"%s, %s, %s, %s, %s, {ids.EVENT}, %s, %s) RETURNING id",
             [
                 context.pk,
                 author_label,
@@ -224,27 +231,35 @@ def write_commit(
                 _json(ops),
                 _json(receipt),
                 frame_ids,
-                event_pk,
+                *ids.event(),
                 evaluation_id,
+                now,
             ],
         )
-        record_pk = cur.fetchone()[0]
         _write_frames(cur, context, outcome, version)
-        touched = [f for f in outcome.frames.values() if f.touched]
         revised = [f for f in touched if f.revised]
         if revised:
-            _insert_many(
-                cur,
-                "memory_framerevision (frame_id, revision, body, sources, transaction_id, version, created_at)",
-                "(%s, %s, %s, %s, %s, %s, now())",
+            rows, params = _rows(
                 [
-                    (f.pk, f.revision, _json(f.body), _json(f.sources), record_pk, version)
+                    (
+                        ids.frame(f),
+                        ("%s", [f.revision]),
+                        ("%s", [_json(f.body)]),
+                        ("%s", [_json(f.sources)]),
+                        (ids.RECORD, ids.record()),
+                        ("%s", [version]),
+                        ("%s", [now]),
+                    )
                     for f in revised
-                ],
+                ]
             )
-        _write_retirements(cur, context, touched, version)
-        _write_relations(cur, context, outcome, version)
-        changed_events = [e for e in outcome.events.values() if e.touched]
+            cur.execute(
+                "INSERT INTO memory_framerevision (frame_id, revision, body, sources, "
+                f"transaction_id, version, created_at) VALUES {rows}",
+                params,
+            )
+        _write_retirements(cur, context, touched, version, ids)
+        _write_relations(cur, context, outcome, version, ids)
         if changed_events:
             cur.execute(
                 "UPDATE memory_event AS e SET active = v.active, status_version = %s "
@@ -252,74 +267,121 @@ def write_commit(
                 [version, [e.pk for e in changed_events], [e.active for e in changed_events]],
             )
         cur.execute(
-            "UPDATE memory_context SET version = %s, last_seq = %s, used_tokens = %s, in_maintenance = %s "
-            "WHERE id = %s",
-            [version, context.last_seq, context.used_tokens, context.in_maintenance, context.pk],
+            "UPDATE memory_context SET version = %s, last_seq = %s, used_tokens = %s, "
+            "in_maintenance = %s WHERE id = %s",
+            [
+                version,
+                context.last_seq,
+                context.used_tokens,
+                context.in_maintenance,
+                context.pk,
+            ],
         )
-        intents: list[tuple[int, int | None, int | None]] = [
-            (context.pk, f.pk, None) for f in touched
-        ]
-        intents += [(context.pk, None, e.pk) for e in changed_events]
-        intents.append((context.pk, None, event_pk))
-        _insert_many(
-            cur,
-            "memory_indexintent (context_id, frame_id, event_id, created_at)",
-            "(%s, %s, %s, now())",
-            intents,
+        intents: list[tuple[SqlValue, SqlValue]] = [(ids.frame(f), ("NULL", [])) for f in touched]
+        intents += [(("NULL", []), ("%s", [e.pk])) for e in changed_events]
+        intents.append((("NULL", []), (ids.EVENT, ids.event())))
+        rows, params = _rows(
+            [(("%s", [context.pk]), frame, event, ("%s", [now])) for frame, event in intents]
         )
-    return record_pk, context.last_seq
+        cur.execute(
+            "INSERT INTO memory_indexintent (context_id, frame_id, event_id, created_at) "
+            f"VALUES {rows}",
+            params,
+        )
+        row = record_cur.fetchone()
+    assert row is not None
+    return int(row[0]), context.last_seq
 
 
-def _insert_many(
-    cur: Any, target: str, row_sql: str, rows: list[tuple[Any, ...]], returning: str = ""
-) -> list[Any]:
-    params: list[Any] = []
-    for row in rows:
-        params.extend(row)
-    cur.execute(
-        f"INSERT INTO {target} VALUES {', '.join([row_sql] * len(rows))} {returning}", params
+SqlValue = tuple[str, list[Any]]
+
+
+class _Keys:
+    """SQL that finds this commit's new rows by their unique keys, inside the pipeline."""
+
+    EVENT = "(SELECT id FROM memory_event WHERE context_id = %s AND seq = %s)"
+    RECORD = (
+        "(SELECT id FROM memory_transactionrecord WHERE context_id = %s AND committed_version = %s)"
     )
-    return cur.fetchall() if returning else []
+    FRAME = "(SELECT id FROM memory_frame WHERE context_id = %s AND frame_id = %s)"
+
+    def __init__(self, context_pk: int, seq: int, version: int) -> None:
+        self.context_pk = context_pk
+        self.seq = seq
+        self.version = version
+
+    def event(self) -> list[Any]:
+        return [self.context_pk, self.seq]
+
+    def record(self) -> list[Any]:
+        return [self.context_pk, self.version]
+
+    def frame(self, frame: FrameState) -> SqlValue:
+        if frame.pk is not None:
+            return ("%s", [frame.pk])
+        return (self.FRAME, [self.context_pk, frame.frame_id])
+
+
+def pipeline() -> Any:
+    """psycopg's pipeline mode on Django's connection: statements go out without waiting."""
+    return connection.connection.pipeline()
+
+
+def _rows(rows: list[tuple[SqlValue, ...]]) -> tuple[str, list[Any]]:
+    """`(a, b), (c, d)` and its parameters from per-value SQL fragments."""
+    params: list[Any] = []
+    parts = []
+    for row in rows:
+        parts.append("(" + ", ".join(sql for sql, _ in row) + ")")
+        for _, values in row:
+            params.extend(values)
+    return ", ".join(parts), params
 
 
 def _write_frames(cur: Any, context: LockedContext, outcome: ApplyOutcome, version: int) -> None:
     created = [f for f in outcome.frames.values() if f.created]
     if created:
-        rows = _insert_many(
-            cur,
-            "memory_frame (context_id, frame_id, revision, body, sources, status, protected, retire_requested_tick, "
-            "retire_due_tick, retire_reason, retire_generation, token_estimate, created_version, changed_version, "
-            "updated_at)",
-            "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())",
+        rows, params = _rows(
             [
                 (
-                    context.pk,
-                    f.frame_id,
-                    f.revision,
-                    _json(f.body),
-                    _json(f.sources),
-                    f.status,
-                    f.protected,
-                    f.retire_requested_tick,
-                    f.retire_due_tick,
-                    f.retire_reason,
-                    f.retire_generation,
-                    f.token_estimate,
-                    version,
-                    version,
+                    *(
+                        ("%s", [value])
+                        for value in (
+                            context.pk,
+                            f.frame_id,
+                            f.revision,
+                            _json(f.body),
+                            _json(f.sources),
+                            f.status,
+                            f.protected,
+                            f.retire_requested_tick,
+                            f.retire_due_tick,
+                            f.retire_reason,
+                            f.retire_generation,
+                            f.token_estimate,
+                            version,
+                            version,
+                        )
+                    ),
+                    ("now()", []),
                 )
                 for f in created
-            ],
-            returning="RETURNING id, frame_id",
+            ]
         )
-        for pk, frame_id in rows:
-            outcome.frames[frame_id].pk = pk
-    changed = [f for f in outcome.frames.values() if f.touched and not f.created]
-    for f in changed:
         cur.execute(
-            "UPDATE memory_frame SET revision = %s, body = %s, sources = %s, status = %s, protected = %s, "
-            "retire_requested_tick = %s, retire_due_tick = %s, retire_reason = %s, retire_generation = %s, "
-            "token_estimate = %s, changed_version = %s, updated_at = now() WHERE id = %s",
+            "INSERT INTO memory_frame (context_id, frame_id, revision, body, sources, status, "
+            "protected, retire_requested_tick, retire_due_tick, retire_reason, retire_generation, "
+            f"token_estimate, created_version, changed_version, updated_at) VALUES {rows}",
+            params,
+        )
+    for f in outcome.frames.values():
+        if not f.touched or f.created:
+            continue
+        cur.execute(
+            "UPDATE memory_frame SET revision = %s, body = %s, sources = %s, status = %s, "
+            "protected = %s, retire_requested_tick = %s, retire_due_tick = %s, retire_reason = %s, "
+            "retire_generation = %s, token_estimate = %s, changed_version = %s, updated_at = now() "
+            "WHERE id = %s",
             [
                 f.revision,
                 _json(f.body),
@@ -338,25 +400,26 @@ def _write_frames(cur: Any, context: LockedContext, outcome: ApplyOutcome, versi
 
 
 def _write_retirements(
-    cur: Any, context: LockedContext, touched: list[FrameState], version: int
+    cur: Any, context: LockedContext, touched: list[FrameState], version: int, ids: _Keys
 ) -> None:
     tick = context.tick
     for f in touched:
-        if f.retire_cancelled or f.retire_completed_early:
+        if (f.retire_cancelled or f.retire_completed_early) and f.pk is not None:
             cur.execute(
-                "UPDATE memory_retirementrequest SET outcome = %s, resolved_tick = %s, resolved_version = %s "
-                "WHERE frame_id = %s AND outcome = 'pending'",
+                "UPDATE memory_retirementrequest SET outcome = %s, resolved_tick = %s, "
+                "resolved_version = %s WHERE frame_id = %s AND outcome = 'pending'",
                 ["completed" if f.retire_completed_early else "cancelled", tick, version, f.pk],
             )
         if f.retire_requested:
             done = f.status != "retiring"
             due = f.retire_due_tick if f.retire_due_tick is not None else tick
+            frame_sql, frame_params = ids.frame(f)
             cur.execute(
-                "INSERT INTO memory_retirementrequest (frame_id, generation, requested_tick, due_tick, reason, "
-                "requested_version, outcome, resolved_tick, resolved_version) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                "INSERT INTO memory_retirementrequest (frame_id, generation, requested_tick, "
+                "due_tick, reason, requested_version, outcome, resolved_tick, resolved_version) "
+                f"VALUES ({frame_sql}, %s, %s, %s, %s, %s, %s, %s, %s)",
                 [
-                    f.pk,
+                    *frame_params,
                     f.retire_generation,
                     tick,
                     due,
@@ -369,7 +432,9 @@ def _write_retirements(
             )
 
 
-def _write_relations(cur: Any, context: LockedContext, outcome: ApplyOutcome, version: int) -> None:
+def _write_relations(
+    cur: Any, context: LockedContext, outcome: ApplyOutcome, version: int, ids: _Keys
+) -> None:
     removed = [r.pk for r in outcome.relations.values() if r.removed and r.pk is not None]
     if removed:
         cur.execute(
@@ -377,10 +442,20 @@ def _write_relations(cur: Any, context: LockedContext, outcome: ApplyOutcome, ve
         )
     created = [k for k, r in outcome.relations.items() if r.created]
     if created:
-        pks = {f.frame_id: f.pk for f in outcome.frames.values()}
-        _insert_many(
-            cur,
-            "memory_relation (context_id, subject_id, name, object_id, created_version)",
-            "(%s, %s, %s, %s, %s)",
-            [(context.pk, pks[k.subject], k.name, pks[k.object], version) for k in created],
+        rows, params = _rows(
+            [
+                (
+                    ("%s", [context.pk]),
+                    ids.frame(outcome.frames[k.subject]),
+                    ("%s", [k.name]),
+                    ids.frame(outcome.frames[k.object]),
+                    ("%s", [version]),
+                )
+                for k in created
+            ]
+        )
+        cur.execute(
+            "INSERT INTO memory_relation (context_id, subject_id, name, object_id, created_version) "
+            f"VALUES {rows}",
+            params,
         )
