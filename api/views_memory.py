@@ -131,7 +131,7 @@ class TransactionView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(TransactionListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("frame", "status")}
-        after = decode_cursor(query.get("cursor"), filters, int) or 0
+        after = decode_cursor(query.get("cursor"), filters, int) or query.get("after") or 0
         page = reads.list_transactions(self.ctx, after_pk=after, limit=query["limit"], **filters)
         next_cursor = encode_cursor(page.items[-1].pk, filters) if page.has_more else None
         return Response(

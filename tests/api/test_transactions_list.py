@@ -42,3 +42,11 @@ def test_bad_filters_are_400(api: Api) -> None:
         response = api.get("transactions/", params)
         assert response.status_code == 400, params
         assert error_of(response)["code"] in {"invalid_request", "invalid_cursor"}
+
+
+
+def test_after_lists_only_newer_transactions(api: Api, released) -> None:
+    first = api.get("transactions/").json()["transactions"][0]["id"]
+    newer = api.get("transactions/", {"after": first}).json()["transactions"]
+    assert [t["committed_version"] for t in newer] == [2]
+    assert api.get("transactions/", {"after": -1}).status_code == 400
