@@ -7,12 +7,11 @@ the only writer of SearchDocument. Each batch, in one database transaction:
    several processes never take the same intent; a crashed batch rolls back and its intents
    are claimed again: at least once);
 2. reads the facts and tokenises them with no lock held (the slow part);
-3. takes ``FOR KEY SHARE`` on the contexts involved (commits hold ``FOR UPDATE`` on their
-   context, so this waits for a running commit and keeps the next one out), re-checks each
-   target's fingerprint (revision, status, ...) and rebuilds any target that moved, so an
-   older reading can never overwrite a newer one;
-4. upserts the documents (COPY into a temporary staging table, then ``INSERT ... SELECT
-   ... ON CONFLICT DO UPDATE``: idempotent) and deletes the intents it applied.
+3. upserts the documents (COPY into a temporary staging table, then ``INSERT ... SELECT
+   ... ON CONFLICT DO UPDATE``: idempotent), which row-locks them until the batch commits;
+4. re-checks each target's fingerprint (revision, status, ...) and rebuilds any target
+   that moved since it was read, so an older reading never stays over a newer one, without
+   ever making a commit wait for the indexer (see `_index`); then deletes its intents.
 
 Public functions:
 - `apply_pending(batch_size=200, context_id=None, fail_after=None) -> int` one batch; returns
@@ -194,21 +193,10 @@ def _upsert(documents: list[Document], fail_after: int | None) -> int:
     return len(batch)
 
 
-def _lock_and_refresh(
+def _moved_since_read(
     frames: dict[int, Document], events: dict[int, Document]
-) -> tuple[dict[int, Document], dict[int, Document]]:
-    """Under the contexts' key-share locks, rebuild every document whose facts moved since
-    they were read (or drop it when its row is gone)."""
-    context_ids = sorted(
-        {d.context_id for d in frames.values()} | {d.context_id for d in events.values()}
-    )
-    if not context_ids:
-        return frames, events
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT id FROM memory_context WHERE id = ANY(%s) ORDER BY id FOR KEY SHARE",
-            [context_ids],
-        )
+) -> tuple[list[int], list[int]]:
+    """Targets whose facts changed after they were read (rows that are gone are skipped)."""
     current_frames = {
         row["pk"]: _frame_fingerprint(row)
         for row in Frame.objects.filter(pk__in=list(frames)).values(
@@ -229,19 +217,31 @@ def _lock_and_refresh(
     moved_events = [
         pk for pk in events if pk in current_events and current_events[pk] != events[pk].fingerprint
     ]
-    frames = {pk: d for pk, d in frames.items() if pk in current_frames}
-    events = {pk: d for pk, d in events.items() if pk in current_events}
-    frames.update(_frame_documents(moved_frames))
-    events.update(_event_documents(moved_events))
-    return frames, events
+    return moved_frames, moved_events
 
 
 def _index(frame_pks: list[int], event_pks: list[int], fail_after: int | None = None) -> int:
+    """Write documents for these targets, never leaving an older reading over a newer one.
+
+    No lock on the contexts (commits must not wait for the indexer). Instead the documents
+    are written first, which row-locks them until this transaction ends, and the facts are
+    checked again afterwards: a target that moved since it was read is rebuilt now. A worker
+    that read newer facts either wrote before us (we see the move and rebuild) or blocks on
+    our row locks and writes after us; a commit after our check leaves a new intent."""
     frames = _frame_documents(sorted(set(frame_pks)))
     events = _event_documents(sorted(set(event_pks)))
-    frames, events = _lock_and_refresh(frames, events)
     documents = [frames[pk] for pk in sorted(frames)] + [events[pk] for pk in sorted(events)]
-    return _upsert(documents, fail_after)
+    written = _upsert(documents, fail_after)
+    moved_frames, moved_events = _moved_since_read(frames, events)
+    if moved_frames or moved_events:
+        fresh_frames = _frame_documents(moved_frames)
+        fresh_events = _event_documents(moved_events)
+        _upsert(
+            [fresh_frames[pk] for pk in sorted(fresh_frames)]
+            + [fresh_events[pk] for pk in sorted(fresh_events)],
+            None,
+        )
+    return written
 
 
 def index_targets(frame_pks: list[int], event_pks: list[int]) -> int:
