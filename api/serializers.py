@@ -205,7 +205,10 @@ class TransactionListQuery(StrictSerializer):
     frame = StrictCharField(required=False, max_length=128)
     status = serializers.ChoiceField(choices=TRANSACTION_STATUSES, required=False)
     after = serializers.IntegerField(
-        required=False, min_value=0, max_value=MAX_INT, help_text="only transactions with id > after"
+        required=False,
+        min_value=0,
+        max_value=MAX_INT,
+        help_text="only transactions with id > after",
     )
     cursor = cursor_field()
     limit = limit_field(50, 200)

@@ -44,7 +44,6 @@ def test_bad_filters_are_400(api: Api) -> None:
         assert error_of(response)["code"] in {"invalid_request", "invalid_cursor"}
 
 
-
 def test_after_lists_only_newer_transactions(api: Api, released) -> None:
     first = api.get("transactions/").json()["transactions"][0]["id"]
     newer = api.get("transactions/", {"after": first}).json()["transactions"]
