@@ -1,4 +1,7 @@
-"""A current picture of the explorer on the demo context, for the README (docs/explorer.png)."""
+"""A current picture of the explorer on the demo context.
+
+Saved to test-artifacts/explorer.png (ignored by git) so a test run never dirties the tree;
+copy it to docs/explorer.png, which the README shows, when the page changes."""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ def test_screenshot_of_the_demo_explorer(
     explorer.page.evaluate(
         "() => { document.getElementById('graph')._cyreg.cy.fit(undefined, 30); }"
     )
-    target = REPO / "docs" / "explorer.png"
+    target = REPO / "test-artifacts" / "explorer.png"
     target.parent.mkdir(exist_ok=True)
     explorer.page.screenshot(path=str(target), full_page=True)
     assert target.stat().st_size > 50_000
