@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,6 +37,8 @@ from typing import Any
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_http")
 
 from common import ROOT, describe, percentile, setup_django
+
+from morphz.devserver import free_port, uvicorn_command
 
 DATA = ROOT.parent / "shared" / "benchdata" / "state-bench" / "train_trajectories"
 CLIENTS = 4
@@ -51,12 +52,6 @@ FIRST_TX = """(context-tx
   (retire @e{seq}))"""
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def start_server(port: int, workers: int, indexer_in_process: bool) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
@@ -65,24 +60,7 @@ def start_server(port: int, workers: int, indexer_in_process: bool) -> subproces
         "LOG_LEVEL": "WARNING",
         "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "morphz.settings"),
     }
-    command = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "morphz.asgi:application",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--workers",
-        str(workers),
-        "--lifespan",
-        "off",
-        "--no-access-log",
-        "--log-level",
-        "warning",
-    ]
-    return subprocess.Popen(command, cwd=ROOT, env=env)
+    return subprocess.Popen(uvicorn_command(port, workers=workers), cwd=ROOT, env=env)
 
 
 def start_indexer() -> subprocess.Popen[bytes]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -32,6 +31,11 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from common import percentile  # noqa: E402
+
+from morphz.devserver import free_port, uvicorn_command  # noqa: E402
+
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -41,12 +45,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
-    return ordered[index]
 
 
 def summary(name: str, values: list[float]) -> str:
@@ -122,29 +120,10 @@ def main() -> None:
     context, token = build_context(args.frames)
     get_user_model().objects.create_superuser("bench", "bench@example.invalid", "bench-pass")
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     env = dict(os.environ, MORPHZ_INDEXER_IN_PROCESS="0")
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE")
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "morphz.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--lifespan",
-            "off",
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env=env,
-    )
+    server = subprocess.Popen(uvicorn_command(port), cwd=REPO, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
         import httpx

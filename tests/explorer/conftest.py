@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 import pytest
+
+from morphz.devserver import database_url, free_port, uvicorn_command
 
 # Playwright's sync API keeps an event loop in this thread; the ORM calls the tests make
 # between browser steps are ordinary blocking calls, so Django's async guard is relaxed here.
@@ -72,24 +71,6 @@ def browser() -> Iterator[Any]:
         instance.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def database_url(settings: dict[str, Any]) -> str:
-    user = quote(settings.get("USER") or "")
-    password = quote(settings.get("PASSWORD") or "")
-    auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
-    host = settings.get("HOST") or ""
-    name = quote(settings["NAME"])
-    if host.startswith("/"):
-        return f"postgres://{auth}/{name}?host={quote(host)}"
-    port = f":{settings['PORT']}" if settings.get("PORT") else ""
-    return f"postgres://{auth}{host}{port}/{name}"
-
-
 @dataclass
 class LiveServer:
     url: str
@@ -108,7 +89,7 @@ def asgi_server(
 ) -> Iterator[LiveServer]:
     from django.db import connection
 
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path_factory.mktemp("server") / "uvicorn.log"
     env = dict(os.environ)
     env.update(
@@ -125,20 +106,7 @@ def asgi_server(
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "morphz.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--lifespan",
-                "off",
-                "--log-level",
-                "warning",
-            ],
+            uvicorn_command(port),
             cwd=REPO,
             env=env,
             stdout=log,

@@ -18,18 +18,9 @@ from memory.contexts import create_context
 from memory.events import append_event
 from memory.models import IndexIntent, SearchDocument
 from memory.search import search
+from morphz.devserver import database_url
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def current_database_url() -> str:
-    """A DATABASE_URL for the database this test runs on (the test database)."""
-    s = connection.settings_dict
-    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
-    if s["HOST"].startswith("/"):
-        return f"postgresql://{auth}@/{s['NAME']}?host={s['HOST']}"
-    port = f":{s['PORT']}" if s["PORT"] else ""
-    return f"postgresql://{auth}@{s['HOST']}{port}/{s['NAME']}"
 
 
 @pytest.mark.django_db(transaction=True)
@@ -42,7 +33,11 @@ def test_a_run_indexer_process_killed_mid_work_loses_nothing():
     total = IndexIntent.objects.count()
     assert total == 60
 
-    env = {**os.environ, "DATABASE_URL": current_database_url(), "LOG_LEVEL": "WARNING"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(connection.settings_dict),
+        "LOG_LEVEL": "WARNING",
+    }
     worker = subprocess.Popen(
         [sys.executable, "manage.py", "run_indexer", "--batch", "7", "--poll", "0.05"],
         cwd=ROOT,
