@@ -9,9 +9,8 @@ from typing import Any
 
 from rest_framework import serializers
 
-from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
+from memory.models import Context, Event, FrameRevision, Relation, TransactionRecord
 from memory.pressure import pressure_state
-from memory.reads import frame_view
 
 EVENT_PREVIEW_CHARS = 200
 
@@ -178,10 +177,6 @@ class FrameSerializer(serializers.Serializer):
     tokens = serializers.IntegerField()
     created_version = serializers.IntegerField()
     changed_version = serializers.IntegerField()
-
-
-def present_frame(frame: Frame, tick: int) -> dict[str, Any]:
-    return frame_view(frame, tick)
 
 
 class FrameListSerializer(serializers.Serializer):

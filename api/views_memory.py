@@ -29,13 +29,13 @@ from api.shapes import (
     RelationListSerializer,
     SearchResultSerializer,
     TransactionListSerializer,
-    present_frame,
     present_relation,
     present_revision,
     present_transaction,
 )
 from memory import reads
 from memory.engine import submit_transaction
+from memory.reads import frame_view
 from memory.txlang import FRAME_ID_RE
 
 TX_JSON_KEYS = ("base_version", "reason", "ops", "thread")
@@ -158,7 +158,7 @@ class FrameListView(ContextAPIView):
         next_cursor = encode_cursor(page.items[-1].frame_id, filters) if page.has_more else None
         tick = self.ctx.tick
         return Response(
-            {"frames": [present_frame(f, tick) for f in page.items], "next_cursor": next_cursor}
+            {"frames": [frame_view(f, tick) for f in page.items], "next_cursor": next_cursor}
         )
 
 
@@ -176,7 +176,7 @@ class FrameDetailView(ContextAPIView):
             raise not_found(f"frame {frame_id!r}")
         from memory.history import frame_write_history
 
-        data = present_frame(frame, self.ctx.tick)
+        data = frame_view(frame, self.ctx.tick)
         data["revisions"] = [present_revision(r) for r in reads.frame_revisions(frame)]
         data["write_history"] = frame_write_history(self.ctx, frame.frame_id)
         return Response(data)

@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any
 
-from common import describe, setup_django, timed
+from common import describe, prepare_targets, setup_django, timed
 
 FIRST_TX = """(context-tx
   (base-version {base})
@@ -40,33 +40,6 @@ def seed_frames(context_id: int, count: int, batch: int = 250) -> None:
             for i in range(start, min(count, start + batch))
         ]
         submit_transaction(context_id, data={"base_version": None, "reason": "seed", "ops": ops})
-
-
-def prepare_targets(context_id: int, prefix: str, count: int) -> list[tuple[int, int]]:
-    """`release-<k>` frames and one long log each; returns (k, log seq) pairs."""
-    from memory.engine import submit_transaction
-    from memory.events import append_event
-
-    ops = [
-        {
-            "op": "derive",
-            "id": f"release-{prefix}{k}",
-            "from": [],
-            "body": {"goal": "ship-v1", "stage": "waiting"},
-        }
-        for k in range(count)
-    ]
-    for start in range(0, count, 250):
-        submit_transaction(
-            context_id,
-            data={"base_version": None, "reason": "targets", "ops": ops[start : start + 250]},
-        )
-    log = "\n".join(f"test_{n:04d} ... ok" for n in range(200))
-    pairs = []
-    for k in range(count):
-        seq = append_event(context_id, kind="tool_result", content=log).event.seq
-        pairs.append((k, seq))
-    return pairs
 
 
 def bench_commit_latency(context_id: int, n: int) -> list[float]:

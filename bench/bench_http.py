@@ -36,7 +36,7 @@ from typing import Any
 
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_http")
 
-from common import ROOT, describe, percentile, setup_django
+from common import ROOT, describe, percentile, prepare_targets, setup_django
 
 from morphz.devserver import free_port, uvicorn_command
 
@@ -109,28 +109,15 @@ def bench_commits(url: str, n: int) -> list[float]:
     """Commit latency over one keep-alive connection, on targets prepared in-process."""
     import httpx
 
-    from memory.engine import submit_transaction
-    from memory.events import append_event
-
     context_id, token = new_context("http-commits")
-    ops = [
-        {"op": "derive", "id": f"release-{k}", "from": [], "body": {"goal": "ship-v1"}}
-        for k in range(n)
-    ]
-    for start in range(0, n, 250):
-        submit_transaction(
-            context_id,
-            data={"base_version": None, "reason": "targets", "ops": ops[start : start + 250]},
-        )
-    log = "\n".join(f"test_{i:04d} ... ok" for i in range(200))
-    seqs = [append_event(context_id, kind="tool_result", content=log).event.seq for _ in range(n)]
+    targets = prepare_targets(context_id, "", n)
     headers = {"Authorization": f"Bearer {token}"}
     samples = []
     with httpx.Client(base_url=url, headers=headers, timeout=30) as client:
         base = client.get("/api/v1/contexts/http-commits/").json()["version"]
         for _ in range(20):  # warm the connection and the server's code paths
             client.get("/api/v1/contexts/http-commits/")
-        for k, seq in enumerate(seqs):
+        for k, seq in targets:
             body = {"text": FIRST_TX.format(base=base, k=k, seq=seq)}
             began = time.perf_counter()
             response = client.post("/api/v1/contexts/http-commits/transactions/", json=body)

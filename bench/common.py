@@ -79,3 +79,30 @@ def describe(name: str, samples_ms: list[float]) -> str:
         f"{name}: p50 {statistics.median(samples_ms):.2f} ms, p99 {percentile(samples_ms, 99):.2f} ms "
         f"(n={len(samples_ms)})"
     )
+
+
+def prepare_targets(context_id: int, prefix: str, count: int) -> list[tuple[int, int]]:
+    """`release-<k>` frames and one long log each; returns (k, log seq) pairs."""
+    from memory.engine import submit_transaction
+    from memory.events import append_event
+
+    ops = [
+        {
+            "op": "derive",
+            "id": f"release-{prefix}{k}",
+            "from": [],
+            "body": {"goal": "ship-v1", "stage": "waiting"},
+        }
+        for k in range(count)
+    ]
+    for start in range(0, count, 250):
+        submit_transaction(
+            context_id,
+            data={"base_version": None, "reason": "targets", "ops": ops[start : start + 250]},
+        )
+    log = "\n".join(f"test_{n:04d} ... ok" for n in range(200))
+    pairs = []
+    for k in range(count):
+        seq = append_event(context_id, kind="tool_result", content=log).event.seq
+        pairs.append((k, seq))
+    return pairs

@@ -49,10 +49,6 @@ def context_cards(contexts: list[Context]) -> list[dict[str, Any]]:
     ]
 
 
-def frame_dict(frame: Frame, tick: int) -> dict[str, Any]:
-    return frame_view(frame, tick)
-
-
 def _event_rows(context: Context, **filters: Any) -> list[dict[str, Any]]:
     rows = (
         Event.objects.filter(context=context, **filters)
@@ -140,7 +136,7 @@ def live_relations(context: Context) -> list[dict[str, Any]]:
 def explorer_snapshot(context: Context) -> dict[str, Any]:
     """Everything the explorer draws first: the graph, panels and the version it shows."""
     frames = [
-        frame_dict(f, context.tick)
+        frame_view(f, context.tick)
         for f in Frame.objects.filter(context=context).order_by("frame_id")
     ]
     return {
