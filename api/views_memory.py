@@ -36,7 +36,7 @@ from api.shapes import (
 from memory import reads
 from memory.engine import submit_transaction
 from memory.reads import frame_view
-from memory.txlang import FRAME_ID_RE
+from memory.txlang import FRAME_ID_RE, fields_text
 
 TX_JSON_KEYS = ("base_version", "reason", "ops", "thread")
 
@@ -177,6 +177,7 @@ class FrameDetailView(ContextAPIView):
         from memory.history import frame_write_history
 
         data = frame_view(frame, self.ctx.tick)
+        data["body_text"] = fields_text(frame.body)  # what the explorer's editor shows
         data["revisions"] = [present_revision(r) for r in reads.frame_revisions(frame)]
         data["write_history"] = frame_write_history(self.ctx, frame.frame_id)
         return Response(data)

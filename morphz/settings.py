@@ -108,6 +108,10 @@ STATICFILES_DIRS = [
     BASE_DIR / "static",
     # Front-end libraries installed by npm from package.json; never copied into the repo.
     ("vendor/cytoscape", BASE_DIR / "node_modules" / "cytoscape" / "dist"),
+    # The explorer's graph layout (fCoSE) and the two packages it is built on.
+    ("vendor/cytoscape-fcose", BASE_DIR / "node_modules" / "cytoscape-fcose"),
+    ("vendor/cose-base", BASE_DIR / "node_modules" / "cose-base"),
+    ("vendor/layout-base", BASE_DIR / "node_modules" / "layout-base"),
 ]
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
