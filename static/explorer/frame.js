@@ -129,10 +129,12 @@ export function showResult(outcome) {
   box.dataset.code = outcome.code;
   const title = outcome.code === "conflict"
     ? "Conflict: this changed since the version you edited. Nothing was written."
-    : "Rejected (" + outcome.code + "). Nothing was written.";
-  box.append(el("b", { text: title }), el("div", { text: outcome.message }));
-  // A detail that only repeats the message adds nothing.
-  const details = outcome.details.map(describeDetail).filter((text) => text && !text.endsWith(outcome.message));
+    : "Not saved (" + outcome.code + ")";
+  box.append(el("b", { text: title }), el("div", { class: "message", text: outcome.message }));
+  // The message often already says what a detail says; show each thing once.
+  const details = outcome.details
+    .filter((d) => !(d && typeof d.message === "string" && outcome.message.includes(d.message)))
+    .map(describeDetail);
   if (details.length) {
     const list = el("ul", { class: "details" });
     for (const text of details) list.append(el("li", { text }));
