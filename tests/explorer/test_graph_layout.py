@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from memory.contexts import create_context
-from memory.demo import load_demo
-from memory.engine import Author, submit_transaction
+from memory.demo.loader import load_demo
+from memory.tx.engine import Author, submit_transaction
 from tests.explorer.conftest import PASSWORD, ExplorerPage, Team
 
 LAPTOP = {"width": 1280, "height": 720}
