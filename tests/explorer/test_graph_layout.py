@@ -87,7 +87,7 @@ def test_a_500_frame_context_opens_readable_and_hides_labels_when_zoomed_out(
     agent = Author("agent", "agent")
     for start in range(0, 500, 50):
         ops = " ".join(
-            f"(derive note-{n:03d} (topic t{n % 7}) (text \"note number {n}\"))"
+            f'(derive note-{n:03d} (topic t{n % 7}) (text "note number {n}"))'
             + (f" (relate note-{n:03d} follows note-{n - 1:03d})" if n % 10 else "")
             for n in range(start, start + 50)
         )

@@ -4,6 +4,7 @@ with the base version the page showed (R40)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from memory.models import Frame, Relation, TransactionRecord
 from tests.explorer.conftest import ExplorerPage, Team
@@ -83,7 +84,12 @@ def test_relate_unrelate_retire_restore_protect_unprotect(
     # Unrelate asks first: dismissing the question keeps the relation.
     unrelate = page.locator("#frame-relations li", has_text="depends-on").locator("button.unrelate")
     questions: list[str] = []
-    page.once("dialog", lambda dialog: (questions.append(dialog.message), dialog.dismiss()))
+
+    def dismiss(dialog: Any) -> None:
+        questions.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", dismiss)
     unrelate.click()
     assert questions and "release depends-on plan" in questions[0]
     page.wait_for_timeout(300)

@@ -16,6 +16,9 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="")
         parser.add_argument("--grace-ticks", type=int, default=8)
         parser.add_argument("--capacity-tokens", type=int, default=None)
+        parser.add_argument(
+            "--token-name", default="agent", help="a name people will recognise in the history"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -27,6 +30,6 @@ class Command(BaseCommand):
             )
         except MorphzError as exc:
             raise CommandError(exc.message) from None
-        issued = issue_token(context, name="create_context")
+        issued = issue_token(context, name=options["token_name"])
         self.stdout.write(f"created context {context.slug}; API token (shown once):")
         self.stdout.write(issued.raw)
