@@ -128,7 +128,8 @@ export const cy = cytoscape({
     { selector: "node.frame:selected", style: { "underlay-color": "#1565c0", "underlay-opacity": 0.35, "underlay-padding": 5 } },
     { selector: "node.hit", style: { "underlay-color": "#fdd835", "underlay-opacity": 0.8, "underlay-padding": 6 } },
     { selector: "node.changed", style: { "underlay-color": "#ff7043", "underlay-opacity": 0.7, "underlay-padding": 6 } },
-    { selector: "node.added", style: { "underlay-color": "#66bb6a", "underlay-opacity": 0.8, "underlay-padding": 6 } },
+    { selector: "node.added", style: { "underlay-color": "#00c853", "underlay-opacity": 0.8, "underlay-padding": 6 } },
+    { selector: "node.seen", style: { "underlay-color": "#7e57c2", "underlay-opacity": 0.6, "underlay-padding": 5 } },
   ],
 });
 
@@ -384,8 +385,17 @@ function tipLines(node) {
     ["", frame.status + (frame.protected ? ", protected" : "") + " · revision " + frame.revision +
       " · last changed in version " + frame.changed_version],
     ["", frame.sources.length + " sources · " + relations + " relations · ~" + (frame.tokens ?? "?") + " tokens"],
-    ["pre", JSON.stringify(frame.body).slice(0, 160)],
+    ["pre", bodyPreview(frame.body)],
   ];
+}
+function bodyPreview(body) {
+  const lines = Object.entries(body || {}).map(([key, value]) =>
+    key + ": " + (typeof value === "string" ? value : JSON.stringify(value)));
+  const text = lines.join("\n");
+  return text.length > 200 ? text.slice(0, 200) + "…" : text;
+}
+function hideTip() {
+  tip.hidden = true;
 }
 cy.on("mouseover", "node", (evt) => {
   const lines = tipLines(evt.target);
@@ -397,12 +407,9 @@ cy.on("mouseover", "node", (evt) => {
   tip.style.top = pos.y + 50 + "px";
   tip.hidden = false;
 });
-cy.on("mouseout", "node", () => {
-  tip.hidden = true;
-});
-cy.on("pan zoom", () => {
-  tip.hidden = true;
-});
+cy.on("mouseout", "node", hideTip);
+cy.on("pan zoom tap", hideTip);
+$("graph").addEventListener("mouseleave", hideTip);
 
 cy.on("tap", "node.frame", (evt) => emit("select-frame", evt.target.data("fid")));
 cy.on("tap", "node.event", (evt) => emit("open-event", evt.target.data("ref")));

@@ -20,6 +20,7 @@ function noteChange(change) {
   } else if (change.type === "tick") {
     for (const id of change.expired || []) pending.frames.add(id);
     pending.events = true;
+    emit("tick", change);
   } else if (change.type === "event") {
     pending.events = true;
   } else {

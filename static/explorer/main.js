@@ -12,11 +12,15 @@ import "./editor.js";
 import { openReader } from "./reader.js";
 import "./search.js";
 import { startLive } from "./live.js";
+import { refreshEvaluations, renderEvaluations } from "./evaluations.js";
+import { renderSlider } from "./timetravel.js";
 
 loadSnapshot(JSON.parse($("snapshot-data").textContent));
 
 function renderAll(fullLayout) {
   renderPanels();
+  renderSlider();
+  renderEvaluations();
   graph.sync(fullLayout);
   renderSide();
   renderFrameIds();
@@ -35,5 +39,7 @@ $("relayout").addEventListener("click", () => graph.sync(true));
 $("fit").addEventListener("click", graph.fit);
 
 renderAll(true);
+refreshEvaluations().then(renderEvaluations);
+on("tick", () => refreshEvaluations().then(renderEvaluations));
 performance.mark("morphz:first-render"); // read by bench/bench_live.py
 startLive(() => selection.id);

@@ -16,7 +16,13 @@ export const model = {
   stream: [], // recent event refs, oldest first
   transactions: [], // oldest first
   details: new Map(), // frame id -> detail (revisions, write history, body_text)
+  asOf: null, // a past version the graph shows (time travel), or null for now
 };
+
+/* Frames and relations are read as of the version being looked at. */
+function asOf(sep) {
+  return model.asOf === null ? "" : sep + "as_of=" + model.asOf;
+}
 
 function setFrames(list) {
   for (const frame of list) model.frames.set(frame.id, frame);
@@ -63,7 +69,7 @@ function withoutHistory(detail) {
 /* One frame with its revisions and write history (kept for the side panel). */
 export async function loadFrameDetail(id) {
   try {
-    const detail = await api("frames/" + encodeURIComponent(id) + "/");
+    const detail = await api("frames/" + encodeURIComponent(id) + "/" + asOf("?"));
     model.details.set(id, detail);
     setFrames([withoutHistory(detail)]);
     return detail;
@@ -81,7 +87,7 @@ export async function refreshContext() {
 
 export async function refreshFrames(ids) {
   if (!ids) {
-    const frames = await fetchAll("frames/?limit=500", "frames");
+    const frames = await fetchAll("frames/?limit=500" + asOf("&"), "frames");
     model.frames = new Map(frames.map((f) => [f.id, f]));
     return;
   }
@@ -89,7 +95,7 @@ export async function refreshFrames(ids) {
 }
 
 export async function refreshRelations() {
-  model.relations = await fetchAll("relations/?limit=500", "relations");
+  model.relations = await fetchAll("relations/?limit=500" + asOf("&"), "relations");
 }
 
 /* The recent window is read whole each time: a transaction retires events and a reply
@@ -117,6 +123,7 @@ export async function refreshTransactions() {
 
 export async function refreshAll(selected) {
   await refreshContext();
+  model.details.clear();
   await Promise.all([refreshFrames(null), refreshRelations(), refreshEvents(), refreshTransactions()]);
   if (selected && model.frames.has(selected)) await loadFrameDetail(selected);
 }
