@@ -292,22 +292,21 @@ export function sync(fullLayout) {
     cy.elements().forEach((ele) => {
       if (!wanted.has(ele.id())) ele.remove();
     });
-    for (const [id, spec] of wanted) {
-      const existing = cy.getElementById(id);
-      if (existing.empty()) {
-        added.push(spec);
-        continue;
-      }
-      if (spec.group === "nodes" && (existing.data("parent") || null) !== (spec.data.parent || null)) {
-        existing.move({ parent: spec.data.parent || null });
-      }
-      const { parent, ...data } = spec.data;
-      existing.data(data);
-      existing.classes(spec.classes);
-    }
-    // Parents before children, nodes before edges.
+    const existing = [];
+    for (const [id, spec] of wanted) (cy.getElementById(id).empty() ? added : existing).push(spec);
+    // New elements first (parents before children, nodes before edges), so an existing
+    // frame can then move into a group box that did not exist before.
     const order = (s) => (s.group === "edges" ? 2 : s.data.parent ? 1 : 0);
     if (added.length) cy.add(added.sort((a, b) => order(a) - order(b)));
+    for (const spec of existing) {
+      let ele = cy.getElementById(spec.data.id);
+      if (spec.group === "nodes" && (ele.data("parent") || null) !== (spec.data.parent || null)) {
+        ele = ele.move({ parent: spec.data.parent || null });
+      }
+      const { parent, ...data } = spec.data;
+      ele.data(data);
+      ele.classes(spec.classes);
+    }
   });
   const addedNodes = cy.collection(added.filter((s) => s.group === "nodes").map((s) => cy.getElementById(s.data.id)));
   if (fullLayout) {

@@ -203,7 +203,7 @@ class ExplorerPage:
 def explorer(browser: Any, asgi_server: LiveServer) -> Iterator[ExplorerPage]:
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
     page = context.new_page()
-    page.set_default_timeout(5000)
+    page.set_default_timeout(15_000)  # a shared test machine can be slow to answer
     wrapper = ExplorerPage(page, asgi_server)
     try:
         yield wrapper
@@ -251,7 +251,7 @@ def team(transactional_db: Any, asgi_server: LiveServer) -> Iterator[Team]:
         " (derive plan (steps test build pack)) (relate plan supports release))",
         author=Author("agent", "agent"),
     )
-    client = asgi_server.api(issue_token(context).raw)
+    client = asgi_server.api(issue_token(context, name="release-bot").raw)
     try:
         yield Team(slug=context.slug, context_id=context.pk, client=client)
     finally:

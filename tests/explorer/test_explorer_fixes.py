@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.explorer.conftest import ExplorerPage, LiveServer, Team
+from tests.explorer.conftest import PASSWORD, ExplorerPage, LiveServer, Team
 
 
 def test_events_panel_follows_a_retirement_of_an_event_it_shows(
@@ -87,8 +87,25 @@ def test_api_reference_renders_without_internet_and_the_favicon_exists(
     assert b"<svg" in response.body()
 
 
-def test_login_and_admin_say_morphz(explorer: ExplorerPage, staff_user: Any) -> None:
+def test_login_and_admin_say_morphz_and_explain_the_settings(
+    explorer: ExplorerPage, transactional_db: Any
+) -> None:
+    from django.contrib.auth import get_user_model
+
+    from memory.contexts import create_context
+
+    get_user_model().objects.create_superuser("admin", "admin@example.invalid", PASSWORD)
+    context = create_context("ops", name="Operations")
     page = explorer.page
     page.goto(explorer.server.url + "/admin/login/")
     assert "Morphz" in page.title()
     assert "Django" not in page.locator("body").inner_text()
+
+    explorer.login("admin", PASSWORD, "/admin/memory/context/")
+    page.click("a:text('open in the explorer')")
+    page.wait_for_url("**/contexts/ops/")
+    page.goto(f"{explorer.server.url}/admin/memory/context/{context.pk}/change/")
+    help_text = page.locator("#id_grace_ticks_helptext").inner_text()
+    assert "retiring frame" in help_text and "tick" in help_text
+    assert "exit threshold" in page.locator("#id_maintenance_percent_helptext").inner_text()
+    assert page.locator("a.viewsitelink").get_attribute("href") == "/contexts/ops/"
