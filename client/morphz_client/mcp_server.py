@@ -22,6 +22,7 @@ too; `current_client` tells which one serves the request being handled.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -363,7 +364,8 @@ def _reference_tools(server: MCPServer) -> None:
         ops, out = [], []
         for item in items:
             name = str(item.get("entityName", ""))
-            current = _call(lambda name=name: mz.frame(to_frame_id(name)))
+            frame_id = to_frame_id(name)
+            current = _call(functools.partial(mz.frame, frame_id))
             entity = _entity(current)
             given = [str(c) for c in (item.get("contents") or item.get("observations") or [])]
             observations = change(entity["observations"], given)
@@ -454,7 +456,9 @@ def _reference_tools(server: MCPServer) -> None:
         """Entities matching a query (names, types, observations), with their relations."""
         mz = _client()
         hits = _call(lambda: mz.search(query, type="frame", limit=50))["hits"]
-        found = [_call(lambda h=h: mz.frame(h["ref"])) for h in hits if h["status"] != "retired"]
+        found = [
+            _call(functools.partial(mz.frame, h["ref"])) for h in hits if h["status"] != "retired"
+        ]
         ids = {f["id"] for f in found}
         return _dump(
             {
@@ -469,10 +473,10 @@ def _reference_tools(server: MCPServer) -> None:
     def open_nodes(names: list[str]) -> str:
         """Entities by name, with the relations between them."""
         mz = _client()
-        found = []
+        found: list[dict[str, Any]] = []
         for name in names:
             try:
-                found.append(mz.frame(to_frame_id(name)))
+                found.append(dict(mz.frame(to_frame_id(name))))
             except MorphzAPIError:
                 continue
         ids = {f["id"] for f in found}

@@ -25,12 +25,12 @@ import json
 import re
 from typing import Any
 
-from memory.engine import SYSTEM, Author, submit_transaction
 from memory.errors import Conflict, InvalidRequest, MorphzError
-from memory.events import append_event, append_recall_result, check_thread, register_action
 from memory.kinds import AGENT_MESSAGE
 from memory.models import Context
+from memory.timeline.events import append_event, append_recall_result, check_thread, register_action
 from memory.tokens import ITEM_OVERHEAD, fit_prefix
+from memory.tx.engine import SYSTEM, Author, submit_transaction
 
 TX_TOOL = "context_tx"
 READ_TOOLS = ("recall", "search", "read_event", "frame")
@@ -205,7 +205,7 @@ def _commit_all(
 def _read(context: Context, name: str, args: dict[str, Any], thread: str) -> dict[str, Any]:
     """Run one memory read; its result enters as a recall_result observation (R30)."""
     if name == "recall":
-        from memory.recall import recall
+        from memory.recall.graph import recall
 
         allowed = (
             "frame_id",
@@ -221,7 +221,7 @@ def _read(context: Context, name: str, args: dict[str, Any], thread: str) -> dic
         result = recall(context, as_observation=True, thread=thread, **params)
         return {"ref": result["observation"]["ref"], "result": result}
     if name == "search":
-        from memory.search import search
+        from memory.search.query import search
 
         _only(args, ("q", "type", "status", "kind", "limit"))
         result = search(
@@ -236,9 +236,9 @@ def _read(context: Context, name: str, args: dict[str, Any], thread: str) -> dic
     if name == "read_event":
         return _read_event(context, args, thread)
     # frame
-    from memory.history import frame_write_history
-    from memory.reads import frame_view, get_frame
-    from memory.txlang import is_frame_id
+    from memory.read.history import frame_write_history
+    from memory.read.lists import frame_view, get_frame
+    from memory.tx.lang import is_frame_id
 
     _only(args, ("id",))
     frame_id = args.get("id")
@@ -267,8 +267,8 @@ def _observe(context: Context, thread: str, content: str, payload: Any) -> dict[
 
 
 def _read_event(context: Context, args: dict[str, Any], thread: str) -> dict[str, Any]:
-    from memory.compile import chunk_chars
-    from memory.history import read_event_chunk
+    from memory.read.history import read_event_chunk
+    from memory.timeline.compile import chunk_chars
 
     _only(args, ("ref", "offset", "length"))
     budget = context.observation_budget_tokens
@@ -310,7 +310,7 @@ def _render_search(result: dict[str, Any]) -> str:
 
 
 def _render_frame(data: dict[str, Any]) -> str:
-    from memory.compile import render_frame
+    from memory.timeline.compile import render_frame
 
     item = {**data, "retire": data.get("retire")}
     lines = [render_frame(item), "write history:"]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from memory.contexts import create_context, issue_token
-from memory.indexer import drain
+from memory.search.indexer import drain
 from tests.agents.conftest import FIRST_EXAMPLE
 
 REFERENCE_NAMES = {

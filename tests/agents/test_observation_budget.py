@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from memory.compile import bounded_content
 from memory.contexts import create_context
-from memory.evaluation import evaluate
-from memory.events import append_event
+from memory.timeline.compile import bounded_content
+from memory.timeline.evaluation import evaluate
+from memory.timeline.events import append_event
 from memory.tokens import estimate_tokens
 
 

@@ -9,10 +9,10 @@ import pytest
 
 from memory.agents.replies import extract_forms, take_apart_reply
 from memory.contexts import create_context, update_context_settings
-from memory.engine import submit_transaction
 from memory.errors import InvalidRequest
-from memory.events import append_event
 from memory.models import Event, Frame, TransactionRecord
+from memory.timeline.events import append_event
+from memory.tx.engine import submit_transaction
 
 
 def test_extract_bare_and_fenced_forms() -> None:

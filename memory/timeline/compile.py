@@ -14,13 +14,13 @@ from django.db.models.functions import Right, Substr
 from memory.kinds import ACTION, REQUEST_OPEN, RETIRED, USER_MESSAGE
 from memory.models import Context, Event, Frame, Relation
 from memory.pressure import pressure_state
-from memory.retirement import window_view
 from memory.tokens import (
     ITEM_OVERHEAD,
     estimate_tokens,
     fit_prefix,
     fit_suffix,
 )
+from memory.tx.retirement import window_view
 
 PREVIEW_CHARS = 200
 # Of an observation's budget, what its head and its tail may take in a preview; the rest is
