@@ -32,41 +32,51 @@ class McpApp:
     """ASGI app for /mcp/: checks the bearer token, then hands over to the MCP SDK."""
 
     def __init__(self, django_app: Any) -> None:
+        self.django_app = django_app
+        self.server: Any = None
+        self.app: Any = None
+        self._lock: asyncio.Lock | None = None
+        self._runner: asyncio.Task[None] | None = None
+
+    def _build(self) -> None:
+        """Import the SDK and build the server (a few seconds of imports: done on the first
+        /mcp/ request, so serving the rest never pays for it)."""
         from mcp.server.transport_security import TransportSecuritySettings
         from morphz_client.mcp_server import build_server
 
-        self.django_app = django_app
-        self.server = build_server()
+        server = build_server()
         any_host = "*" in settings.ALLOWED_HOSTS
-        self.app = self.server.streamable_http_app(
+        self.app = server.streamable_http_app(
             streamable_http_path=MCP_PATH,
             stateless_http=True,
             json_response=True,
             transport_security=TransportSecuritySettings(
                 enable_dns_rebinding_protection=not any_host,
                 allowed_hosts=_hosts(),
-                allowed_origins=[f"http://{h}" for h in _hosts()]
-                + [f"https://{h}" for h in _hosts()],
+                allowed_origins=[
+                    f"{scheme}://{h}" for h in _hosts() for scheme in ("http", "https")
+                ],
             ),
         )
-        self._started: asyncio.Event | None = None
-        self._runner: asyncio.Task[None] | None = None
+        self.server = server
 
     async def _ensure_started(self) -> None:
-        if self._started is None:
-            self._started = asyncio.Event()
-            self._runner = asyncio.get_running_loop().create_task(self._run_manager())
-        await self._started.wait()
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self._runner is not None:
+                return
+            await asyncio.to_thread(self._build)
+            started = asyncio.Event()
+            self._runner = asyncio.get_running_loop().create_task(self._run_manager(started))
+            await started.wait()
 
-    async def _run_manager(self) -> None:
-        assert self._started is not None
+    async def _run_manager(self, started: asyncio.Event) -> None:
         async with self.server.session_manager.run():
-            self._started.set()
+            started.set()
             await asyncio.Event().wait()  # for the life of the process
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        from morphz_client.mcp_server import current_client
-
         headers = dict(scope.get("headers") or [])
         auth = headers.get(b"authorization", b"").decode("latin-1")
         raw = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
@@ -81,6 +91,8 @@ class McpApp:
             )
             return
         await self._ensure_started()
+        from morphz_client.mcp_server import current_client  # imported by _ensure_started
+
         current_client.set(self._client(raw, token.context.slug))
         if scope["path"] == MCP_PATH.rstrip("/"):
             scope = {**scope, "path": MCP_PATH, "raw_path": MCP_PATH.encode()}

@@ -387,6 +387,11 @@ def take_apart_reply(
             entry.update(status="ok", **_read(context, call["name"], args, thread_name))
         except MorphzError as exc:
             entry.update(status="error", error=_error(exc))
+        except (TypeError, ValueError) as exc:  # arguments of the wrong type for the read
+            entry.update(
+                status="error",
+                error={"code": "invalid_arguments", "message": str(exc), "details": []},
+            )
         read_results.append(entry)
     # 3. Actions through the gate, each in its own database transaction.
     actions = []

@@ -47,7 +47,14 @@ def bounded_content(
         return head, None
     room = budget - ITEM_OVERHEAD - NOTE_TOKENS
     head_len = fit_prefix(head, int(room * HEAD_SHARE))
+    # Cut at line ends when a line end is near, so the preview shows whole lines.
+    newline = head.rfind("\n", 0, head_len)
+    if newline >= head_len * 3 // 4:
+        head_len = newline + 1
     tail_len = min(fit_suffix(tail, int(room * TAIL_SHARE)), max(0, size - head_len))
+    newline = tail.find("\n", len(tail) - tail_len) if tail_len else -1
+    if 0 <= newline < len(tail) - tail_len * 3 // 4:
+        tail_len = len(tail) - newline - 1
     tail_start = size - tail_len
     length = chunk_chars(budget)
     note = (

@@ -171,6 +171,17 @@ def test_malformed_reply_writes_nothing(ctx: Any) -> None:
         ctx.pk, {"tool_calls": [{"name": "recall", "arguments": {"frame_id": "nope"}}]}
     )
     assert out["reads"][0]["status"] == "error"
+    for name, arguments in (
+        ("recall", {"frame_id": "release", "depth": "deep"}),
+        ("recall", {"frame_id": "release", "max_nodes": [1]}),
+        ("search", {"q": "x", "limit": "many"}),
+        ("read_event", {"ref": 42}),
+        ("read_event", {"ref": "@e1", "offset": "start"}),
+        ("frame", {"id": ["release"]}),
+        ("frame", {"name": "release"}),
+    ):
+        out = take_apart_reply(ctx.pk, {"tool_calls": [{"name": name, "arguments": arguments}]})
+        assert out["reads"][0]["status"] == "error", (name, arguments, out)
 
 
 def test_replies_endpoint_validates_and_answers(make_client: Any) -> None:
