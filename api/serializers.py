@@ -13,8 +13,8 @@ from typing import Any
 from rest_framework import serializers
 
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
-from memory.read.lists import EVENT_STATUSES
-from memory.timeline.events import THREAD_RE
+from memory.read.lists import EVENT_STATUS_FILTERS
+from memory.vocabulary import THREAD_MAX, THREAD_RE
 
 MAX_INT = 2**63 - 1
 MAX_CONTENT_CHARS = 4_000_000
@@ -40,10 +40,10 @@ class StrictSerializer(serializers.Serializer):
 
 def thread_field(**kwargs: Any) -> serializers.Field:
     return serializers.RegexField(
-        THREAD_RE,
+        rf"\A(?:{THREAD_RE.pattern})\Z",
         required=False,
         allow_null=True,
-        max_length=100,
+        max_length=THREAD_MAX,
         help_text="execution thread (R8): 1-100 of letters, digits, '.', '_', ':', '-'; "
         "default `main`",
         error_messages={"invalid": "1-100 characters: letters, digits, '.', '_', ':', '-'"},
@@ -171,7 +171,7 @@ class ActionIn(StrictSerializer):
 class EventListQuery(StrictSerializer):
     kind = serializers.ChoiceField(choices=EVENT_KINDS, required=False)
     thread = thread_field()
-    status = serializers.ChoiceField(choices=EVENT_STATUSES, required=False)
+    status = serializers.ChoiceField(choices=EVENT_STATUS_FILTERS, required=False)
     after = serializers.IntegerField(
         required=False, min_value=0, max_value=MAX_INT, help_text="only events with seq > after"
     )

@@ -9,8 +9,10 @@ from typing import Any
 
 from rest_framework import serializers
 
+from memory.kinds import EVENT_STATUSES, event_status
 from memory.models import Context, Event, FrameRevision, Relation, TransactionRecord
 from memory.pressure import pressure_state
+from memory.vocabulary import event_ref
 
 EVENT_PREVIEW_CHARS = 200
 
@@ -97,8 +99,8 @@ class EventSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     size = serializers.IntegerField(help_text="length of the text in characters")
     tokens = serializers.IntegerField()
-    status = serializers.CharField(
-        allow_null=True, help_text="`active` or `retired` for observations, else null"
+    status = serializers.ChoiceField(
+        choices=EVENT_STATUSES, help_text="`active` or `retired` for observations, else `recorded`"
     )
     pending = serializers.BooleanField(help_text="waiting for an evaluation to claim it")
     request = serializers.CharField(
@@ -113,12 +115,6 @@ class EventSerializer(serializers.Serializer):
     )
 
 
-def event_status(event: Event) -> str | None:
-    if not event.is_observation:
-        return None
-    return "active" if event.active else "retired"
-
-
 def present_event(event: Event, preview: str) -> dict[str, Any]:
     return {
         "ref": event.ref,
@@ -128,11 +124,11 @@ def present_event(event: Event, preview: str) -> dict[str, Any]:
         "created_at": event.created_at.isoformat(),
         "size": event.size_chars,
         "tokens": event.token_estimate,
-        "status": event_status(event),
+        "status": event_status(event.is_observation, event.active),
         "pending": event.pending,
         "request": event.request_state,
-        "delivers": [f"@e{seq}" for seq in event.delivers],
-        "delivered_by": f"@e{event.delivered_by_seq}" if event.delivered_by_seq else None,
+        "delivers": [event_ref(seq) for seq in event.delivers],
+        "delivered_by": event_ref(event.delivered_by_seq) if event.delivered_by_seq else None,
         "payload": event.payload,
         "preview": preview
         if len(preview) <= EVENT_PREVIEW_CHARS
@@ -148,7 +144,7 @@ class EventListSerializer(serializers.Serializer):
 class EventChunkSerializer(serializers.Serializer):
     ref = serializers.CharField()
     kind = serializers.CharField()
-    status = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(choices=EVENT_STATUSES)
     size = serializers.IntegerField()
     offset = serializers.IntegerField()
     length = serializers.IntegerField()

@@ -15,7 +15,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import (
-    MAX_SEQ,
     ApiView,
     ContextAPIView,
     decode_cursor,
@@ -50,6 +49,7 @@ from memory.read import lists as reads
 from memory.read.access import contexts_for_person
 from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event, register_action
+from memory.vocabulary import MAX_SEQ, event_ref
 
 TAG_CONTEXT = ["context"]
 TAG_EVENTS = ["events"]
@@ -186,7 +186,7 @@ class EventDetailView(ContextAPIView):
     def get(self, request: Request, slug: str, seq: int) -> Response:
         query = query_data(EventChunkQuery, request.query_params)
         if not 1 <= seq <= MAX_SEQ:
-            raise not_found(f"event @e{seq}")
+            raise not_found(f"event {event_ref(seq)}")
         from memory.read.history import read_event_chunk
 
         return Response(read_event_chunk(self.ctx, seq, query["offset"], query["length"]))

@@ -32,6 +32,17 @@ ACTIVE = "active"
 RETIRING = "retiring"
 RETIRED = "retired"
 FRAME_STATUSES = (ACTIVE, RETIRING, RETIRED)
+# An event's status: observations are active or retired; other kinds are plain history.
+RECORDED = "recorded"
+EVENT_STATUSES = (ACTIVE, RETIRED, RECORDED)
+
+
+def event_status(is_observation: bool, active: bool) -> str:
+    """The one way an event's `status` is shown: `active`, `retired` or `recorded`."""
+    if not is_observation:
+        return RECORDED
+    return ACTIVE if active else RETIRED
+
 
 REQUEST_OPEN = "open"
 REQUEST_DELIVERED = "delivered"

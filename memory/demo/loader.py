@@ -24,6 +24,7 @@ from memory.models import Context
 from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event, register_action
 from memory.tx.engine import Author, submit_transaction
+from memory.vocabulary import event_ref
 
 DEMO_SLUG = "demo"
 DEMO_USER = "demo"
@@ -216,8 +217,8 @@ class DemoLoader:
         actual = self.state()
         if actual != (seq, version):
             raise AssertionError(
-                f"demo story out of step before {before}: expected @e{seq} and version "
-                f"{version}, got @e{actual[0]} and version {actual[1]}"
+                f"demo story out of step before {before}: expected {event_ref(seq)} and version "
+                f"{version}, got {event_ref(actual[0])} and version {actual[1]}"
             )
 
     def step(self, step: Step) -> None:

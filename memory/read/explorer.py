@@ -13,10 +13,11 @@ from typing import Any
 
 from django.db.models.functions import Left
 
-from memory.kinds import RETIRING
+from memory.kinds import RETIRING, event_status
 from memory.models import Context, Event, Frame, Relation, TransactionRecord
 from memory.pressure import pressure_state
 from memory.read.lists import frame_view
+from memory.vocabulary import event_ref, seq_of
 
 PREVIEW_CHARS = 240
 RECENT_EVENTS = 60
@@ -67,12 +68,12 @@ def _event_rows(context: Context, **filters: Any) -> list[dict[str, Any]]:
     )
     return [
         {
-            "ref": f"@e{row['seq']}",
+            "ref": event_ref(row["seq"]),
             "seq": row["seq"],
             "kind": row["kind"],
             "thread": row["thread"],
             "size": row["size_chars"],
-            "status": ("active" if row["active"] else "retired") if row["is_observation"] else None,
+            "status": event_status(row["is_observation"], row["active"]),
             "request": row["request_state"],
             "preview": row["preview"],
             "created_at": row["created_at"].isoformat(),
@@ -88,12 +89,7 @@ def recent_events(context: Context, limit: int = RECENT_EVENTS) -> list[dict[str
 
 def source_events(context: Context, frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The event leaves the frames cite, for the graph's optional source edges."""
-    seqs = {
-        int(ref[2:])
-        for frame in frames
-        for ref in frame["sources"]
-        if isinstance(ref, str) and ref.startswith("@e") and ref[2:].isdigit()
-    }
+    seqs = {seq for frame in frames for seq in map(seq_of, frame["sources"]) if seq is not None}
     return sorted(_event_rows(context, seq__in=seqs), key=lambda e: e["seq"]) if seqs else []
 
 
@@ -110,7 +106,7 @@ def transaction_dict(record: TransactionRecord) -> dict[str, Any]:
         "text": record.text,
         "frames": list(record.frame_ids),
         "errors": record.errors,
-        "ref": f"@e{record.event.seq}" if record.event is not None else None,
+        "ref": event_ref(record.event.seq) if record.event is not None else None,
         "created_at": record.created_at.isoformat(),
     }
 

@@ -24,8 +24,9 @@ from typing import Any
 from django.db.models.functions import Length, Substr
 
 from memory.errors import InvalidRequest, NotFound
+from memory.kinds import event_status
 from memory.models import Context, Event, Frame, FrameRevision
-from memory.timeline.events import EVENT_REF_RE
+from memory.vocabulary import event_ref, seq_from_text
 
 DEFAULT_CHUNK = 65_536
 MAX_CHUNK = 1_048_576
@@ -48,19 +49,10 @@ def parse_seq(seq: int | str) -> int:
         if seq < 1:
             raise InvalidRequest(f"event seq must be positive; got {seq}", code="invalid_ref")
         return seq
-    if isinstance(seq, str):
-        text = seq if seq.startswith("@e") else f"@e{seq}"
-        match = EVENT_REF_RE.match(text)
-        if match:
-            return int(match.group(1))
+    number = seq_from_text(seq)
+    if number is not None:
+        return number
     raise InvalidRequest(f'{seq!r} is not an event reference like "@e42"', code="invalid_ref")
-
-
-def event_status(is_observation: bool, active: bool) -> str:
-    """Observations are `active` or `retired`; other kinds are plain history (`recorded`)."""
-    if not is_observation:
-        return "recorded"
-    return "active" if active else "retired"
 
 
 def _check_int(value: Any, name: str, code: str, minimum: int, maximum: int) -> int:
@@ -103,14 +95,15 @@ def read_event_chunk(
     )
     if row is None:
         raise NotFound(
-            f"event @e{number} does not exist in this context", details=[{"ref": f"@e{number}"}]
+            f"event {event_ref(number)} does not exist in this context",
+            details=[{"ref": event_ref(number)}],
         )
     total = row["total"]
     chunk = row["chunk"] or ""
     end = min(offset, total) + len(chunk)
     status = event_status(row["is_observation"], row["active"])
     return {
-        "ref": f"@e{row['seq']}",
+        "ref": event_ref(row["seq"]),
         "seq": row["seq"],
         "kind": row["kind"],
         "thread": row["thread"],

@@ -45,9 +45,9 @@ def frame_view(frame: Frame, tick: int) -> dict[str, Any]:
 
 PREVIEW_CHARS = 200
 
-# Event "status" filter values: observations are active or retired; requests open or delivered;
-# inputs not yet claimed by an evaluation are pending.
-EVENT_STATUSES = ("active", "retired", "pending", "open", "delivered")
+# Event "status" filter values: an event's status (active, retired, recorded); requests open or
+# delivered; inputs not yet claimed by an evaluation are pending.
+EVENT_STATUS_FILTERS = ("active", "retired", "recorded", "pending", "open", "delivered")
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,8 @@ def list_events(
         queryset = queryset.filter(active=True)
     elif status == "retired":
         queryset = queryset.filter(kind__in=OBSERVATION_KINDS, active=False)
+    elif status == "recorded":
+        queryset = queryset.exclude(kind__in=OBSERVATION_KINDS)
     elif status == "pending":
         queryset = queryset.filter(pending=True)
     elif status in ("open", "delivered"):
@@ -91,10 +93,6 @@ def _with_preview(queryset: QuerySet[Event]) -> QuerySet[Event]:
     """Leave the text out and cut a preview in the database, so a large log is never loaded
     to make a list: lists carry the preview and the size; the text is read in chunks."""
     return queryset.defer("content").annotate(preview=Left("content", PREVIEW_CHARS))
-
-
-def get_event(context: Context, seq: int) -> Event | None:
-    return _with_preview(Event.objects.filter(context=context, seq=seq)).first()
 
 
 def list_frames(

@@ -55,9 +55,11 @@ from django.core import signing
 from django.db import DatabaseError, connection, transaction
 
 from memory.errors import InvalidRequest, NotFound, StaleCursor, StaleView
+from memory.kinds import event_status
 from memory.models import Context, Evaluation, Event, Frame
-from memory.read.history import event_status, resolve_context
-from memory.timeline.events import EVENT_REF_RE, append_recall_result, check_thread
+from memory.read.history import resolve_context
+from memory.timeline.events import append_recall_result, check_thread
+from memory.vocabulary import event_ref, seq_of
 
 DIRECTIONS = ("ancestors", "descendants", "both")
 MAX_DEPTH = 4
@@ -523,7 +525,7 @@ def _event_node(row: dict[str, Any], depth: int, content: str | None) -> dict[st
     preview = row["preview"] + ("…" if row["chars"] > PREVIEW_CHARS else "")
     node: dict[str, Any] = {
         "type": "event",
-        "ref": f"@e{row['seq']}",
+        "ref": event_ref(row["seq"]),
         "depth": depth,
         "kind": row["kind"],
         "thread": row["thread"],
@@ -550,10 +552,10 @@ def _edges(walk: _Walk, end: int, page: list[Key]) -> list[dict[str, Any]]:
         for ref in walk.sources.get(pk, []):
             if not isinstance(ref, str):
                 continue
-            match = EVENT_REF_RE.match(ref)
+            seq = seq_of(ref)
             target: Key | None
-            if match:
-                target = ("e", int(match.group(1)))
+            if seq is not None:
+                target = ("e", seq)
             else:
                 other = walk.pk_by_id.get(ref)
                 target = ("f", other) if other is not None else None

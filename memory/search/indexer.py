@@ -40,10 +40,10 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import Count, Min
 from django.utils import timezone
 
-from memory.kinds import TRANSACTION
+from memory.kinds import TRANSACTION, event_status
 from memory.models import Context, Event, Frame, FrameRevision, IndexIntent
-from memory.read.history import event_status
 from memory.search import textindex
+from memory.vocabulary import event_ref
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
             context_id=context_id,
             frame_id=None,
             event_id=pk,
-            ref=f"@e{seq}",
+            ref=event_ref(seq),
             status=event_status(observed, active),
             kind=kind,
             thread=thread,

@@ -44,7 +44,7 @@ from memory.models import Context
 from memory.read.history import resolve_context
 from memory.search import textindex
 from memory.search.indexer import index_lag
-from memory.timeline.events import THREAD_RE
+from memory.vocabulary import is_thread_name
 
 MAX_QUERY_CHARS = 1000
 MAX_QUERY_TOKENS = 32
@@ -147,7 +147,7 @@ def _check(q: Any, type: Any, status: Any, kind: Any, thread: Any, limit: Any) -
             code="invalid_kind",
             details=[{"field": "kind"}],
         )
-    if thread is not None and (not isinstance(thread, str) or not THREAD_RE.match(thread)):
+    if thread is not None and not is_thread_name(thread):
         raise InvalidRequest(
             "thread is not a valid thread name",
             code="invalid_thread",

@@ -14,6 +14,7 @@ from memory.models import Context, Event, Frame, Relation
 from memory.pressure import pressure_state
 from memory.tokens import estimate_tokens
 from memory.tx.retirement import window_view
+from memory.vocabulary import event_ref
 
 PREVIEW_CHARS = 200
 
@@ -123,7 +124,7 @@ def compile_active_context(context: Context) -> dict[str, Any]:
     observation_items: list[dict[str, Any]] = []
     open_requests: list[dict[str, Any]] = []
     for event in observations:
-        ref = f"@e{event['seq']}"
+        ref = event_ref(event["seq"])
         observation: dict[str, Any] = {
             "ref": ref,
             "kind": event["kind"],
@@ -140,7 +141,11 @@ def compile_active_context(context: Context) -> dict[str, Any]:
         observation_items.append(observation)
     state = pressure_state(context)
     actions = [
-        {"ref": f"@e{a['seq']}", "thread": a["thread"], "name": (a["payload"] or {}).get("name")}
+        {
+            "ref": event_ref(a["seq"]),
+            "thread": a["thread"],
+            "name": (a["payload"] or {}).get("name"),
+        }
         for a in pending_actions
     ]
     summary: dict[str, Any] = {

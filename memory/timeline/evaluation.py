@@ -17,6 +17,7 @@ from memory.pressure import pressure_state
 from memory.timeline.compile import compile_active_context
 from memory.timeline.events import check_thread
 from memory.tx.retirement import expiry_applies
+from memory.vocabulary import event_ref
 
 
 def evaluate(
@@ -104,7 +105,7 @@ def _evaluate(
         "view_version": context.version,
         "thread": evaluation.thread,
         "continuation": continuation,
-        "claimed": [f"@e{seq}" for _, seq, _ in claimed],
+        "claimed": [event_ref(seq) for _, seq, _ in claimed],
         "expired": expired,
         "context": compiled["context"],
         "text": compiled["text"],

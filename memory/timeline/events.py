@@ -8,7 +8,6 @@ pending flag and request state.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,9 +31,8 @@ from memory.models import Event
 from memory.pressure import pressure_state
 from memory.tokens import estimate_tokens
 from memory.tx.store import LockedContext, lock_context
+from memory.vocabulary import MAIN_THREAD, THREAD_MAX, event_ref, is_thread_name, seq_of
 
-THREAD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$")
-EVENT_REF_RE = re.compile(r"^@e([1-9][0-9]{0,17})$")
 MAX_CONTENT_CHARS = 4_000_000
 
 
@@ -45,23 +43,25 @@ class AppendResult:
 
 
 def check_thread(thread: str | None) -> str:
+    """The thread name to store: `main` when absent or empty; InvalidRequest when malformed."""
     if thread is None or thread == "":
-        return "main"
-    if not isinstance(thread, str) or not THREAD_RE.match(thread):
+        return MAIN_THREAD
+    if not is_thread_name(thread):
         raise InvalidRequest(
-            "thread must be 1-100 characters: letters, digits, '.', '_', ':', '-'",
+            f"thread must be 1-{THREAD_MAX} characters: letters, digits, '.', '_', ':', '-'",
             details=[{"field": "thread"}],
         )
     return thread
 
 
 def parse_event_ref(ref: Any) -> int:
-    match = EVENT_REF_RE.match(ref) if isinstance(ref, str) else None
-    if match is None:
+    """The sequence number of an event ref; InvalidRequest when `ref` is not one."""
+    seq = seq_of(ref)
+    if seq is None:
         raise InvalidRequest(
             f'{ref!r} is not an event reference like "@e17"', details=[{"ref": ref}]
         )
-    return int(match.group(1))
+    return seq
 
 
 def append_event(
@@ -242,7 +242,7 @@ def _check_delivery_targets(context_id: int, seqs: list[int]) -> None:
         Event.objects.filter(context_id=context_id, seq__in=seqs).only("pk", "seq", "kind")
     )
     found = {e.seq for e in targets}
-    missing = [f"@e{s}" for s in seqs if s not in found]
+    missing = [event_ref(s) for s in seqs if s not in found]
     bad = [e.ref for e in targets if e.kind not in (USER_MESSAGE, ACTION)]
     if missing or bad:
         raise RuleViolation(

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from memory.kinds import ACTIVE, REQUEST_OPEN, RETIRED, RETIRING
 from memory.tokens import estimate_frame_tokens
 from memory.tx.retirement import due_tick_for
+from memory.vocabulary import event_ref, seq_of
 
 SUPERSEDES = "supersedes"
 
@@ -138,12 +139,6 @@ class ApplyOutcome:
     completed_by_successor: list[str] = field(default_factory=list)
 
 
-def _event_seq(ref: str) -> int | None:
-    if ref.startswith("@e") and ref[2:].isdigit():
-        return int(ref[2:])
-    return None
-
-
 def referenced_items(ops: list[dict[str, Any]]) -> tuple[set[str], set[int], set[RelationKey]]:
     """Every frame id, event seq and relation a transaction names explicitly (R20)."""
     frame_ids: set[str] = set()
@@ -151,7 +146,7 @@ def referenced_items(ops: list[dict[str, Any]]) -> tuple[set[str], set[int], set
     relations: set[RelationKey] = set()
 
     def add_ref(ref: str) -> None:
-        seq = _event_seq(ref)
+        seq = seq_of(ref)
         if seq is None:
             frame_ids.add(ref)
         else:
@@ -193,7 +188,9 @@ def find_conflicts(
         event = events[seq]
         if event.status_version > base_version:
             status = "active" if event.active else "retired"
-            conflicts.append(ConflictItem(f"@e{seq}", "event", event.status_version, None, status))
+            conflicts.append(
+                ConflictItem(event_ref(seq), "event", event.status_version, None, status)
+            )
     for key in sorted(relations, key=lambda k: (k.subject, k.name, k.object)):
         relation = relations[key]
         if relation.changed_version > base_version:
@@ -263,7 +260,7 @@ class TransactionApplier:
         frame.changed_version = self.new_version
 
     def _resolve_source(self, index: int, op: str, ref: str) -> bool:
-        seq = _event_seq(ref)
+        seq = seq_of(ref)
         if seq is not None:
             if seq not in self.events:
                 self._fail(
@@ -334,7 +331,7 @@ class TransactionApplier:
         sources = list(dict.fromkeys(op.get("from", [])))
         if frame_id in sources:
             self._fail(
-                index, "derive", "unknown_ref", f"frame {frame_id!r} cannot cite itself", frame_id
+                index, "derive", "self_citation", f"frame {frame_id!r} cannot cite itself", frame_id
             )
             return {}
         if not all(self._resolve_source(index, "derive", ref) for ref in sources):
@@ -387,7 +384,7 @@ class TransactionApplier:
         new_sources = [s for s in dict.fromkeys(op.get("from", [])) if s not in frame.sources]
         if frame_id in new_sources:
             self._fail(
-                index, "revise", "unknown_ref", f"frame {frame_id!r} cannot cite itself", frame_id
+                index, "revise", "self_citation", f"frame {frame_id!r} cannot cite itself", frame_id
             )
             return {}
         if not all(self._resolve_source(index, "revise", ref) for ref in new_sources):
@@ -475,7 +472,7 @@ class TransactionApplier:
     def _op_retire(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
         outcomes: list[dict[str, Any]] = []
         for ref in op["refs"]:
-            seq = _event_seq(ref)
+            seq = seq_of(ref)
             outcome = (
                 self._retire_event(index, ref, seq)
                 if seq is not None
@@ -574,7 +571,7 @@ class TransactionApplier:
     def _op_restore(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
         outcomes: list[dict[str, Any]] = []
         for ref in op["ids"]:
-            seq = _event_seq(ref)
+            seq = seq_of(ref)
             if seq is not None:
                 event = self.events.get(seq)
                 if event is None or not event.is_observation:
@@ -651,7 +648,7 @@ class TransactionApplier:
         for frame in self.frames.values():
             if frame.touched:
                 candidates.add(frame.frame_id)
-                candidates.update(s for s in frame.sources if _event_seq(s) is None)
+                candidates.update(s for s in frame.sources if seq_of(s) is None)
         for key, relation in self.relations.items():
             if relation.created and key.name == SUPERSEDES:
                 candidates.add(key.object)

@@ -21,6 +21,7 @@ from memory.timeline.events import check_thread
 from memory.tx import lang as txlang
 from memory.tx.apply import ApplyOutcome, TransactionApplier, find_conflicts, referenced_items
 from memory.tx.store import SqlLoader, lock_context, write_commit
+from memory.vocabulary import event_ref
 
 MAX_OPS = 500
 
@@ -44,7 +45,7 @@ class CommitResult:
 
     @property
     def event_ref(self) -> str:
-        return f"@e{self.event_seq}"
+        return event_ref(self.event_seq)
 
     @property
     def record(self) -> TransactionRecord:

@@ -63,39 +63,32 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Final, NamedTuple, TypeAlias
 
+from memory.vocabulary import (
+    FRAME_ID_MAX,
+    RELATION_NAME_MAX,
+    THREAD_MAX,
+    is_frame_id,
+    is_ref,
+    is_relation_name,
+    is_thread_name,
+)
+
 __all__ = [
-    "EVENT_REF_RE",
-    "FRAME_ID_RE",
     "MAX_BASE_VERSION",
     "MAX_BODY_DEPTH",
     "OPERATIONS",
-    "RELATION_NAME_RE",
-    "THREAD_MAX_LENGTH",
     "BodyValue",
     "TxError",
     "TxParseError",
     "TxValidationError",
     "canonicalize",
-    "event_ref",
-    "event_seq",
-    "is_event_ref",
-    "is_frame_id",
-    "is_ref",
-    "is_relation_name",
     "parse_text",
     "to_text",
     "validate_json",
 ]
 
-# `\Z` rather than `$`: `$` would also accept a trailing newline.
-FRAME_ID_RE: Final = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}\Z")
-RELATION_NAME_RE: Final = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}\Z")
-# At most 18 digits: the sequence number always fits a signed 64-bit column.
-EVENT_REF_RE: Final = re.compile(r"^@e([1-9][0-9]{0,17})\Z")
-
 MAX_BASE_VERSION: Final = 2**63 - 1
 MAX_BODY_DEPTH: Final = 32
-THREAD_MAX_LENGTH: Final = 128
 
 # Operation name -> its keys in the JSON form, in canonical order.
 OPERATIONS: Final[dict[str, tuple[str, ...]]] = {
@@ -153,36 +146,6 @@ class TxValidationError(TxError):
 # --------------------------------------------------------------------------- ids and refs
 
 
-def is_frame_id(value: object) -> bool:
-    return isinstance(value, str) and FRAME_ID_RE.match(value) is not None
-
-
-def is_relation_name(value: object) -> bool:
-    return isinstance(value, str) and RELATION_NAME_RE.match(value) is not None
-
-
-def is_event_ref(value: object) -> bool:
-    return isinstance(value, str) and EVENT_REF_RE.match(value) is not None
-
-
-def is_ref(value: object) -> bool:
-    """A stable reference: an event ref (``@e42``) or a frame id."""
-    return is_event_ref(value) or is_frame_id(value)
-
-
-def event_seq(ref: str) -> int:
-    """The sequence number of an event ref: ``event_seq("@e42") == 42``."""
-    match = EVENT_REF_RE.match(ref)
-    if match is None:
-        raise ValueError(f"not an event ref: {ref!r}")
-    return int(match.group(1))
-
-
-def event_ref(seq: int) -> str:
-    """The model-facing ref of an event: ``event_ref(42) == "@e42"``."""
-    return f"@e{seq}"
-
-
 _ID_CHARS = 'lower-case letters, digits, "-", "_" and "."'
 _ID_CHAR_SET: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
 
@@ -203,25 +166,25 @@ def _name_problem(value: str, what: str, max_length: int) -> str:
 
 
 def _frame_id_problem(value: str) -> str | None:
-    if FRAME_ID_RE.match(value):
+    if is_frame_id(value):
         return None
     if value.startswith("@"):
         return "event refs name events, not frames; a frame id is needed here"
-    return _name_problem(value, "frame id", 128)
+    return _name_problem(value, "frame id", FRAME_ID_MAX)
 
 
 def _relation_name_problem(value: str) -> str | None:
-    if RELATION_NAME_RE.match(value):
+    if is_relation_name(value):
         return None
-    return _name_problem(value, "relation name", 64)
+    return _name_problem(value, "relation name", RELATION_NAME_MAX)
 
 
 def _ref_problem(value: str) -> str | None:
-    if EVENT_REF_RE.match(value) or FRAME_ID_RE.match(value):
+    if is_ref(value):
         return None
     if value.startswith("@"):
         return "an event ref is @e and the event number without leading zeros, e.g. @e42"
-    return _name_problem(value, "frame id", 128)
+    return _name_problem(value, "frame id", FRAME_ID_MAX)
 
 
 def _quote_char(char: str) -> str:
@@ -247,9 +210,14 @@ def _string_problem(value: str) -> str | None:
 def _thread_problem(value: str) -> str | None:
     if not value:
         return "a thread name cannot be empty"
-    if len(value) > THREAD_MAX_LENGTH:
-        return f"a thread name has at most {THREAD_MAX_LENGTH} characters"
-    return _string_problem(value)
+    if len(value) > THREAD_MAX:
+        return f"a thread name has at most {THREAD_MAX} characters"
+    if not is_thread_name(value):
+        return (
+            'a thread name uses letters, digits, ".", "_", ":" and "-", and starts '
+            "with a letter or digit"
+        )
+    return None
 
 
 # --------------------------------------------------------------------------- tokenizer

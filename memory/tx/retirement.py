@@ -2,17 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from memory.kinds import ACTIVE, RETIRED, RETIRING
-
-
-@dataclass
-class RetireWindow:
-    requested_tick: int
-    due_tick: int
-    reason: str
-    generation: int
 
 
 def due_tick_for(tick: int, grace_ticks: int) -> int:
@@ -62,17 +52,10 @@ def window_view(
     }
 
 
-def counts_in_input(status: str) -> bool:
-    """Active and retiring frames are in the model input; retiring ones keep their cost."""
-    return status in (ACTIVE, RETIRING)
-
-
 __all__ = [
     "ACTIVE",
     "RETIRED",
     "RETIRING",
-    "RetireWindow",
-    "counts_in_input",
     "due_tick_for",
     "expiry_applies",
     "is_due",
