@@ -10,11 +10,10 @@ from typing import Any
 from rest_framework import serializers
 
 from memory.kinds import EVENT_STATUSES, event_status
+from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, FrameRevision, Relation, TransactionRecord
 from memory.pressure import pressure_state
 from memory.vocabulary import event_ref
-
-EVENT_PREVIEW_CHARS = 200
 
 
 class ErrorBodySerializer(serializers.Serializer):

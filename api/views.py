@@ -44,6 +44,7 @@ from api.shapes import (
     present_context,
     present_event,
 )
+from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import ApiToken, Event
 from memory.read import lists as reads
 from memory.read.access import contexts_for_person
@@ -118,7 +119,7 @@ class ContextDetailView(ContextAPIView):
 def _event_json(event: Event, created: bool | None = None) -> dict[str, Any]:
     preview = getattr(event, "preview", None)
     if preview is None:
-        preview = event.content[: reads.PREVIEW_CHARS]
+        preview = event.content[:EVENT_PREVIEW_CHARS]
     data = present_event(event, preview)
     if created is not None:
         data["created"] = created

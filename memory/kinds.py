@@ -52,9 +52,10 @@ COMMITTED = "committed"
 REJECTED = "rejected"
 TRANSACTION_STATUSES = (COMMITTED, REJECTED)
 
-# pending: inside its window; expired: became retired at its due tick; completed: retired
-# early by a successor (R17); cancelled: revise/restore/protect inside the window; stale:
-# its expiry found a newer generation or revision (R16).
+# A retirement request's outcome, moved only by memory.tx.retirement. pending: inside its
+# window; expired: became retired at its due tick; completed: retired early by a successor
+# (R17); cancelled: revise/restore/protect inside the window; stale: its expiry found a newer
+# generation or revision (R16).
 RETIREMENT_OUTCOMES = ("pending", "expired", "completed", "cancelled", "stale")
 
 PRESSURE_OK = "ok"

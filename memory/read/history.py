@@ -3,7 +3,7 @@
 Both read the persistent facts directly, never the search index (R35), and never cross
 contexts (R36): every query is filtered by the context first.
 
-- `read_event_chunk(context, seq, offset=0, length=DEFAULT_CHUNK) -> dict`
+- `read_event_chunk(context, seq, offset=0, length=CHUNK_DEFAULT) -> dict`
   `seq` is an int or a ref like ``"@e42"``; `offset`/`length` count characters. Returns
   ``{ref, seq, kind, thread, size, status, active, retired, created_at, payload, offset,
   length, content, next_offset, total}``; `next_offset` is None after the last chunk. Only
@@ -25,11 +25,9 @@ from django.db.models.functions import Length, Substr
 
 from memory.errors import InvalidRequest, NotFound
 from memory.kinds import event_status
+from memory.limits import CHUNK_DEFAULT, CHUNK_MAX
 from memory.models import Context, Event, Frame, FrameRevision
 from memory.vocabulary import event_ref, seq_from_text
-
-DEFAULT_CHUNK = 65_536
-MAX_CHUNK = 1_048_576
 
 
 def resolve_context(context: Context | int) -> Context:
@@ -70,13 +68,13 @@ def read_event_chunk(
     context: Context | int,
     seq: int | str,
     offset: int = 0,
-    length: int = DEFAULT_CHUNK,
+    length: int = CHUNK_DEFAULT,
 ) -> dict[str, Any]:
     """One slice of an event's text, with its size and status (R31)."""
     ctx = resolve_context(context)
     number = parse_seq(seq)
     offset = _check_int(offset, "offset", "invalid_offset", 0, 10**12)
-    length = _check_int(length, "length", "invalid_length", 1, MAX_CHUNK)
+    length = _check_int(length, "length", "invalid_length", 1, CHUNK_MAX)
     row = (
         Event.objects.filter(context=ctx, seq=number)
         .annotate(chunk=Substr("content", offset + 1, length), total=Length("content"))

@@ -15,6 +15,7 @@ from django.db.models import Q, QuerySet
 from django.db.models.functions import Left
 
 from memory.kinds import OBSERVATION_KINDS
+from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
 from memory.tx.retirement import window_view
 
@@ -42,8 +43,6 @@ def frame_view(frame: Frame, tick: int) -> dict[str, Any]:
         "changed_version": frame.changed_version,
     }
 
-
-PREVIEW_CHARS = 200
 
 # Event "status" filter values: an event's status (active, retired, recorded); requests open or
 # delivered; inputs not yet claimed by an evaluation are pending.
@@ -92,7 +91,7 @@ def list_events(
 def _with_preview(queryset: QuerySet[Event]) -> QuerySet[Event]:
     """Leave the text out and cut a preview in the database, so a large log is never loaded
     to make a list: lists carry the preview and the size; the text is read in chunks."""
-    return queryset.defer("content").annotate(preview=Left("content", PREVIEW_CHARS))
+    return queryset.defer("content").annotate(preview=Left("content", EVENT_PREVIEW_CHARS))
 
 
 def list_frames(

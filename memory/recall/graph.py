@@ -56,14 +56,18 @@ from django.db import DatabaseError, connection, transaction
 
 from memory.errors import InvalidRequest, NotFound, StaleCursor, StaleView
 from memory.kinds import event_status
+from memory.limits import (
+    RECALL_DEFAULT_DEPTH,
+    RECALL_DEFAULT_NODES,
+    RECALL_MAX_DEPTH,
+    RECALL_MAX_NODES,
+)
 from memory.models import Context, Evaluation, Event, Frame
 from memory.read.history import resolve_context
 from memory.timeline.events import append_recall_result, check_thread
 from memory.vocabulary import event_ref, seq_of
 
 DIRECTIONS = ("ancestors", "descendants", "both")
-MAX_DEPTH = 4
-MAX_NODES = 128
 PAGE_BYTES = 64 * 1024
 PREVIEW_CHARS = 280
 NODE_OVERHEAD = 160  # rough JSON size of a node without body/content
@@ -193,11 +197,11 @@ def _check_params(
             code="invalid_frame_id",
             details=[{"field": "frame_id"}],
         )
-    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= RECALL_MAX_DEPTH:
         raise InvalidRequest(
-            f"depth must be an integer from 1 to {MAX_DEPTH}; got {depth!r}",
+            f"depth must be an integer from 1 to {RECALL_MAX_DEPTH}; got {depth!r}",
             code="invalid_depth",
-            details=[{"field": "depth", "min": 1, "max": MAX_DEPTH}],
+            details=[{"field": "depth", "min": 1, "max": RECALL_MAX_DEPTH}],
         )
     if direction not in DIRECTIONS:
         raise InvalidRequest(
@@ -208,12 +212,12 @@ def _check_params(
     if (
         isinstance(max_nodes, bool)
         or not isinstance(max_nodes, int)
-        or not 1 <= max_nodes <= MAX_NODES
+        or not 1 <= max_nodes <= RECALL_MAX_NODES
     ):
         raise InvalidRequest(
-            f"max_nodes must be an integer from 1 to {MAX_NODES}; got {max_nodes!r}",
+            f"max_nodes must be an integer from 1 to {RECALL_MAX_NODES}; got {max_nodes!r}",
             code="invalid_max_nodes",
-            details=[{"field": "max_nodes", "min": 1, "max": MAX_NODES}],
+            details=[{"field": "max_nodes", "min": 1, "max": RECALL_MAX_NODES}],
         )
     for name, value in flags.items():
         if not isinstance(value, bool):
@@ -608,11 +612,11 @@ def recall(
     context: Context | int,
     *,
     frame_id: str,
-    depth: int = 1,
+    depth: int = RECALL_DEFAULT_DEPTH,
     direction: str = "ancestors",
     include_bodies: bool = True,
     include_events: bool = False,
-    max_nodes: int = 32,
+    max_nodes: int = RECALL_DEFAULT_NODES,
     cursor: str | None = None,
     view_version: int | None = None,
     evaluation_id: int | None = None,

@@ -151,6 +151,7 @@ CREATE TEMP TABLE IF NOT EXISTS morphz_search_stage (
   thread text, created_at timestamptz, tokens tsvector
 ) ON COMMIT DELETE ROWS
 """
+# S608: the column list is a constant; {target} is filled with a fixed column name below.
 _UPSERT = f"""
 INSERT INTO memory_searchdocument ({_STAGE_COLUMNS}, indexed_at)
 SELECT {_STAGE_COLUMNS}, now() FROM morphz_search_stage WHERE {{target}} IS NOT NULL
@@ -159,7 +160,7 @@ ON CONFLICT ({{target}}) DO UPDATE SET
   ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
   created_at = EXCLUDED.created_at, tokens = EXCLUDED.tokens,
   indexed_at = EXCLUDED.indexed_at
-"""
+"""  # noqa: S608
 
 
 def _upsert(documents: list[Document], fail_after: int | None) -> int:

@@ -10,16 +10,15 @@ import json
 from typing import Any
 
 from memory.kinds import ACTION, REQUEST_OPEN, RETIRED, USER_MESSAGE
+from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, Relation
 from memory.pressure import pressure_state
 from memory.tokens import estimate_tokens
 from memory.tx.retirement import window_view
 from memory.vocabulary import event_ref
 
-PREVIEW_CHARS = 200
 
-
-def _preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+def _preview(text: str, limit: int = EVENT_PREVIEW_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 

@@ -26,14 +26,12 @@ from memory.kinds import (
     REQUEST_OPEN,
     USER_MESSAGE,
 )
-from memory.locking import context_gate
+from memory.limits import MAX_CONTENT_CHARS
+from memory.locking import LockedContext, context_gate, lock_context
 from memory.models import Event
 from memory.pressure import pressure_state
 from memory.tokens import estimate_tokens
-from memory.tx.store import LockedContext, lock_context
 from memory.vocabulary import MAIN_THREAD, THREAD_MAX, event_ref, is_thread_name, seq_of
-
-MAX_CONTENT_CHARS = 4_000_000
 
 
 @dataclass(frozen=True)

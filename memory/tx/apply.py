@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from memory.kinds import ACTIVE, REQUEST_OPEN, RETIRED, RETIRING
 from memory.tokens import estimate_frame_tokens
-from memory.tx.retirement import due_tick_for
+from memory.tx.retirement import cancel_window, close_window, open_window
 from memory.vocabulary import event_ref, seq_of
 
 SUPERSEDES = "supersedes"
@@ -286,10 +286,7 @@ class TransactionApplier:
 
     def _cancel_window(self, frame: FrameState) -> None:
         if frame.status == RETIRING:
-            frame.retire_cancelled = True
-            frame.retire_requested_tick = None
-            frame.retire_due_tick = None
-            frame.retire_reason = None
+            cancel_window(frame)
             self._set_status(frame, ACTIVE)
 
     # -- operations ----------------------------------------------------------------------
@@ -545,14 +542,11 @@ class TransactionApplier:
                 "due_tick": frame.retire_due_tick,
                 "changed": False,
             }
-        frame.retire_generation += 1
-        frame.retire_requested = True
-        frame.retire_cancelled = False
-        frame.retire_requested_tick = self.tick
-        frame.retire_due_tick = due_tick_for(self.tick, self.grace_ticks)
-        frame.retire_reason = self.reason
+        status = open_window(
+            frame, tick=self.tick, grace_ticks=self.grace_ticks, reason=self.reason
+        )
         self._touch(frame)
-        if self.grace_ticks == 0:
+        if status == RETIRED:
             self._complete_retirement(frame)
             return {"ref": frame_id, "status": RETIRED, "changed": True}
         self._set_status(frame, RETIRING)
@@ -564,8 +558,7 @@ class TransactionApplier:
         }
 
     def _complete_retirement(self, frame: FrameState) -> None:
-        frame.retire_due_tick = None
-        frame.retire_requested_tick = None
+        close_window(frame)
         self._set_status(frame, RETIRED)
 
     def _op_restore(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
