@@ -1,8 +1,9 @@
 """One error shape for the whole API: {"error": {"code", "message", "details"}} (R43).
 
-Every failure a client can cause ends here with a stable code and the HTTP status section 7
-names. Database errors caused by values that slipped past validation become 400s rather than
-500s, so a hostile input can never crash the service into an HTML error page.
+Every failure a client can cause ends here with a stable code and the HTTP status that
+`STATUS_BY_CODE` below gives it (docs/rest.md lists them). Database errors caused by values
+that slipped past validation become 400s rather than 500s, so a hostile input can never
+crash the service into an HTML error page.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Response shapes (spec section 7): the functions that build them and the serializers that
+"""Response shapes (docs/rest.md): the functions that build them and the serializers that
 document them in the OpenAPI schema. Each `present_*` function sits beside its serializer so
 the two change together; the schema test checks live responses against the schema.
 """

@@ -1,4 +1,4 @@
-"""REST views for contexts, events, evaluations and actions (R37, section 7).
+"""REST views for contexts, events, evaluations and actions (R37, docs/rest.md).
 
 Thin by rule: check access (ContextAPIView), validate input (api.serializers), call one
 `memory` function, shape the answer (api.shapes). Transactions, frames, relations, recall and

@@ -1,4 +1,4 @@
-"""REST views for transactions, frames, relations, recall and search (R37, section 7)."""
+"""REST views for transactions, frames, relations, recall and search (R37, docs/rest.md)."""
 
 from __future__ import annotations
 

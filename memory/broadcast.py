@@ -1,4 +1,7 @@
-"""Live updates for the explorer, sent only after the database commit (rule 4)."""
+"""Live updates for the explorer, sent only after the database commit.
+
+A page therefore never shows a change that was rolled back.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The closed vocabularies of Morphz (spec section 7)."""
+"""The closed vocabularies of Morphz (docs/concepts.md, docs/rest.md)."""
 
 from __future__ import annotations
 

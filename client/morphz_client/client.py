@@ -1,4 +1,4 @@
-"""A small synchronous client for the Morphz REST API (section 7 of the spec), on httpx.
+"""A small synchronous client for the Morphz REST API (docs/rest.md), on httpx.
 
 One client talks to one context: a token reaches its own context only. Every non-2xx answer
 raises a typed `MorphzAPIError` subclass carrying the server's `code`, `status` and `details`.

@@ -1,4 +1,4 @@
-"""Shapes of the API's answers (spec section 7). The server may add fields; these name the
+"""Shapes of the API's answers (docs/rest.md). The server may add fields; these name the
 ones a client can rely on."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the explorer page needs on first paint, read in a handful of queries (reads only).
 
-Shapes follow the REST contract (MORPHZ.md section 7) so the page's script treats this
+Shapes follow the REST contract (docs/rest.md) so the page's script treats this
 snapshot and later API responses alike: a frame is `{id, revision, status, protected, body,
 sources, retire}`, the context `{slug, version, tick, settings, pressure}`. Everything reads
 the persistent state (R35), never the search index; large event texts are cut in the

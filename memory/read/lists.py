@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 
 def frame_view(frame: Frame, tick: int) -> dict[str, Any]:
-    """A frame as the API and the explorer show it (spec section 7 shape)."""
+    """A frame as the API and the explorer show it (docs/rest.md)."""
     return {
         "id": frame.frame_id,
         "revision": frame.revision,

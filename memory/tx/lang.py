@@ -1,4 +1,4 @@
-"""The context-transaction language (spec R9, R10 and the JSON shapes of section 7).
+"""The context-transaction language (R9, R10; docs/transactions.md).
 
 A context transaction has two equal forms. The model writes the text form, an S-expression::
 
@@ -33,7 +33,7 @@ Grammar (``;`` starts a comment that runs to the end of the line)::
     value       := scalar | "[" value* "]" | "{" field* "}"
     key, scalar := ATOM | STRING
 
-Decisions beyond the spec's wording:
+Decisions beyond the rules' wording:
 
 * Each header appears at most once, in any order, before the first operation.
 * Bodies hold only strings, lists and maps; a bare word is always a string (``42`` is "42").

@@ -1,4 +1,4 @@
-"""The JSON form of transactions (section 7): validation, normalisation, error paths, helpers."""
+"""The JSON form of transactions (docs/transactions.md): validation, normalisation, error paths, helpers."""
 
 from __future__ import annotations
 
