@@ -142,7 +142,9 @@ class EventListSerializer(serializers.Serializer):
 
 class EventChunkSerializer(serializers.Serializer):
     ref = serializers.CharField()
+    seq = serializers.IntegerField()
     kind = serializers.CharField()
+    thread = serializers.CharField()
     status = serializers.ChoiceField(choices=EVENT_STATUSES)
     size = serializers.IntegerField()
     offset = serializers.IntegerField()

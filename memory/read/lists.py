@@ -9,7 +9,7 @@ transaction row ids), so a page never skips or repeats a row when others are app
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar
 
 from django.db.models import Q, QuerySet
 from django.db.models.functions import Left
@@ -17,14 +17,30 @@ from django.db.models.functions import Left
 from memory.kinds import OBSERVATION_KINDS
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
-from memory.tx.retirement import window_view
+from memory.tx.retirement import WindowView, window_view
 
 T = TypeVar("T")
 
 
+class FrameView(TypedDict):
+    """A frame as the API and the explorer show it (docs/rest.md); built by `frame_view`."""
+
+    id: str
+    revision: int
+    status: str
+    protected: bool
+    body: Any
+    sources: list[str]
+    retire: WindowView | None
+    tokens: int
+    created_version: int
+    changed_version: int
+
+
 def frame_view(frame: Frame, tick: int) -> dict[str, Any]:
-    """A frame as the API and the explorer show it (docs/rest.md)."""
-    return {
+    """The one builder of a frame's JSON shape, checked against `FrameView`; a plain dict so
+    that callers may add fields (a frame's detail adds its revisions)."""
+    view: FrameView = {
         "id": frame.frame_id,
         "revision": frame.revision,
         "status": frame.status,
@@ -42,6 +58,7 @@ def frame_view(frame: Frame, tick: int) -> dict[str, Any]:
         "created_version": frame.created_version,
         "changed_version": frame.changed_version,
     }
+    return dict(view)
 
 
 # Event "status" filter values: an event's status (active, retired, recorded); requests open or

@@ -17,13 +17,13 @@ on its working copy and keeps the token accounting.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from memory.kinds import RETIRED, RETIRING
 from memory.models import Context, Frame, IndexIntent, RetirementRequest
 
 if TYPE_CHECKING:
-    from memory.tx.apply import FrameState
+    from memory.tx.apply.state import FrameState
 
 PENDING = "pending"
 EXPIRED = "expired"
@@ -68,9 +68,18 @@ def expiry_applies(
     )
 
 
+class WindowView(TypedDict):
+    """A retiring frame's window, as models, people and API clients see it (`retire`)."""
+
+    requested_tick: int | None
+    due_tick: int
+    ticks_left: int
+    reason: str
+
+
 def window_view(
     status: str, requested_tick: int | None, due_tick: int | None, reason: str | None, tick: int
-) -> dict[str, object] | None:
+) -> WindowView | None:
     """How a retiring frame's window is shown to models, people and API clients."""
     if status != RETIRING or due_tick is None:
         return None
