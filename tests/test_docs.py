@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 PAGES = [ROOT / "README.md", *DOCS]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
-# Backticked repository paths in the docs: `memory/tx/lang.py`, `tests/api/`, ...
+# Backticked repository paths in the docs: `memory/tx/engine.py`, `tests/api/`, ...
 REPO_PATH = re.compile(
     r"`((?:memory|api|explorer|client|morphz|tests|bench|static|templates|docs)/[\w./-]*)`"
 )
