@@ -30,6 +30,14 @@ class ErrorSerializer(serializers.Serializer):
     error = ErrorBodySerializer()
 
 
+class PageSerializer(serializers.Serializer):
+    """A cursor-paged list: the items under their plural name (in the subclass) and the cursor."""
+
+    next_cursor = serializers.CharField(
+        allow_null=True, help_text="pass as `cursor` for the next page; null on the last page"
+    )
+
+
 # -- context -------------------------------------------------------------------------------
 
 
@@ -135,9 +143,8 @@ def present_event(event: Event, preview: str) -> dict[str, Any]:
     }
 
 
-class EventListSerializer(serializers.Serializer):
+class EventListSerializer(PageSerializer):
     events = EventSerializer(many=True)
-    next_cursor = serializers.CharField(allow_null=True)
 
 
 class EventChunkSerializer(serializers.Serializer):
@@ -176,9 +183,8 @@ class FrameSerializer(serializers.Serializer):
     changed_version = serializers.IntegerField()
 
 
-class FrameListSerializer(serializers.Serializer):
+class FrameListSerializer(PageSerializer):
     frames = FrameSerializer(many=True)
-    next_cursor = serializers.CharField(allow_null=True)
 
 
 class RevisionSerializer(serializers.Serializer):
@@ -234,9 +240,8 @@ def present_relation(relation: Relation) -> dict[str, Any]:
     }
 
 
-class RelationListSerializer(serializers.Serializer):
+class RelationListSerializer(PageSerializer):
     relations = RelationSerializer(many=True)
-    next_cursor = serializers.CharField(allow_null=True)
 
 
 # -- transactions --------------------------------------------------------------------------
@@ -301,9 +306,8 @@ def present_transaction(record: TransactionRecord) -> dict[str, Any]:
     }
 
 
-class TransactionListSerializer(serializers.Serializer):
+class TransactionListSerializer(PageSerializer):
     transactions = TransactionSerializer(many=True)
-    next_cursor = serializers.CharField(allow_null=True)
 
 
 # -- evaluations, recall, search -----------------------------------------------------------
