@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 
 
 def group_name(slug: str) -> str:
+    """The Channels group of a context's explorer pages."""
     return f"context.{slug}"
 
 

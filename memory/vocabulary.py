@@ -31,14 +31,17 @@ _SEQ_RE: Final = re.compile(r"[1-9][0-9]{0,17}")
 
 
 def is_frame_id(value: object) -> bool:
+    """1-128 of `a-z 0-9 . _ -`, starting with a letter or digit."""
     return isinstance(value, str) and FRAME_ID_RE.fullmatch(value) is not None
 
 
 def is_relation_name(value: object) -> bool:
+    """1-64 of `a-z 0-9 . _ -`, starting with a letter or digit."""
     return isinstance(value, str) and RELATION_NAME_RE.fullmatch(value) is not None
 
 
 def is_event_ref(value: object) -> bool:
+    """`@e` and a sequence number: ASCII digits, no leading zero, at most 18."""
     return isinstance(value, str) and EVENT_REF_RE.fullmatch(value) is not None
 
 
@@ -48,6 +51,7 @@ def is_ref(value: object) -> bool:
 
 
 def is_thread_name(value: object) -> bool:
+    """1-100 of `A-Z a-z 0-9 . _ : -`, starting with a letter or digit."""
     return isinstance(value, str) and THREAD_RE.fullmatch(value) is not None
 
 

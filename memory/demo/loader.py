@@ -214,6 +214,7 @@ class DemoLogin:
 
 
 def password_file(data_dir: Path) -> Path:
+    """Where the demo user's generated password is kept."""
     return data_dir / "demo_password"
 
 

@@ -25,6 +25,7 @@ RECENT_TRANSACTIONS = 40
 
 
 def context_summary(context: Context) -> dict[str, Any]:
+    """The context header of the explorer page (slug, counters, settings, pressure)."""
     return {
         "slug": context.slug,
         "name": context.name,
@@ -83,6 +84,7 @@ def _event_rows(context: Context, **filters: Any) -> list[dict[str, Any]]:
 
 
 def recent_events(context: Context, limit: int = RECENT_EVENTS) -> list[dict[str, Any]]:
+    """The newest `limit` events, oldest first, with previews."""
     rows = _event_rows(context, seq__gt=max(0, context.last_seq - limit))
     return sorted(rows, key=lambda e: e["seq"])
 
@@ -94,6 +96,7 @@ def source_events(context: Context, frames: list[dict[str, Any]]) -> list[dict[s
 
 
 def transaction_dict(record: TransactionRecord) -> dict[str, Any]:
+    """A transaction as the explorer's history panel shows it."""
     return {
         "id": record.pk,
         "status": record.status,
@@ -112,6 +115,7 @@ def transaction_dict(record: TransactionRecord) -> dict[str, Any]:
 
 
 def recent_transactions(context: Context, limit: int = RECENT_TRANSACTIONS) -> list[dict[str, Any]]:
+    """The newest `limit` transactions, oldest first."""
     rows = (
         TransactionRecord.objects.filter(context=context)
         .select_related("event")
@@ -121,6 +125,7 @@ def recent_transactions(context: Context, limit: int = RECENT_TRANSACTIONS) -> l
 
 
 def live_relations(context: Context) -> list[dict[str, Any]]:
+    """Every live relation of the context, as graph edges."""
     rows = (
         Relation.objects.filter(context=context, removed_version__isnull=True)
         .order_by("pk")

@@ -41,6 +41,7 @@ def resolve_context(context: Context | int) -> Context:
 
 
 def parse_seq(seq: int | str) -> int:
+    """A sequence number from `42`, `"42"` or `"@e42"`; InvalidRequest (`invalid_ref`) otherwise."""
     if isinstance(seq, bool):
         raise InvalidRequest(f"{seq!r} is not an event reference", code="invalid_ref")
     if isinstance(seq, int):

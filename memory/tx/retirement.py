@@ -41,10 +41,12 @@ def due_tick_for(tick: int, grace_ticks: int) -> int:
 
 
 def ticks_left(due_tick: int, tick: int) -> int:
+    """Ticks until a window ends; 0 once it is due."""
     return max(0, due_tick - tick)
 
 
 def is_due(due_tick: int, tick: int) -> bool:
+    """A request due at `due_tick` expires at the first evaluation whose tick reaches it."""
     return tick >= due_tick
 
 
