@@ -48,6 +48,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_time": 400,
     "invalid_type": 400,
     "invalid_view_version": 400,
+    "invalid_arguments": 400,
     "unknown_evaluation": 400,
     # 401, 403, 404, 405, 406: who may ask what
     "not_authenticated": 401,

@@ -30,7 +30,7 @@ from memory.limits import MAX_CONTENT_CHARS
 from memory.locking import LockedContext, context_gate, lock_context
 from memory.models import Event
 from memory.pressure import pressure_state
-from memory.tokens import estimate_tokens
+from memory.tokens import observation_tokens
 from memory.vocabulary import MAIN_THREAD, THREAD_MAX, event_ref, is_thread_name, seq_of
 
 
@@ -194,7 +194,7 @@ def _append_locked(
 
     context.last_seq += 1
     is_observation = kind in OBSERVATION_KINDS
-    tokens = estimate_tokens(content) + 4
+    tokens = observation_tokens(content, context.observation_budget_tokens)
     if is_observation:
         context.used_tokens += tokens
         context.in_maintenance = pressure_state(context).in_maintenance
