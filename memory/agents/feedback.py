@@ -49,6 +49,7 @@ def render_feedback(result: dict[str, Any]) -> str:
     for entry in result["transactions"]:
         if entry["status"] == "committed":
             lines.append(_receipt_line(entry))
+            lines.extend(f"  note: {note}" for note in entry.get("notes") or [])
         elif entry["status"] == "rejected":
             lines.extend(_rejection_lines(entry))
         else:

@@ -31,9 +31,10 @@ from memory.agents.feedback import render_feedback
 from memory.agents.reads import READ_TOOLS, run_read
 from memory.errors import Conflict, InvalidRequest, MorphzError, NotFound
 from memory.kinds import AGENT_MESSAGE
-from memory.models import Context
+from memory.models import Context, Frame
 from memory.timeline.events import append_event, check_thread, register_action
 from memory.tx.engine import SYSTEM, Author, submit_transaction
+from memory.tx.lang import TxError, parse_text
 
 TX_TOOL = "context_tx"
 MAX_TOOL_CALLS = 64
@@ -182,6 +183,7 @@ def _commit_all(
                     "context_tx needs `tx`: the transaction text, starting with (context-tx",
                     details=[{"field": "tx"}],
                 )
+            dropped = _dropped_fields(context_id, tx_text)
             result = submit_transaction(
                 context_id,
                 text=tx_text,
@@ -199,8 +201,39 @@ def _commit_all(
                 transaction=result.record_id,
                 receipt=result.receipt,
             )
+            if dropped:
+                entry["notes"] = [
+                    f"revise {frame_id} dropped {', '.join(keys)} (revise replaces the whole "
+                    "body; write every field you keep)"
+                    for frame_id, keys in dropped.items()
+                ]
         out.append(entry)
     return out
+
+
+def _dropped_fields(context_id: int, tx_text: str) -> dict[str, list[str]]:
+    """For each `revise` in the transaction, the fields of the current body it leaves out:
+    the most common slip (a revise replaces the whole body). Advisory only."""
+    try:
+        ops = parse_text(tx_text)["ops"]
+    except TxError:
+        return {}
+    revised = {op["id"]: op["body"] for op in ops if op["op"] == "revise"}
+    if not revised:
+        return {}
+    bodies = dict(
+        Frame.objects.filter(context_id=context_id, frame_id__in=list(revised)).values_list(
+            "frame_id", "body"
+        )
+    )
+    dropped = {}
+    for frame_id, body in revised.items():
+        old = bodies.get(frame_id)
+        if isinstance(old, dict) and isinstance(body, dict):
+            missing = [key for key in old if key not in body]
+            if missing:
+                dropped[frame_id] = missing
+    return dropped
 
 
 # -- the whole reply --------------------------------------------------------------------
