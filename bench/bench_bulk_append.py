@@ -37,11 +37,11 @@ def run(url: str, slug: str, events: list[dict[str, Any]], batch: int) -> float:
         client.context()
         start = time.perf_counter()
         if batch:
-            answer = client.append_events(events, batch=batch)  # type: ignore[arg-type]
+            seqs = [e["seq"] for e in client.append_events(events, batch=batch)]  # type: ignore[arg-type]
         else:
-            answer = [client.append_event(**event) for event in events]
+            seqs = [client.append_event(**event)["seq"] for event in events]
         elapsed = time.perf_counter() - start
-    if [e["seq"] for e in answer] != list(range(1, len(events) + 1)):
+    if seqs != list(range(1, len(events) + 1)):
         raise SystemExit(f"{slug}: events not appended in order")
     return len(events) / elapsed
 

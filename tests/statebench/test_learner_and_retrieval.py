@@ -1,0 +1,106 @@
+"""The offline learner over REST, and retrieve_learnings reading what it learned."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memory.contexts import create_context, issue_token
+from memory.indexer import drain
+from memory.models import Context, Event, Frame, Relation, TransactionRecord
+
+
+def learned_client(rest: Any, data_dir: Path, domain: str, limit: int | None = None) -> Any:
+    from morphz_statebench.data import load_domain
+    from morphz_statebench.learner import OfflineLearner, learn
+
+    slug = f"sb-{domain.replace('_', '-')}"
+    context = create_context(slug, capacity_tokens=2_000_000)
+    client = rest(slug, issue_token(context).raw)
+    dataset = load_domain(data_dir, domain, limit=limit)
+    report = learn(client, dataset, OfflineLearner())
+    drain()
+    return client, report, dataset
+
+
+def test_offline_learner_builds_cases_and_procedures(rest: Any, data_dir: Path) -> None:
+    client, report, dataset = learned_client(rest, data_dir, "customer_support", limit=30)
+    # one event, one evaluation (one tick) and one transaction per trajectory
+    assert (report.version, report.tick) == (30, 30)
+    context = Context.objects.get(slug=client.slug)
+    assert (context.version, context.tick) == (30, 30)
+    events = Event.objects.filter(context=context, kind="external_fact").order_by("seq")
+    assert [e.payload["statebench"]["task_id"] for e in events] == [
+        t.task_id for t in dataset.trajectories
+    ]
+    assert not any(e.active for e in events)  # every transcript digested and retired
+    assert TransactionRecord.objects.filter(context=context, status="committed").count() == 30
+    frames = list(Frame.objects.filter(context=context))
+    cases = [f for f in frames if f.body["kind"] == "case"]
+    procedures = [f for f in frames if f.body["kind"] == "procedure"]
+    assert len(cases) == 30 and procedures
+    for case in cases:
+        assert len(case.sources) == 1 and case.sources[0].startswith("@e")
+    superseded = set(
+        Relation.objects.filter(context=context, name="supersedes").values_list(
+            "object__frame_id", flat=True
+        )
+    )
+    assert superseded
+    for case in cases:
+        # a case a procedure generalised is superseded by it and retired at once (R17)
+        assert (case.status == "retired") == (case.frame_id in superseded)
+    for procedure in procedures:
+        assert procedure.status == "active"
+        assert set(procedure.sources) <= {c.frame_id for c in cases}
+        members = {
+            r.object.frame_id
+            for r in Relation.objects.filter(context=context, name="supersedes", subject=procedure)
+        }
+        assert members == set(procedure.sources) and len(members) >= 2
+    # a procedure that grew past two cases was revised (derive, then one revise per case)
+    grown = [p for p in procedures if len(p.sources) > 2]
+    assert grown and all(p.revision == len(p.sources) - 1 for p in grown)
+
+
+def test_relearning_is_idempotent(rest: Any, data_dir: Path) -> None:
+    from morphz_statebench.data import load_domain
+    from morphz_statebench.learner import OfflineLearner, learn
+
+    client, _, _ = learned_client(rest, data_dir, "travel", limit=8)
+    again = learn(client, load_domain(data_dir, "travel", limit=8), OfflineLearner())
+    assert (again.version, again.tick) == (8, 8)
+    assert Event.objects.filter(context__slug=client.slug, kind="external_fact").count() == 8
+
+
+def test_retrieve_learnings_returns_top_k_strings_and_writes_nothing(
+    rest: Any, data_dir: Path
+) -> None:
+    from morphz_statebench.retrieval import Retriever
+
+    client, _, _ = learned_client(rest, data_dir, "travel", limit=40)
+    context = Context.objects.get(slug=client.slug)
+    before = (
+        context.version,
+        context.tick,
+        context.last_seq,
+        TransactionRecord.objects.filter(context=context).count(),
+    )
+    retriever = Retriever(client)
+    learnings = retriever.retrieve_learnings(
+        "I need to change my flight to a later date, can you help?", top_k=3
+    )
+    assert len(learnings) == 3 and all(isinstance(text, str) and text for text in learnings)
+    assert any("update_booking" in text for text in learnings)
+    detailed = retriever.retrieve("I need to change my flight to a later date", 3)
+    # three different workflows: never two members of one procedure
+    assert len({retriever.group_of(item.frame_id) for item in detailed}) == 3
+    assert len(retriever.retrieve_learnings("cancel my flight", top_k=5)) == 5
+    context.refresh_from_db()
+    after = (
+        context.version,
+        context.tick,
+        context.last_seq,
+        TransactionRecord.objects.filter(context=context).count(),
+    )
+    assert after == before
