@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from memory.contexts import create_context, issue_token
-from memory.indexer import drain
 from memory.models import Context, Event, Frame, Relation, TransactionRecord
+from memory.search.indexer import drain
 
 
 def learned_client(rest: Any, data_dir: Path, domain: str, limit: int | None = None) -> Any:
