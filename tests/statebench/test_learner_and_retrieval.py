@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +105,55 @@ def test_retrieve_learnings_returns_top_k_strings_and_writes_nothing(
         TransactionRecord.objects.filter(context=context).count(),
     )
     assert after == before
+
+
+def test_llm_learner_gets_rejections_back_and_retries_within_bounds(
+    rest: Any, data_dir: Path
+) -> None:
+    from morphz_statebench.data import load_domain
+    from morphz_statebench.learner import LLMLearner, learn
+    from morphz_statebench.models import ModelReply, ScriptedModel
+
+    context = create_context("sb-llm", capacity_tokens=2_000_000)
+    client = rest("sb-llm", issue_token(context).raw)
+    dataset = load_domain(data_dir, "shopping_assistant", limit=3)
+
+    def script(messages: list[dict[str, Any]], tools: Any) -> ModelReply:
+        task = messages[0]["content"]
+        ref = re.search(r"arrived as (@e\d+)", task).group(1)
+        base = re.search(r"base version (\d+)", task).group(1)
+        if "rejected" not in messages[-1]["content"]:  # first try cites a missing event
+            return ModelReply(
+                text=f"(context-tx (base-version {base}) (derive case-x (from @e999) (k v)))"
+            )
+        return ModelReply(
+            text=f'Here it is:\n(context-tx (base-version {base}) (reason "case") '
+            f'(derive case-{ref[2:]} (from {ref}) (request "asked") (tools a b)) (retire {ref}))',
+            cost_usd=0.01,
+        )
+
+    model = ScriptedModel(script=script)
+    report = learn(client, dataset, LLMLearner(model), retries=2)
+    assert (report.version, report.tick) == (3, 3)
+    assert report.retries == 3 and report.fallbacks == 0
+    assert abs(report.cost_usd - 0.03) < 1e-9
+    # every rejection went back to the model with the server's error code
+    corrections = [m for m in model.calls if "rejected" in m[-1]["content"]]
+    assert len(corrections) == 3 and all("unknown_ref" in m[-1]["content"] for m in corrections)
+    ids = set(Frame.objects.filter(context=context).values_list("frame_id", flat=True))
+    assert ids == {"case-1", "case-3", "case-5"}  # @e2, @e4: the committed transactions
+
+    # a model that never gets it right: bounded retries, then a plain case is kept
+    context = create_context("sb-llm-2", capacity_tokens=2_000_000)
+    client = rest("sb-llm-2", issue_token(context).raw)
+    stubborn = ScriptedModel(
+        script=lambda m, t: ModelReply(text="(context-tx (derive bad (from @e999)))")
+    )
+    report = learn(
+        client, load_domain(data_dir, "travel", limit=2), LLMLearner(stubborn), retries=1
+    )
+    assert (report.version, report.fallbacks, len(stubborn.calls)) == (2, 2, 4)
+    assert set(Frame.objects.filter(context=context).values_list("frame_id", flat=True)) == {
+        "case-001-fallback",
+        "case-002-fallback",
+    }

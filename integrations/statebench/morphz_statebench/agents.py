@@ -128,6 +128,7 @@ class MorphzAgent(BaseAgent):
         self.results = 0  # tool results appended so far
         self.evaluations: list[dict[str, Any]] = []
         self.learnings_text: str | None = None
+        self.open_requests: list[str] = []
         self.transactions: list[dict[str, Any]] = []
         self.learned_ids = set(self.learned.manifest.frames)
 
@@ -182,7 +183,9 @@ class MorphzAgent(BaseAgent):
     ) -> AgentTurnResponse:
         events = self._new_events(conversation)
         if events:
-            self.mz.append_events(events)  # type: ignore[arg-type]
+            for item in self.mz.append_events(events):  # type: ignore[arg-type]
+                if item["kind"] == "user_message":
+                    self.open_requests.append(item["ref"])
         evaluation: dict[str, Any] = dict(self.mz.evaluate(thread=THREAD))
         memory = str(evaluation.get("text") or "")
         if self.learnings_text is None:
@@ -219,7 +222,18 @@ class MorphzAgent(BaseAgent):
             except MorphzAPIError as exc:
                 self.transactions.append({"rejected": exc.code})
         if not reply.tool_calls and text:
-            self.mz.append_events([{"kind": "agent_message", "content": text, "thread": THREAD}])
+            # the reply answers the user's open requests (R3)
+            self.mz.append_events(
+                [
+                    {
+                        "kind": "agent_message",
+                        "content": text,
+                        "thread": THREAD,
+                        "delivers": self.open_requests,
+                    }
+                ]
+            )
+            self.open_requests = []
         return AgentTurnResponse(text=text, tool_calls=list(reply.tool_calls))
 
     def ingest_trajectory(self, trajectory: Any) -> None:

@@ -138,8 +138,16 @@ def learn_and_freeze(
 ) -> LearnedContext:
     from morphz_client import MorphzClient
 
+    from morphz_client import MorphzError
+
     dataset = load_domain(data, domain)
     with MorphzClient(url, token, context=slug, timeout=300) as client:
+        if isinstance(learner, LLMLearner) and not learner.instructions:
+            # the model protocol (R45): how to write transactions, in this context's terms
+            with contextlib.suppress(MorphzError):
+                learner.instructions = str(
+                    client._request("GET", client._ctx("protocol/")).get("instructions") or ""
+                )
         report = learn(client, dataset, learner, retries=retries)
         manifest = freeze_with_manifest(client, dataset, report)
     return LearnedContext(domain, url, slug, token, manifest)
@@ -261,6 +269,13 @@ def cmd_scripted(args: argparse.Namespace) -> int:
         status = "identical" if not result.mismatches else "; ".join(result.mismatches)
         print(f"{args.domain}/{result.task_id}: {result.tool_calls} tool calls, results {status}")
         failed |= bool(result.mismatches)
+    if args.retrieve_query:
+        from morphz_statebench.scripted import check_retrieve_agent
+
+        learnings = check_retrieve_agent(args.domain, args.retrieve_query)
+        print(f"retrieve_learnings: {len(learnings)} learnings")
+        for text in learnings:
+            print("  | " + text.splitlines()[0])
     report = audit(args.out)
     print(report.summary())
     return 1 if failed or not report.ok else 0
@@ -305,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--domain", choices=DOMAINS, required=True)
     p.add_argument("--tasks", required=True, help="comma-separated train task ids")
     p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--retrieve-query", default="", help="also check the retrieve agent with it")
     p.set_defaults(func=cmd_scripted)
 
     p = sub.add_parser("audit", help="audit a results folder")

@@ -68,7 +68,13 @@ class Trajectory:
 
     @property
     def workflow(self) -> tuple[str, ...]:
-        """The set of tools used: trajectories with the same set followed one workflow."""
+        """The state-changing tools used (as a set): trajectories that changed the same kinds
+        of state followed one workflow; ("read-only",) when nothing was changed."""
+        return tuple(sorted({w["tool"] for w in self.writes})) or ("read-only",)
+
+    @property
+    def toolset(self) -> tuple[str, ...]:
+        """Every tool used, as a set (a finer grouping than `workflow`)."""
         return tuple(sorted({str(c.get("name")) for c in self.tool_calls})) or ("no-tools",)
 
     @property

@@ -98,14 +98,22 @@ def case_body(trajectory: Trajectory) -> dict[str, Any]:
 
 class OfflineLearner:
     """Deterministic: cases from each trajectory's tool calls and outcome, procedures
-    grouped by workflow (the set of tools used)."""
+    grouped by workflow: the set of state-changing tools used (`grouping="workflow"`), or
+    the set of all tools used (`grouping="toolset"`, finer)."""
 
     name = "offline"
 
-    def __init__(self) -> None:
+    def __init__(self, grouping: str = "workflow") -> None:
+        if grouping not in ("workflow", "toolset"):
+            raise ValueError("grouping is workflow or toolset")
+        self.grouping = grouping
         self.procedures: dict[tuple[str, ...], str] = {}  # workflow -> procedure id
         self.members: dict[tuple[str, ...], list[str]] = {}  # workflow -> case ids
         self.requests: dict[str, str] = {}  # case id -> opening request
+        self.sequences: dict[tuple[str, ...], dict[str, int]] = {}  # workflow -> steps seen
+
+    def key(self, trajectory: Trajectory) -> tuple[str, ...]:
+        return trajectory.workflow if self.grouping == "workflow" else trajectory.toolset
 
     @staticmethod
     def case_id(step: Step) -> str:
@@ -118,11 +126,11 @@ class OfflineLearner:
         ops: list[dict[str, Any]] = [
             {"op": "derive", "id": case, "from": [step.event_ref], "body": body}
         ]
-        workflow = trajectory.workflow
+        workflow = self.key(trajectory)
         members = [*self.members.get(workflow, []), case]
         proc = self.procedures.get(workflow)
         if len(members) >= 2:
-            proc_body = self._procedure_body(trajectory, members, body)
+            proc_body = self._procedure_body(workflow, trajectory, members, body)
             if proc is None:
                 proc = f"procedure-{len(self.procedures) + 1:02d}"
                 ops.append({"op": "derive", "id": proc, "from": members, "body": proc_body})
@@ -142,25 +150,35 @@ class OfflineLearner:
         return Proposal(reason=reason, ops=ops)
 
     def committed(self, step: Step, proposal: Proposal) -> None:
-        workflow = step.trajectory.workflow
+        workflow = self.key(step.trajectory)
         case = self.case_id(step)
+        steps = " -> ".join(step.trajectory.tools or ["none"])
+        seen = self.sequences.setdefault(workflow, {})
+        seen[steps] = seen.get(steps, 0) + 1
         self.members.setdefault(workflow, []).append(case)
         if len(self.members[workflow]) >= 2 and workflow not in self.procedures:
             self.procedures[workflow] = f"procedure-{len(self.procedures) + 1:02d}"
         self.requests[case] = case_body(step.trajectory)["request"]
 
     def _procedure_body(
-        self, trajectory: Trajectory, members: list[str], latest: dict[str, Any]
+        self,
+        workflow: tuple[str, ...],
+        trajectory: Trajectory,
+        members: list[str],
+        latest: dict[str, Any],
     ) -> dict[str, Any]:
-        examples = [self.requests[m] for m in members[:-1] if m in self.requests][:2]
+        examples = [self.requests[m] for m in members[:-1] if m in self.requests][-2:]
         examples.append(latest["request"])
+        seen = dict(self.sequences.get(workflow, {}))
+        steps = " -> ".join(trajectory.tools or ["none"])
+        seen[steps] = seen.get(steps, 0) + 1
+        common = sorted(seen.items(), key=lambda item: (-item[1], item[0]))[:3]
         return {
             "kind": "procedure",
-            "workflow": list(trajectory.workflow),
-            "steps": trajectory.tools or ["none"],
-            "state_changes": sorted({w["tool"] for w in trajectory.writes}) or ["none"],
+            "state_changes": list(workflow),
+            "steps": [f"{sequence} ({count}x)" for sequence, count in common],
             "cases": str(len(members)),
-            "seen_in": [_clip(e, 160) for e in examples[-3:]],
+            "seen_in": [_clip(e, 160) for e in examples],
         }
 
 

@@ -219,8 +219,8 @@ def render(frame: dict[str, Any], group: str | None) -> str:
         return "\n".join(
             [
                 f"Procedure [{frame['id']}] from {body.get('cases', '?')} cases",
-                "Steps: " + " -> ".join(body.get("steps") or []),
                 "State changes: " + ", ".join(body.get("state_changes") or []),
+                "Tool sequences seen: " + " | ".join(body.get("steps") or []),
                 "Seen in: " + " | ".join(body.get("seen_in") or []),
             ]
         )

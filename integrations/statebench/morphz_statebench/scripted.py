@@ -116,3 +116,34 @@ def run_scripted(
                 result.mismatches.append(f"call {i} {w['name']}: result differs from the recording")
         results.append(result)
     return results
+
+
+def check_retrieve_agent(domain: str, query: str, top_k: int = 3) -> list[str]:
+    """Build the retrieve agent as run_batch would (the built-in client, never called here:
+    its key is a placeholder) and call `retrieve_learnings` through the benchmark's own tool
+    handler, which enforces `top_k` and `list[str]`."""
+    import os
+
+    from state_bench.agents.base import AgentRuntimeContext
+    from state_bench.client import LLMClient
+    from state_bench.domain import get_domain_config
+
+    from morphz_statebench.agents import MorphzRetrieveAgent
+
+    os.environ.setdefault("MORPHZ_STATEBENCH_PLACEHOLDER_KEY", "not-used")
+    config = get_domain_config(domain)
+    agent = MorphzRetrieveAgent(
+        LLMClient(
+            provider="openai",
+            deployment="scripted",
+            api_key_var="MORPHZ_STATEBENCH_PLACEHOLDER_KEY",
+        ),
+        "system",
+        config.tool_schemas,
+        {},
+        runtime_context=AgentRuntimeContext(task_id="check", user_id="u", domain=domain, now=""),
+        retrieve_learnings_top_k=top_k,
+    )
+    answer = agent.tool_handlers["retrieve_learnings"]({"query": query, "top_k": 10})
+    learnings: list[str] = answer["learnings"]
+    return learnings
