@@ -136,9 +136,7 @@ def make_learner(name: str) -> Learner:
 def learn_and_freeze(
     url: str, slug: str, token: str, data: Path, domain: str, learner: Learner, retries: int = 3
 ) -> LearnedContext:
-    from morphz_client import MorphzClient
-
-    from morphz_client import MorphzError
+    from morphz_client import MorphzClient, MorphzError
 
     dataset = load_domain(data, domain)
     with MorphzClient(url, token, context=slug, timeout=300) as client:
@@ -214,48 +212,55 @@ def cmd_run(args: argparse.Namespace) -> int:
     from morphz_statebench.audit import audit
 
     domains = parse_domains(args.domains)
+    systems = [a.strip() for a in args.agent.split(",") if a.strip()]
+    for system in systems:
+        if system not in AGENT_CLASSES:
+            raise SystemExit(f"unknown agent {system!r}; one of {', '.join(AGENT_CLASSES)}")
     folder = workdir()
     _write_shims(folder)
     model = os.environ.get("MORPHZ_STATEBENCH_MODEL") or os.environ.get("STATE_BENCH_AGENT_MODEL")
     if not model:
         raise SystemExit("set MORPHZ_STATEBENCH_MODEL (the agent's model)")
-    summary = []
+    rows = []
+    failed = False
     with morphz_server(args.morphz_url, args.morphz_dir) as url:
-        if args.agent != "none":
+        if any(system != "none" for system in systems):
             ensure_learned(url, args.morphz_dir, args.statebench_dir, domains, args.learner)
         env = {**os.environ, "MORPHZ_STATEBENCH_WORKDIR": str(folder)}
-        for domain in domains:
-            out = folder / "outputs" / args.agent / domain
-            command = [
-                sys.executable, "-m", "state_bench.scripts.run_batch",
-                "--domain", domain, "--split", "test",
-                "--num-runs", str(args.num_runs),
-                "--num-workers", str(args.workers),
-                "--retrieve-learnings-top-k", "3",
-                "--agent-model-name", model,
-                "--output-dir", str(out),
-            ]  # fmt: skip
-            agent_class = AGENT_CLASSES[args.agent]
-            if agent_class:
-                command += ["--agent-class", agent_class]
-            if args.agent == "full":
-                command += ["--agent-client-class", "MorphzModelClient"]
-            subprocess.run(command, cwd=folder, env=env, check=True)
-            passed, done, cost = passes(out)
-            summary.append((domain, passed, done, cost))
-        report = audit(folder / "outputs" / args.agent) if args.agent != "none" else None
-    total = sum(s[1] for s in summary)
-    runs = sum(s[2] for s in summary)
-    for domain, passed, done, cost in summary:
-        print(f"{domain}: {passed}/{done} passed, agent cost ${cost:.2f}")
-    print(
-        f"morphz ({args.agent}): {total}/{runs} passed"
-        + (f" (of {50 * len(DOMAINS)})" if runs == 150 else "")
-    )
-    if report is not None:
-        print(report.summary())
-        return 0 if report.ok else 1
-    return 0
+        for system in systems:
+            total = done = 0
+            cost = 0.0
+            for domain in domains:
+                out = folder / "outputs" / system / domain
+                command = [
+                    sys.executable, "-m", "state_bench.scripts.run_batch",
+                    "--domain", domain, "--split", "test",
+                    "--num-runs", str(args.num_runs),
+                    "--num-workers", str(args.workers),
+                    "--retrieve-learnings-top-k", "3",
+                    "--agent-model-name", model,
+                    "--output-dir", str(out),
+                ]  # fmt: skip
+                agent_class = AGENT_CLASSES[system]
+                if agent_class:
+                    command += ["--agent-class", agent_class]
+                if system == "full":
+                    command += ["--agent-client-class", "MorphzModelClient"]
+                subprocess.run(command, cwd=folder, env=env, check=True)
+                passed, ran, spent = passes(out)
+                print(f"{system} / {domain}: {passed}/{ran} passed, agent cost ${spent:.2f}")
+                total, done, cost = total + passed, done + ran, cost + spent
+            audited = ""
+            if system != "none":
+                report = audit(folder / "outputs" / system)
+                print(report.summary())
+                failed |= not report.ok
+                audited = "audit passed" if report.ok else "audit FAILED"
+            rows.append((system, total, done, cost, audited))
+    print()
+    for system, total, done, cost, audited in rows:
+        print(f"{system:9s} {total}/{done} passed  agent cost ${cost:.2f}  {audited}")
+    return 1 if failed else 0
 
 
 def cmd_scripted(args: argparse.Namespace) -> int:
@@ -309,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("run", help="the whole experiment on the test split")
     p.add_argument("--statebench-dir", type=Path, required=True)
     p.add_argument("--domains", default="all")
-    p.add_argument("--agent", choices=list(AGENT_CLASSES), default="full")
+    p.add_argument(
+        "--agent", default="full", help="full, retrieve, none, or several: full,retrieve,none"
+    )
     p.add_argument("--num-runs", type=int, default=1)
     p.add_argument("--workers", type=int, default=4)
     morphz_args(p)

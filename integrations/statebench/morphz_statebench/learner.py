@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -29,6 +30,7 @@ from morphz_client import MorphzAPIError, MorphzClient
 
 from morphz_statebench.data import Dataset, Trajectory
 from morphz_statebench.models import Model
+from morphz_statebench.retrieval import request_words
 
 CASE_REQUEST_CHARS = 600
 CASE_OUTCOME_CHARS = 600
@@ -59,6 +61,9 @@ class Step:
 
 class Learner(Protocol):
     name: str
+
+    def prepare(self, dataset: Dataset) -> None:
+        """Called once before the first trajectory (the learner may read the whole set)."""
 
     def propose(self, step: Step) -> Proposal: ...
 
@@ -97,23 +102,64 @@ def case_body(trajectory: Trajectory) -> dict[str, Any]:
 
 
 class OfflineLearner:
-    """Deterministic: cases from each trajectory's tool calls and outcome, procedures
-    grouped by workflow: the set of state-changing tools used (`grouping="workflow"`), or
-    the set of all tools used (`grouping="toolset"`, finer)."""
+    """Deterministic, no model. A case per trajectory (its requests, tool calls in order,
+    state changes, outcome). Procedures group cases:
+    - `grouping="request"` (default): requests of one kind. A case joins the group of the
+      most similar earlier case when their opening requests are close enough (cosine of
+      idf-weighted words >= `threshold`; idf over the dataset's opening requests);
+    - `grouping="workflow"`: the same set of state-changing tools;
+    - `grouping="toolset"`: the same set of tools.
+    From a group's second case on, a procedure stands on its cases (derived, then revised
+    with each new one): the workflows they followed, the state changes they made, examples
+    of the requests; it supersedes each case, which retires at once (R17)."""
 
     name = "offline"
 
-    def __init__(self, grouping: str = "workflow") -> None:
-        if grouping not in ("workflow", "toolset"):
-            raise ValueError("grouping is workflow or toolset")
+    def __init__(self, grouping: str = "request", threshold: float = 0.3) -> None:
+        if grouping not in ("request", "workflow", "toolset"):
+            raise ValueError("grouping is request, workflow or toolset")
         self.grouping = grouping
-        self.procedures: dict[tuple[str, ...], str] = {}  # workflow -> procedure id
-        self.members: dict[tuple[str, ...], list[str]] = {}  # workflow -> case ids
+        self.threshold = threshold
+        self.idf: dict[str, float] = {}
+        self.vectors: dict[str, dict[str, float]] = {}  # case id -> request vector
+        self.group_of: dict[str, str] = {}  # case id -> group key
+        self.procedures: dict[str, str] = {}  # group key -> procedure id
+        self.members: dict[str, list[str]] = {}  # group key -> case ids
         self.requests: dict[str, str] = {}  # case id -> opening request
-        self.sequences: dict[tuple[str, ...], dict[str, int]] = {}  # workflow -> steps seen
+        self.sequences: dict[str, dict[str, int]] = {}  # group key -> tool sequences seen
+        self.changes: dict[str, dict[str, int]] = {}  # group key -> state changes made
 
-    def key(self, trajectory: Trajectory) -> tuple[str, ...]:
-        return trajectory.workflow if self.grouping == "workflow" else trajectory.toolset
+    def prepare(self, dataset: Dataset) -> None:
+        docs = [
+            set(request_words(t.requests[0] if t.requests else "")) for t in dataset.trajectories
+        ]
+        n = max(len(docs), 1)
+        df: dict[str, int] = {}
+        for doc in docs:
+            for word in doc:
+                df[word] = df.get(word, 0) + 1
+        self.idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
+
+    def _vector(self, trajectory: Trajectory) -> dict[str, float]:
+        words = set(request_words(trajectory.requests[0] if trajectory.requests else ""))
+        weights = {w: self.idf.get(w, 1.0) for w in words}
+        norm = math.sqrt(sum(x * x for x in weights.values())) or 1.0
+        return {w: x / norm for w, x in weights.items()}
+
+    def key(self, trajectory: Trajectory, case: str) -> str:
+        if self.grouping == "workflow":
+            return "+".join(trajectory.workflow)
+        if self.grouping == "toolset":
+            return "+".join(trajectory.toolset)
+        vector = self._vector(trajectory)
+        best, best_sim = None, 0.0
+        for other, other_vector in self.vectors.items():  # in learning order: ties go first
+            sim = sum(x * other_vector.get(w, 0.0) for w, x in vector.items())
+            if sim > best_sim:
+                best, best_sim = other, sim
+        if best is not None and best_sim >= self.threshold:
+            return self.group_of[best]
+        return case
 
     @staticmethod
     def case_id(step: Step) -> str:
@@ -126,11 +172,11 @@ class OfflineLearner:
         ops: list[dict[str, Any]] = [
             {"op": "derive", "id": case, "from": [step.event_ref], "body": body}
         ]
-        workflow = self.key(trajectory)
-        members = [*self.members.get(workflow, []), case]
-        proc = self.procedures.get(workflow)
+        group = self.key(trajectory, case)
+        members = [*self.members.get(group, []), case]
+        proc = self.procedures.get(group)
         if len(members) >= 2:
-            proc_body = self._procedure_body(workflow, trajectory, members, body)
+            proc_body = self._procedure_body(group, trajectory, members, body)
             if proc is None:
                 proc = f"procedure-{len(self.procedures) + 1:02d}"
                 ops.append({"op": "derive", "id": proc, "from": members, "body": proc_body})
@@ -143,42 +189,48 @@ class OfflineLearner:
                     {"op": "relate", "subject": proc, "name": "supersedes", "object": member}
                 )
             ops.append({"op": "retire", "refs": new_members})
-            reason = f"{case} follows the workflow of {proc} ({len(members)} cases)"
+            reason = f"{case} is one more case of {proc} ({len(members)} cases)"
         else:
-            reason = f"{case}: first case of its workflow"
+            reason = f"{case}: the first case of its kind"
         ops.append({"op": "retire", "refs": [step.event_ref]})  # digested into the case
         return Proposal(reason=reason, ops=ops)
 
     def committed(self, step: Step, proposal: Proposal) -> None:
-        workflow = self.key(step.trajectory)
+        trajectory = step.trajectory
         case = self.case_id(step)
-        steps = " -> ".join(step.trajectory.tools or ["none"])
-        seen = self.sequences.setdefault(workflow, {})
+        group = self.key(trajectory, case)
+        self.group_of[case] = group
+        self.vectors[case] = self._vector(trajectory)
+        steps = " -> ".join(trajectory.tools or ["none"])
+        seen = self.sequences.setdefault(group, {})
         seen[steps] = seen.get(steps, 0) + 1
-        self.members.setdefault(workflow, []).append(case)
-        if len(self.members[workflow]) >= 2 and workflow not in self.procedures:
-            self.procedures[workflow] = f"procedure-{len(self.procedures) + 1:02d}"
-        self.requests[case] = case_body(step.trajectory)["request"]
+        changes = self.changes.setdefault(group, {})
+        for tool in sorted({w["tool"] for w in trajectory.writes}) or ["none"]:
+            changes[tool] = changes.get(tool, 0) + 1
+        self.members.setdefault(group, []).append(case)
+        if len(self.members[group]) >= 2 and group not in self.procedures:
+            self.procedures[group] = f"procedure-{len(self.procedures) + 1:02d}"
+        self.requests[case] = case_body(trajectory)["request"]
 
     def _procedure_body(
-        self,
-        workflow: tuple[str, ...],
-        trajectory: Trajectory,
-        members: list[str],
-        latest: dict[str, Any],
+        self, group: str, trajectory: Trajectory, members: list[str], latest: dict[str, Any]
     ) -> dict[str, Any]:
         examples = [self.requests[m] for m in members[:-1] if m in self.requests][-2:]
         examples.append(latest["request"])
-        seen = dict(self.sequences.get(workflow, {}))
+        seen = dict(self.sequences.get(group, {}))
         steps = " -> ".join(trajectory.tools or ["none"])
         seen[steps] = seen.get(steps, 0) + 1
+        changes = dict(self.changes.get(group, {}))
+        for tool in sorted({w["tool"] for w in trajectory.writes}) or ["none"]:
+            changes[tool] = changes.get(tool, 0) + 1
         common = sorted(seen.items(), key=lambda item: (-item[1], item[0]))[:3]
+        made = sorted(changes.items(), key=lambda item: (-item[1], item[0]))
         return {
             "kind": "procedure",
-            "state_changes": list(workflow),
-            "steps": [f"{sequence} ({count}x)" for sequence, count in common],
+            "requests_like": [_clip(e, 160) for e in examples],
+            "workflows": [f"{sequence} ({count}x)" for sequence, count in common],
+            "state_changes": [f"{tool} ({count}x)" for tool, count in made],
             "cases": str(len(members)),
-            "seen_in": [_clip(e, 160) for e in examples],
         }
 
 
@@ -236,6 +288,9 @@ class LLMLearner:
         reply = self.model.complete(messages)
         text = _extract_tx(reply.text)
         return Proposal(reason="llm", text=text, cost_usd=reply.cost_usd)
+
+    def prepare(self, dataset: Dataset) -> None:
+        return None
 
     def committed(self, step: Step, proposal: Proposal) -> None:
         return None
@@ -322,6 +377,7 @@ def learn(
     still rejected after `retries` corrections is replaced by `minimal_case` (counted in
     the report's `fallbacks`), so every trajectory moves the version by exactly one."""
     started = time.perf_counter()
+    learner.prepare(dataset)
     report = LearnReport(dataset.domain, learner.name, len(dataset.trajectories), 0, 0, 0.0)
     version = int(client.context()["version"])
     for index, trajectory in enumerate(dataset.trajectories):

@@ -4,7 +4,8 @@
 1. Morphz search (`GET search/?type=frame`) once per content word of the query, so a
    sentence finds frames that share some of its words (search requires every word of one
    query); each matching frame gains the word's inverse document frequency, computed from
-   the hit counts (a word most frames hold weighs nothing).
+   the hit counts (a word most frames hold weighs nothing), in full when the word is in
+   the frame's request and a quarter when it matched elsewhere (tools, outcome).
 2. The graph groups what matched: a case superseded by a procedure belongs to that
    procedure (`supersedes` relations). The best-scoring frame of each group stands for it
    and groups are taken best first, so the `top_k` learnings come from `top_k` different
@@ -28,6 +29,8 @@ from morphz_client import MorphzClient
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MAX_TERMS = 24
 SEARCH_LIMIT = 100
+# A word matching a frame outside its request (tools, outcome, ...) counts this much.
+OTHER_FIELDS_WEIGHT = 0.25
 # Words too common in any request to tell one from another.
 STOPWORDS = frozenset(
     [
@@ -184,13 +187,18 @@ class Learning:
     score: float
 
 
-def query_terms(query: str) -> list[str]:
+def request_words(text: str) -> list[str]:
+    """Content words, case-folded, in order, each once."""
     seen: list[str] = []
-    for word in WORD.findall(query.casefold()):
+    for word in WORD.findall(text.casefold()):
         if len(word) < 2 or word in STOPWORDS or word in seen:
             continue
         seen.append(word)
-    return seen[:MAX_TERMS]
+    return seen
+
+
+def query_terms(query: str) -> list[str]:
+    return request_words(query)[:MAX_TERMS]
 
 
 def _flat(value: Any) -> str:
@@ -207,7 +215,7 @@ def render(frame: dict[str, Any], group: str | None) -> str:
     if kind == "case":
         parts = [f"Past case [{frame['id']}]"]
         if group and group != frame["id"]:
-            parts[0] += f" (workflow of {group})"
+            parts[0] += f" (one of the cases of {group})"
         parts.append(f"The user asked: {body.get('request', '')}")
         if body.get("follow_ups"):
             parts.append("Then: " + " / ".join(body["follow_ups"]))
@@ -219,9 +227,9 @@ def render(frame: dict[str, Any], group: str | None) -> str:
         return "\n".join(
             [
                 f"Procedure [{frame['id']}] from {body.get('cases', '?')} cases",
-                "State changes: " + ", ".join(body.get("state_changes") or []),
-                "Tool sequences seen: " + " | ".join(body.get("steps") or []),
-                "Seen in: " + " | ".join(body.get("seen_in") or []),
+                "For requests like: " + " | ".join(body.get("requests_like") or []),
+                "Workflows followed: " + " | ".join(body.get("workflows") or []),
+                "State changes made: " + ", ".join(body.get("state_changes") or []),
             ]
         )
     return f"[{frame['id']}] " + _flat({k: v for k, v in body.items()})
@@ -230,12 +238,13 @@ def render(frame: dict[str, Any], group: str | None) -> str:
 class Retriever:
     """Learnings from the context `client` reaches (a frozen learned context or a fork)."""
 
-    def __init__(self, client: MorphzClient, *, units: str = "all") -> None:
+    def __init__(self, client: MorphzClient, *, units: str = "cases") -> None:
         self.client = client
-        self.units = units  # "all": cases and procedures compete; "cases": cases only
+        self.units = units  # "cases": cases only; "all": procedures compete too
         self._version: int | None = None
         self._frames: dict[str, dict[str, Any]] = {}
         self._group: dict[str, str] = {}
+        self._request: dict[str, set[str]] = {}
 
     def _load(self) -> None:
         version = int(self.client.context()["version"])
@@ -258,7 +267,13 @@ class Retriever:
             cursor = rel.get("next_cursor")
             if not cursor:
                 break
+        requests = {}
+        for frame_id, frame in frames.items():
+            body = frame.get("body") or {}
+            text = body.get("request") or " ".join(body.get("requests_like") or [])
+            requests[frame_id] = set(request_words(str(text)))
         self._frames, self._group, self._version = frames, group, version
+        self._request = requests
 
     def group_of(self, frame_id: str) -> str:
         seen = {frame_id}
@@ -279,7 +294,8 @@ class Retriever:
             df = len(ids)
             idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
             for frame_id in ids:
-                scores[frame_id] = scores.get(frame_id, 0.0) + idf
+                weight = 1.0 if term in self._request[frame_id] else OTHER_FIELDS_WEIGHT
+                scores[frame_id] = scores.get(frame_id, 0.0) + idf * weight
         return scores
 
     def retrieve(self, query: str, top_k: int = 3) -> list[Learning]:
