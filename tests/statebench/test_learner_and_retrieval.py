@@ -25,21 +25,21 @@ def learned_client(rest: Any, data_dir: Path, domain: str, limit: int | None = N
 
 
 def test_offline_learner_builds_cases_and_procedures(rest: Any, data_dir: Path) -> None:
-    client, report, dataset = learned_client(rest, data_dir, "customer_support", limit=30)
+    client, report, dataset = learned_client(rest, data_dir, "shopping_assistant", limit=20)
     # one event, one evaluation (one tick) and one transaction per trajectory
-    assert (report.version, report.tick) == (30, 30)
+    assert (report.version, report.tick) == (20, 20)
     context = Context.objects.get(slug=client.slug)
-    assert (context.version, context.tick) == (30, 30)
+    assert (context.version, context.tick) == (20, 20)
     events = Event.objects.filter(context=context, kind="external_fact").order_by("seq")
     assert [e.payload["statebench"]["task_id"] for e in events] == [
         t.task_id for t in dataset.trajectories
     ]
     assert not any(e.active for e in events)  # every transcript digested and retired
-    assert TransactionRecord.objects.filter(context=context, status="committed").count() == 30
+    assert TransactionRecord.objects.filter(context=context, status="committed").count() == 20
     frames = list(Frame.objects.filter(context=context))
     cases = [f for f in frames if f.body["kind"] == "case"]
     procedures = [f for f in frames if f.body["kind"] == "procedure"]
-    assert len(cases) == 30 and procedures
+    assert len(cases) == 20 and procedures
     for case in cases:
         assert len(case.sources) == 1 and case.sources[0].startswith("@e")
     superseded = set(
