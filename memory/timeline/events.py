@@ -341,7 +341,7 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
             continue
         context.last_seq += 1
         is_observation = item.kind in OBSERVATION_KINDS
-        tokens = estimate_tokens(item.content) + 4
+        tokens = observation_tokens(item.content, context.observation_budget_tokens)
         if is_observation:
             context.used_tokens += tokens
             context.in_maintenance = pressure_state(context).in_maintenance

@@ -179,3 +179,29 @@ def test_bulk_needs_write_access_to_its_own_context(api: Api, beta: Any) -> None
     response = other.post("events/", {"events": [{"kind": "tool_result", "content": "x"}]})
     assert response.status_code in (403, 404)
     assert stored("beta") == []
+
+
+def test_bulk_items_cost_what_single_appends_cost(api: Api, beta_token: str) -> None:
+    items = [
+        {"kind": "tool_result", "content": "x" * 50_000},
+        {"kind": "agent_message", "content": "short reply"},
+        {"kind": "user_message", "content": "a question"},
+    ]
+    bulk(api, items)
+    single = Api("beta", beta_token)
+    for item in items:
+        single.observe(item["content"], kind=item["kind"])
+    for slug in ("alpha", "beta"):
+        assert (
+            Context.objects.get(slug=slug).used_tokens
+            == Context.objects.get(slug="alpha").used_tokens
+        )
+    estimates = {
+        slug: list(
+            Event.objects.filter(context__slug=slug)
+            .order_by("seq")
+            .values_list("token_estimate", "is_observation", "active", "pending", "request_state")
+        )
+        for slug in ("alpha", "beta")
+    }
+    assert estimates["alpha"] == estimates["beta"]
