@@ -16,6 +16,7 @@ from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACT
 from memory.limits import (
     CHUNK_DEFAULT,
     CHUNK_MAX,
+    MAX_BULK_EVENTS,
     MAX_CONTENT_CHARS,
     MAX_DELIVERS,
     RECALL_DEFAULT_DEPTH,
@@ -103,6 +104,15 @@ class EventAppendIn(StrictSerializer):
         help_text='refs of the requests or actions this event answers, e.g. ["@e17"]',
     )
     idempotency_key = idempotency_field()
+
+
+class EventBulkAppendIn(StrictSerializer):
+    events = EventAppendIn(  # type: ignore[call-arg]  # many=True makes a ListSerializer
+        many=True,
+        allow_empty=False,
+        max_length=MAX_BULK_EVENTS,
+        help_text=f"1-{MAX_BULK_EVENTS} events, appended atomically and in order (R50)",
+    )
 
 
 class EvaluationIn(StrictSerializer):

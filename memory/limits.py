@@ -13,6 +13,7 @@ from typing import Final
 MAX_CONTENT_CHARS: Final = 4_000_000  # an event's text, in characters
 EVENT_PREVIEW_CHARS: Final = 200  # the `preview` of an event in lists and the compiled context
 MAX_DELIVERS: Final = 1000  # refs one event may deliver
+MAX_BULK_EVENTS: Final = 1000  # events in one bulk append
 CHUNK_DEFAULT: Final = 65_536  # characters of an event's text per chunk read
 CHUNK_MAX: Final = 1_048_576
 
