@@ -26,7 +26,7 @@ from memory.kinds import (
     REQUEST_OPEN,
     USER_MESSAGE,
 )
-from memory.limits import MAX_BULK_EVENTS, MAX_CONTENT_CHARS
+from memory.limits import MAX_BULK_EVENTS, MAX_CONTENT_CHARS, MAX_DELIVERS
 from memory.locking import LockedContext, context_gate, lock_context
 from memory.models import Event
 from memory.pressure import pressure_state
@@ -235,6 +235,9 @@ def _append_locked(
     return AppendResult(event, created=True)
 
 
+_ITEM_FIELDS = frozenset({"kind", "content", "payload", "thread", "delivers", "idempotency_key"})
+
+
 @dataclass(frozen=True)
 class _Item:
     kind: str
@@ -271,13 +274,12 @@ def _check_item(index: int, item: Any) -> _Item:
 
     if not isinstance(item, dict):
         raise bad("each event must be an object", "")
+    unknown = sorted(set(item) - _ITEM_FIELDS)
+    if unknown:
+        raise bad(f"unknown field {unknown[0]!r}", str(unknown[0]))
     kind = item.get("kind")
     if kind not in APPENDABLE_KINDS:
-        raise bad(
-            f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}",
-            "kind",
-            code="invalid_kind",
-        )
+        raise bad(f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}", "kind")
     content = item.get("content")
     if not isinstance(content, str):
         raise bad("content must be a string", "content")
@@ -293,8 +295,8 @@ def _check_item(index: int, item: Any) -> _Item:
     if key is not None and (not isinstance(key, str) or not 0 < len(key) <= 200):
         raise bad("idempotency_key must be a string of 1-200 characters", "idempotency_key")
     delivers = item.get("delivers") or []
-    if not isinstance(delivers, list):
-        raise bad("delivers must be a list of event references", "delivers")
+    if not isinstance(delivers, list) or len(delivers) > MAX_DELIVERS:
+        raise bad(f"delivers must be a list of at most {MAX_DELIVERS} event references", "delivers")
     try:
         delivered = [parse_event_ref(ref) for ref in delivers]
     except InvalidRequest as exc:
