@@ -74,7 +74,7 @@ function renderEvents() {
     list.append(
       el("li", { "data-ref": ref },
         refButton(ref), " ", el("span", { class: "tag", text: e.kind }), " ",
-        e.status ? el("span", { class: "tag status " + e.status, text: e.status }) : null,
+        e.status === "recorded" ? null : el("span", { class: "tag status " + e.status, text: e.status }),
         e.request ? el("span", { class: "tag request " + e.request, text: "request " + e.request }) : null,
         el("span", { class: "muted", text: " " + e.thread + " · " + e.size + " chars" }),
         el("span", { class: "preview", text: (e.preview || "").slice(0, 200) }))
