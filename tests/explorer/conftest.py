@@ -164,7 +164,7 @@ class ExplorerPage:
     def open_context(self, slug: str) -> None:
         if not self.page.url.endswith(f"/contexts/{slug}/"):
             self.page.goto(f"{self.server.url}/contexts/{slug}/")
-        self.page.wait_for_selector("#live-status[data-state=live]", timeout=5000)
+        self.page.wait_for_selector("#live-status[data-state=live]", timeout=20_000)
 
     def graph(self, selector: str = "node.frame") -> list[dict[str, Any]]:
         """The nodes Cytoscape draws (the instance hangs off its container)."""
