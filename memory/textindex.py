@@ -22,9 +22,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
+from itertools import chain
 from typing import Any
 
 from icu4py.breakers import WordBreaker
@@ -129,8 +131,7 @@ def tokens(text: str) -> list[str]:
             found += _ascii_tokens(folded[position:])
             return found
         start = max(position, max(folded.rfind(c, position, other.start()) for c in _SPACES) + 1)
-        space = _SPACE.search(folded, other.end())
-        end = space.start() if space is not None else len(folded)
+        end = _chunk_end(folded, other.end())
         if start > position:
             found += _ascii_tokens(folded[position:start])
         found += filter(_WORDLIKE.search, WordBreaker(folded[start:end], LOCALE))
@@ -169,49 +170,95 @@ def parts(token: str, original: str | None = None) -> list[str]:
     """The pieces `token` is also indexed as (empty when it is one piece).
 
     `original` is the token before case folding (for camelCase), when known."""
-    source = original if original is not None and len(original) == len(token) else token
+    if original is not None and original != token and len(original) == len(token):
+        return list(_cased_parts(original))
+    return list(_word_parts(token))
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_parts(token: str) -> tuple[str, ...]:
+    """Parts of a case-folded token (words repeat: cached)."""
     found: list[str] = []
     if _HANGUL.search(token):
-        for run in _HANGUL_RUN.findall(token):
-            if _HANGUL.match(run):
-                found += [run[i : i + 2] for i in range(max(1, len(run) - 1))]
-            else:
-                found += [p.lower() for p in _CAMEL.findall(run) if _WORDLIKE.search(p)]
-    else:
-        for piece in _SPLIT.split(source):
-            if piece and (piece[0] in "',;" or piece[-1] in "',;" or "," in piece or ";" in piece):
-                found.append(piece.lower())  # 1,000 and don't stay whole
-            elif piece:
-                found += [p.lower() for p in _CAMEL.findall(piece)]
+        if _ALL_HANGUL.match(token):
+            found = [token[i : i + 2] for i in range(len(token) - 1)]
+        else:
+            for run in _HANGUL_RUN.findall(token):
+                if _HANGUL.match(run):
+                    found += [run[i : i + 2] for i in range(max(1, len(run) - 1))]
+                else:
+                    found += [p for p in _CAMEL.findall(run) if _WORDLIKE.search(p)]
+    elif _SPLITTABLE.search(token):
+        found = _split_parts(token)
     if len(found) <= 1 and (not found or found[0] == token):
-        return []
-    return [normalise(p) for p in found[:MAX_PARTS]] if not source.isascii() else found[:MAX_PARTS]
+        return ()
+    return tuple(found[:MAX_PARTS])
 
 
-def _needs_parts(token: str, original: str | None) -> bool:
-    return bool(_SPLITTABLE.search(token) or _HANGUL.search(token)) or (
-        original is not None and bool(_HUMP.search(original))
-    )
+@functools.lru_cache(maxsize=65536)
+def _cased_parts(original: str) -> tuple[str, ...]:
+    """Parts of an ASCII token as written (camelCase humps are seen here)."""
+    token = original.lower()
+    if not _SPLITTABLE.search(token) and not _HUMP.search(original):
+        return ()
+    found = _split_parts(original)
+    if len(found) <= 1 and (not found or found[0] == token):
+        return ()
+    return tuple(found[:MAX_PARTS])
 
 
+def _split_parts(source: str) -> list[str]:
+    found: list[str] = []
+    for piece in _SPLIT.split(source):
+        if not piece:
+            continue
+        if "," in piece or ";" in piece or "'" in piece or "’" in piece:
+            found.append(piece.lower())  # 1,000 and don't stay whole
+        else:
+            found += [p.lower() for p in _CAMEL.findall(piece)]
+    return found
+
+
+_ALL_HANGUL = re.compile(r"[\uac00-\ud7a3]+\Z")
 _SPLITTABLE = re.compile(r"[^_.:][_.:]+[^_.:]")
 _HUMP = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
 _NEEDS_PARTS = re.compile(r"[A-Za-z0-9][_.:]+[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
 
 
-def _ascii_pairs(text: str, found: list[tuple[str, list[str]]]) -> None:
+@functools.lru_cache(maxsize=65536)
+def _ascii_pair(match: str) -> tuple[str, tuple[str, ...]] | None:
+    token = match.lower()
+    if not _ASCII_WORDLIKE.search(token):
+        return None
+    return token, (_cased_parts(match) if match != token else _word_parts(token))
+
+
+def _ascii_pairs(text: str, found: list[tuple[str, tuple[str, ...]]]) -> None:
     if not _NEEDS_PARTS.search(text):
-        found += [(t, []) for t in _ascii_tokens(text.lower())]
+        found += [(t, ()) for t in _ascii_tokens(text.lower())]
         return
-    for match in _ASCII_WORD_ANYCASE.findall(text):
-        token = match.lower()
-        if _ASCII_WORDLIKE.search(token):
-            found.append((token, parts(token, match) if _needs_parts(token, match) else []))
+    pair = _ascii_pair
+    found += filter(None, map(pair, _ASCII_WORD_ANYCASE.findall(text)))
 
 
-def _pairs(text: str) -> list[tuple[str, list[str]]]:
-    """(token, parts) for every token of `text` in order, then (emoji, [])."""
-    found: list[tuple[str, list[str]]] = []
+def _icu_pair(word: str) -> tuple[str, tuple[str, ...]]:
+    return word, _word_parts(word)
+
+
+# A run of ASCII this long after a space ends an ICU chunk (the fast path takes it); shorter
+# ASCII stretches between non-ASCII words stay in the chunk: one ICU call per paragraph of
+# Korean, not one per word (creating a break iterator is the expensive part).
+_ASCII_STRETCH = re.compile(r"[ \t\n\r\f\v](?=[\x00-\x7f]{80})")
+
+
+def _chunk_end(folded: str, after: int) -> int:
+    stretch = _ASCII_STRETCH.search(folded, after)
+    return stretch.start() if stretch is not None else len(folded)
+
+
+def _pairs(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(token, parts) for every token of `text` in order, then (emoji, ())."""
+    found: list[tuple[str, tuple[str, ...]]] = []
     if not text:
         return found
     if text.isascii():
@@ -229,15 +276,13 @@ def _pairs(text: str) -> list[tuple[str, list[str]]]:
             _ascii_pairs(chunk if chunk.isascii() else folded[position:], found)
             break
         start = max(position, max(folded.rfind(c, position, other.start()) for c in _SPACES) + 1)
-        space = _SPACE.search(folded, other.end())
-        end = space.start() if space is not None else len(folded)
+        end = _chunk_end(folded, other.end())
         if start > position:
             chunk = cased[position:start]
             _ascii_pairs(chunk if chunk.isascii() else folded[position:start], found)
-        for word in filter(_WORDLIKE.search, WordBreaker(folded[start:end], LOCALE)):
-            found.append((word, parts(word) if _needs_parts(word, None) else []))
+        found += map(_icu_pair, filter(_WORDLIKE.search, WordBreaker(folded[start:end], LOCALE)))
         position = end
-    found += [(symbol, []) for symbol in emoji(text)]
+    found += [(symbol, ()) for symbol in emoji(text)]
     return found
 
 
@@ -247,14 +292,17 @@ def emoji(text: str) -> list[str]:
 
 def terms(text: str) -> list[str]:
     """Index terms of `text`: each token, then its parts; the emoji at the end."""
-    if text.isascii() and not _NEEDS_PARTS.search(text):
-        return _ascii_tokens(text.lower())
-    found: list[str] = []
-    for token, token_parts in _pairs(text):
-        found.append(token)
-        if token_parts:
-            found += token_parts
-    return found
+    if text.isascii():
+        if not _NEEDS_PARTS.search(text):
+            return _ascii_tokens(text.lower())
+        return list(chain.from_iterable(map(_ascii_flat, _ASCII_WORD_ANYCASE.findall(text))))
+    return list(chain.from_iterable((token, *token_parts) for token, token_parts in _pairs(text)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _ascii_flat(match: str) -> tuple[str, ...]:
+    pair = _ascii_pair(match)
+    return () if pair is None else (pair[0], *pair[1])
 
 
 def query_clauses(text: str) -> list[tuple[str, list[str]]]:
@@ -262,7 +310,7 @@ def query_clauses(text: str) -> list[tuple[str, list[str]]]:
     token or the phrase of its parts. Repeats dropped, at most MAX_QUERY_CLAUSES."""
     clauses: dict[str, list[str]] = {}
     for token, token_parts in _pairs(text):
-        clauses.setdefault(token, token_parts)
+        clauses.setdefault(token, list(token_parts))
     return list(clauses.items())[:MAX_QUERY_CLAUSES]
 
 
