@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from memory.demo import load_demo
-from memory.indexer import drain
+from memory.demo.loader import load_demo
 from memory.models import Context
-from memory.search import search
+from memory.search.indexer import drain
+from memory.search.query import search
 
 
 def refs(result):

@@ -4,7 +4,7 @@
            until=None, transactions=False, limit=20, offset=0)
         -> {hits, total, total_exact, next_offset, lag, query}
 
-- `q` goes through the same pipeline as the indexed text (`memory.textindex`: NFKC, case
+- `q` goes through the same pipeline as the indexed text (`memory.search.textindex`: NFKC, case
   folding, ICU words, identifier parts, Korean syllable pairs, emoji). Each query word is a
   clause: a document matches it when it holds the word, or the phrase of its parts
   (`create_user` finds `test_create_user`; `결과를` finds `결과를`). Documents matching any
@@ -58,13 +58,13 @@ from typing import Any
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
-from memory import textindex
 from memory.errors import InvalidRequest
-from memory.events import THREAD_RE
-from memory.history import resolve_context
-from memory.indexer import index_lag
 from memory.kinds import EVENT_KINDS, FRAME_STATUSES, TRANSACTION
 from memory.models import Context
+from memory.read.history import resolve_context
+from memory.search import textindex
+from memory.search.indexer import index_lag
+from memory.timeline.events import THREAD_RE
 
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 100
