@@ -75,6 +75,7 @@ STATUSES = (*FRAME_STATUSES, "recorded")
 RANK_POOL = 1000  # candidates ranked per query (per way of matching, see below)
 TOTAL_CAP = 1000  # matches counted exactly up to this many
 COMMON_FRACTION = 0.05  # a word in more documents than this ranks but selects nothing
+WIDEN_BELOW = 200  # fewer distinctive matches than this: common words select candidates too
 PHRASE_CLAUSES = 6  # queries of 2 to 6 words also score their words side by side
 SCORED_CLAUSES = 12  # the rarest clauses are scored (bounds the cost of long questions)
 STATS_SECONDS = 60.0  # how long the word statistics are reused
@@ -89,8 +90,12 @@ FRAME_FACTOR = 2.0
 NORMALISATION = 1
 
 _SEARCH_SQL = """
-WITH pool AS MATERIALIZED (
-  {pools}
+WITH sel AS MATERIALIZED (
+  {selective}
+),
+pool AS MATERIALIZED (
+  SELECT id FROM sel
+  {more_pools}
 ),
 scored AS (
   SELECT d.id, d.created_at,
@@ -106,7 +111,8 @@ hits AS (
   LIMIT %(limit)s OFFSET %(offset)s
 )
 SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.created_at,
-       f.frame_id, f.body::text, e.window, e.cut, e.payload, h.pooled
+       f.frame_id, f.body::text, e.window, e.cut, e.payload, h.pooled,
+       {total} AS total
 FROM hits h
 JOIN memory_searchdocument d ON d.id = h.id
 LEFT JOIN memory_frame f ON f.id = d.frame_id
@@ -124,9 +130,24 @@ LEFT JOIN LATERAL (
 ORDER BY h.exact DESC, h.score DESC, d.created_at DESC, d.id DESC
 """
 
+# Common words select candidates too when the distinctive ones found few: in a small
+# context every word is "common" to a few documents, and a short query must still rank them.
+_WIDE_SQL = """
+  UNION
+  SELECT id FROM (
+    SELECT d.id FROM memory_searchdocument d
+    WHERE d.context_id = %(ctx)s AND d.tokens @@ %(wide)s::tsquery {filters}
+    ORDER BY d.created_at DESC, d.id DESC LIMIT %(pool)s
+  ) wide WHERE (SELECT count(*) FROM sel) < %(widen)s"""
+
 _POOL_SQL = """(SELECT d.id FROM memory_searchdocument d
    WHERE d.context_id = %(ctx)s AND d.tokens @@ %({name})s::tsquery {filters}
    ORDER BY d.created_at DESC, d.id DESC LIMIT %(pool)s)"""
+
+_TOTAL_SQL = """(SELECT count(*) FROM (
+          SELECT 1 FROM memory_searchdocument m
+          WHERE m.context_id = %(ctx)s AND m.tokens @@ %({name})s::tsquery {filters}
+          LIMIT %(cap)s) matched)"""
 
 _COUNT_SQL = """
 SELECT count(*) FROM (
@@ -171,6 +192,75 @@ class _Stats:
 
 
 _stats = _Stats()
+
+# English function words, dropped from a query that has other words (a query of only these
+# is searched as it is).
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
 
 
 def forget_statistics() -> None:
@@ -292,6 +382,8 @@ def search(
 ) -> dict[str, Any]:
     """Ranked hits for `q` in this context, with snippets, the total and the index lag."""
     clauses = _check(q, type, status, kind, thread, limit, offset)
+    # A question's function words ("how do we ...") carry no meaning of their own.
+    clauses = [c for c in clauses if c[0] not in STOP_WORDS] or clauses
     start, end = _time(since, "since"), _time(until, "until")
     ctx = resolve_context(context)
     frequencies, floor = _stats.get()
@@ -345,22 +437,35 @@ def search(
         filters.append("d.created_at < %(until)s")
         params["until"] = end
     where = "".join(f" AND {f}" for f in filters)
-    pools = [_POOL_SQL.format(name="any", filters=where)]
+    more_pools = ""
     if len(clauses) > 1 and params["all"] != params["any"]:
-        pools.insert(0, _POOL_SQL.format(name="all", filters=where))
+        more_pools += "UNION " + _POOL_SQL.format(name="all", filters=where)
+    count_filters = where.replace("d.", "m.")
+    total_sql = _TOTAL_SQL.format(name="any", filters=count_filters)
+    if distinctive and len(distinctive) < len(literals):
+        params["wide"] = " | ".join(literals)
+        params["widen"] = WIDEN_BELOW
+        more_pools += _WIDE_SQL.format(filters=where)
+        wide_total = _TOTAL_SQL.format(name="wide", filters=count_filters)
+        total_sql = (
+            f"CASE WHEN (SELECT count(*) FROM sel) < %(widen)s THEN {wide_total} "
+            f"ELSE {total_sql} END"
+        )
     sql = _SEARCH_SQL.format(
-        pools="\n  UNION\n  ".join(pools),
+        selective=_POOL_SQL.format(name="any", filters=where),
+        more_pools=more_pools,
         score=" + ".join(score_parts),
         tx_factor=TRANSACTION_FACTOR,
         frame_factor=FRAME_FACTOR,
         before=WINDOW_BEFORE,
         width=WINDOW_CHARS,
+        total=total_sql,
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-        if offset == 0 and len(rows) < limit:
-            total = len(rows)
+        if rows:
+            total = rows[0][-1]
         else:
             cursor.execute(_COUNT_SQL.format(filters=where), params)
             total = cursor.fetchone()[0]
@@ -381,6 +486,7 @@ def search(
         cut,
         payload,
         _pooled,
+        _total,
     ) in rows:
         if frame_pk is not None:
             body_value = json.loads(body) if body is not None else None
@@ -411,7 +517,7 @@ def search(
             }
         )
         hits.append(hit)
-    pooled = rows[0][-1] if rows else 0
+    pooled = rows[0][-2] if rows else 0
     total = max(total, offset + len(hits))
     more = offset + len(hits) < min(pooled, RANK_POOL)
     return {
