@@ -163,3 +163,27 @@ def test_total_counts_every_match_and_offset_pages_beyond_the_first(release_team
     assert third["next_offset"] is None and len(third["hits"]) == 5
     seen = refs(first) + refs(second) + refs(third)
     assert sorted(seen) == sorted(made) and len(set(seen)) == 25
+
+
+def test_the_upgrade_migration_queues_every_existing_document_for_reindexing(release_team):
+    import importlib
+
+    from django.db import connection
+
+    from memory.models import IndexIntent, SearchDocument
+
+    agent = release_team
+    agent.observe("FAILED tests/test_api.py::test_create_user", kind="tool_result")
+    agent.commit('(context-tx (derive rollout (status "canary")))')
+    drain()
+    # A document as the index before issue 15 wrote it: whole tokens, no weights, no parts.
+    SearchDocument.objects.filter(context=agent.context).update(tokens="'failed' 'tests'")
+    assert search(agent.context, "create user")["hits"] == []
+    migration = importlib.import_module("memory.migrations.0004_search_terms_reindex")
+    with connection.cursor() as cursor:
+        cursor.execute(migration.REINDEX)
+    documents = SearchDocument.objects.filter(context=agent.context).count()
+    assert IndexIntent.objects.filter(context=agent.context).count() == documents
+    drain()
+    assert refs(search(agent.context, "create user")) == ["@e1"]
+    assert refs(search(agent.context, "canary")) == ["rollout"]
