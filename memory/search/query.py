@@ -69,7 +69,7 @@ from memory.timeline.events import THREAD_RE
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 100
 WINDOW_BEFORE = 60
-WINDOW_CHARS = 400
+WINDOW_CHARS = 240
 STATUSES = (*FRAME_STATUSES, "recorded")
 
 RANK_POOL = 1000  # candidates ranked per query (per way of matching, see below)
@@ -88,6 +88,8 @@ FRAME_FACTOR = 2.0
 # ts_rank normalisation: 1 divides by 1 + log(document length): long logs do not win by
 # holding every word somewhere (chosen on the relevance benchmark).
 NORMALISATION = 1
+LENGTH_B = 0.0
+AVERAGE_TERMS = 100.0
 
 _SEARCH_SQL = """
 WITH sel AS MATERIALIZED (
@@ -102,7 +104,8 @@ scored AS (
          (d.frame_id IS NOT NULL AND lower(d.ref) = %(exact)s) AS exact,
          ({score}) * (CASE WHEN d.frame_id IS NOT NULL THEN {frame_factor}
                            WHEN d.kind = 'transaction' THEN {tx_factor} ELSE 1 END) AS score
-  FROM pool p JOIN memory_searchdocument d ON d.id = p.id
+  FROM memory_searchdocument d
+  WHERE d.id = ANY(ARRAY(SELECT id FROM pool))  -- by primary key, never a scan of the table
 ),
 hits AS (
   SELECT s.id, s.exact, s.score, s.created_at, count(*) OVER () AS pooled
@@ -454,7 +457,12 @@ def search(
     sql = _SEARCH_SQL.format(
         selective=_POOL_SQL.format(name="any", filters=where),
         more_pools=more_pools,
-        score=" + ".join(score_parts),
+        score=(
+            " + ".join(score_parts)
+            if not LENGTH_B
+            else f"({' + '.join(score_parts)}) / (1 - {LENGTH_B} + {LENGTH_B} * "
+            f"length(d.tokens) / {AVERAGE_TERMS:.1f})"
+        ),
         tx_factor=TRANSACTION_FACTOR,
         frame_factor=FRAME_FACTOR,
         before=WINDOW_BEFORE,

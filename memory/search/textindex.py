@@ -421,11 +421,18 @@ def event_text(content: str, payload: Any, *, include_payload: bool = True) -> s
 
 
 def _matches(segment: str, wanted: set[str]) -> bool:
+    if segment.isascii():
+        word = segment.lower()
+        if word in wanted:
+            return True
+        return _NEEDS_PARTS.search(segment) is not None and any(
+            p in wanted for p in _cased_parts(segment)
+        )
     if not _wordlike(segment):
         found = _EMOJI.match(segment)
         return found is not None and found.group() in wanted
     word = normalise(segment)
-    return word in wanted or any(p in wanted for p in parts(word, segment))
+    return word in wanted or any(p in wanted for p in _word_parts(word))
 
 
 def snippet(text: str, query_tokens: Iterable[str], width: int = SNIPPET_CHARS) -> dict[str, Any]:
