@@ -179,7 +179,7 @@ def test_the_upgrade_migration_queues_every_existing_document_for_reindexing(rel
     # A document as the index before issue 15 wrote it: whole tokens, no weights, no parts.
     SearchDocument.objects.filter(context=agent.context).update(tokens="'failed' 'tests'")
     assert search(agent.context, "create user")["hits"] == []
-    migration = importlib.import_module("memory.migrations.0004_search_terms_reindex")
+    migration = importlib.import_module("memory.migrations.0005_search_terms_reindex")
     with connection.cursor() as cursor:
         cursor.execute(migration.REINDEX)
     documents = SearchDocument.objects.filter(context=agent.context).count()

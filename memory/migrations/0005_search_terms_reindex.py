@@ -13,6 +13,6 @@ ORDER BY id
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memory", "0003_history_restrict")]
+    dependencies = [("memory", "0004_observation_budget")]
 
     operations = [migrations.RunSQL(REINDEX, reverse_sql=migrations.RunSQL.noop)]
