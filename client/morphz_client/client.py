@@ -1,4 +1,4 @@
-"""A small synchronous client for the Morphz REST API (section 7 of the spec), on httpx.
+"""A small synchronous client for the Morphz REST API (docs/rest.md), on httpx.
 
 One client talks to one context: a token reaches its own context only. Every non-2xx answer
 raises a typed `MorphzAPIError` subclass carrying the server's `code`, `status` and `details`.
@@ -6,6 +6,7 @@ raises a typed `MorphzAPIError` subclass carrying the server's `code`, `status` 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from types import TracebackType
@@ -16,6 +17,7 @@ import httpx
 from morphz_client.errors import MorphzError, ServerError, error_for
 from morphz_client.types import (
     AppendableKind,
+    AppendedEvent,
     Context,
     Direction,
     Evaluation,
@@ -24,6 +26,7 @@ from morphz_client.types import (
     EventPage,
     FrameDetail,
     FramePage,
+    NewEvent,
     RecallResult,
     Receipt,
     RelationPage,
@@ -34,11 +37,16 @@ from morphz_client.types import (
 __all__ = ["MorphzClient"]
 
 
+_EVENT_REF = re.compile(r"@e([1-9][0-9]{0,17})")
+
+
 def _seq(ref: str | int) -> int:
     if isinstance(ref, int):
         return ref
-    if ref.startswith("@e") and ref[2:].isdigit():
-        return int(ref[2:])
+    # The server's rule (memory/vocabulary.py): "@e", ASCII digits, no leading zero.
+    match = _EVENT_REF.fullmatch(ref)
+    if match:
+        return int(match.group(1))
     raise ValueError(f"{ref!r} is not an event reference like '@e42'")
 
 
@@ -162,6 +170,20 @@ class MorphzClient:
             idempotency_key=idempotency_key,
         )
         return cast(Event, self._request("POST", self._ctx("events/"), json=body))
+
+    def append_events(self, events: list[NewEvent], *, batch: int = 500) -> list[AppendedEvent]:
+        """Append many events in order through the bulk path (R50), `batch` per request.
+
+        Each request is atomic: a bad item raises and writes nothing of its batch (earlier
+        batches stay written; give items idempotency keys and retry the whole list safely)."""
+        if not 1 <= batch <= 1000:
+            raise ValueError("batch must be 1-1000")
+        out: list[AppendedEvent] = []
+        for start in range(0, len(events), batch):
+            chunk = [_body(**item) for item in events[start : start + batch]]
+            answer = self._request("POST", self._ctx("events/"), json={"events": chunk})
+            out.extend(cast(list[AppendedEvent], answer["events"]))
+        return out
 
     def events(
         self,

@@ -60,14 +60,13 @@ from django.utils.dateparse import parse_datetime
 
 from memory.errors import InvalidRequest
 from memory.kinds import EVENT_KINDS, FRAME_STATUSES, TRANSACTION
+from memory.limits import SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS
 from memory.models import Context
 from memory.read.history import resolve_context
 from memory.search import textindex
 from memory.search.indexer import index_lag
-from memory.timeline.events import THREAD_RE
+from memory.vocabulary import is_thread_name
 
-MAX_QUERY_CHARS = 1000
-MAX_LIMIT = 100
 WINDOW_BEFORE = 60
 WINDOW_CHARS = 240
 STATUSES = (*FRAME_STATUSES, "recorded")
@@ -321,9 +320,9 @@ def _time(value: Any, name: str) -> datetime | None:
 def _check(
     q: Any, type: Any, status: Any, kind: Any, thread: Any, limit: Any, offset: Any
 ) -> list[tuple[str, list[str]]]:
-    if not isinstance(q, str) or not q.strip() or len(q) > MAX_QUERY_CHARS:
+    if not isinstance(q, str) or not q.strip() or len(q) > SEARCH_MAX_QUERY_CHARS:
         raise InvalidRequest(
-            f"q must be a non-empty query of at most {MAX_QUERY_CHARS} characters",
+            f"q must be a non-empty query of at most {SEARCH_MAX_QUERY_CHARS} characters",
             code="invalid_query",
             details=[{"field": "q"}],
         )
@@ -348,15 +347,15 @@ def _check(
             code="invalid_kind",
             details=[{"field": "kind"}],
         )
-    if thread is not None and (not isinstance(thread, str) or not THREAD_RE.match(thread)):
+    if thread is not None and not is_thread_name(thread):
         raise InvalidRequest(
             "thread is not a valid thread name",
             code="invalid_thread",
             details=[{"field": "thread"}],
         )
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SEARCH_MAX_LIMIT:
         raise InvalidRequest(
-            f"limit must be an integer from 1 to {MAX_LIMIT}",
+            f"limit must be an integer from 1 to {SEARCH_MAX_LIMIT}",
             code="invalid_limit",
             details=[{"field": "limit"}],
         )
@@ -380,7 +379,7 @@ def search(
     since: datetime | str | None = None,
     until: datetime | str | None = None,
     transactions: bool = False,
-    limit: int = 20,
+    limit: int = SEARCH_DEFAULT_LIMIT,
     offset: int = 0,
 ) -> dict[str, Any]:
     """Ranked hits for `q` in this context, with snippets, the total and the index lag."""
@@ -450,8 +449,9 @@ def search(
         params["widen"] = WIDEN_BELOW
         more_pools += _WIDE_SQL.format(filters=where)
         wide_total = _TOTAL_SQL.format(name="wide", filters=count_filters)
+        # S608: only our own SQL fragments; every value is a placeholder.
         total_sql = (
-            f"CASE WHEN (SELECT count(*) FROM sel) < %(widen)s THEN {wide_total} "
+            f"CASE WHEN (SELECT count(*) FROM sel) < %(widen)s THEN {wide_total} "  # noqa: S608
             f"ELSE {total_sql} END"
         )
     sql = _SEARCH_SQL.format(
