@@ -29,6 +29,7 @@ STATUS_BY_CODE = {
     "invalid_ref": 400,
     "invalid_offset": 400,
     "invalid_length": 400,
+    "invalid_host": 400,
     "not_authenticated": 401,
     "permission_denied": 403,
     "not_found": 404,

@@ -12,15 +12,16 @@ ensure_database()
 
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 
+from api.serving import CollectAfterLargeBodies, OneHopHTTP, RefuseLargeBodies  # noqa: E402
+
 # Plain HTTP runs Django's (synchronous) request cycle in one thread hop per request; see
 # api/serving.py for why not Django's ASGI handler.
-django_http_app = get_wsgi_application()
+django_http_app = CollectAfterLargeBodies(get_wsgi_application())
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from api.serving import OneHopHTTP  # noqa: E402
 from explorer.routing import websocket_urlpatterns  # noqa: E402
 from memory.indexer import start_background_indexer  # noqa: E402
 
@@ -28,7 +29,7 @@ start_background_indexer()
 
 application = ProtocolTypeRouter(
     {
-        "http": OneHopHTTP(django_http_app),
+        "http": RefuseLargeBodies(OneHopHTTP(django_http_app)),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),
