@@ -177,7 +177,7 @@ class Command(BaseCommand):
             self.stdout.flush()
             server = uvicorn.Server(config)
             if workers > 1:
-                Multiprocess(config, target=server.run, sockets=[sock]).run()
+                Multiprocess(config, sockets=[sock]).run()
             else:
                 server.run(sockets=[sock])
         except Stopped:
