@@ -156,7 +156,7 @@ def new_context(slug: str) -> tuple[int, str]:
 
 def in_process_commits(n: int) -> list[float]:
     """The same transaction through the engine in this process (the in-process baseline)."""
-    from memory.engine import submit_transaction
+    from memory.tx.engine import submit_transaction
     from memory.models import Context
 
     context_id, _ = new_context("inproc-commits")
@@ -227,7 +227,7 @@ def http_appends(url: str, prefix: str, per_client: int, clients: int = 4) -> fl
 
 def large_frame(slug: str, body_chars: int, revisions: int) -> str:
     """A frame whose body is ~body_chars characters, revised `revisions` times; its token."""
-    from memory.engine import submit_transaction
+    from memory.tx.engine import submit_transaction
 
     context_id, token = new_context(slug)
     text = "日志 line of a long build output; " * (body_chars // 32)

@@ -20,7 +20,7 @@ from rest_framework.response import Response
 
 from api.serving import COLLECT_ABOVE_BYTES, OneHopHTTP
 from memory.contexts import create_context, issue_token
-from memory.engine import submit_transaction
+from memory.tx.engine import submit_transaction
 
 
 @pytest.fixture
