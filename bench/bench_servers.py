@@ -156,8 +156,8 @@ def new_context(slug: str) -> tuple[int, str]:
 
 def in_process_commits(n: int) -> list[float]:
     """The same transaction through the engine in this process (the in-process baseline)."""
-    from memory.tx.engine import submit_transaction
     from memory.models import Context
+    from memory.tx.engine import submit_transaction
 
     context_id, _ = new_context("inproc-commits")
     targets = prepare_targets(context_id, "", n + 20)
