@@ -1,0 +1,184 @@
+"""The breadth-first walk of graph recall as resumable state, so a cursor continues the walk
+instead of redoing it (issue 16 item 3).
+
+The first page of a recall is one SQL statement (memory.recall.graph); it walks only as far
+as that page needs. Walking again from the start for every later page made the last page of
+a 5,000-node walk cost a hundred times the first (the statement carries the visited set in
+arrays, so the walk is quadratic). Pages after the first come from a `WalkState`: the nodes
+discovered so far in walk order, their depths, the visited set, and the index of the next
+node to expand. Expanding a batch of parents costs a few indexed queries whatever the depth
+of the page, so every page costs about the same.
+
+States live in this process (an LRU of MAX_STATES walks), keyed by context, cognitive
+version and query; the version binds them to one frozen graph, as it binds the cursors. A
+page whose walk is not here (another worker, a restart, an evicted walk) walks from the start
+with the same machinery: linear in the offset, never quadratic.
+
+The order is the same as the statement's: level by level, each node once at its first place,
+within one parent sources (as written), outgoing relations (by id), citing frames (by id),
+incoming relations (by id); events are leaves.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+
+from memory.timeline.events import EVENT_REF_RE
+
+Key = tuple[str, int]
+PARENT_BATCH = 64
+MAX_STATES = 64
+
+
+@dataclass
+class WalkState:
+    ancestors: bool
+    descendants: bool
+    max_depth: int
+    order: list[Key] = field(default_factory=list)
+    depth: dict[Key, int] = field(default_factory=dict)
+    frame_id: dict[int, str] = field(default_factory=dict)
+    sources: dict[int, list[Any]] = field(default_factory=dict)
+    pk_by_id: dict[str, int] = field(default_factory=dict)
+    next_parent: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def finished(self) -> bool:
+        return self.next_parent >= len(self.order)
+
+    def add(self, key: Key, depth: int) -> None:
+        if key not in self.depth:
+            self.depth[key] = depth
+            self.order.append(key)
+
+    def load_frames(self, pks: list[int]) -> None:
+        """frame_id and sources of these frames, for those not known yet (one query)."""
+        missing = [pk for pk in pks if pk not in self.frame_id]
+        if not missing:
+            return
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT id, frame_id, sources::text FROM memory_frame WHERE id = ANY(%s)",
+                [missing],
+            )
+            rows = cursor.fetchall()
+        for pk, fid, sources in rows:
+            self.frame_id[pk] = fid
+            self.pk_by_id[fid] = pk
+            self.sources[pk] = json.loads(sources) or []
+
+    def walk_until(self, context_pk: int, count: int) -> None:
+        """Expand parents until `count` nodes are known or the walk is over."""
+        while len(self.order) < count and not self.finished:
+            batch = self.order[self.next_parent : self.next_parent + PARENT_BATCH]
+            self.next_parent += len(batch)
+            parents = [k for k in batch if k[0] == "f" and self.depth[k] < self.max_depth]
+            if parents:
+                self._expand(context_pk, parents)
+
+    def _expand(self, context_pk: int, parents: list[Key]) -> None:
+        pks = [pk for _, pk in parents]
+        self.load_frames(pks)
+        source_pks: dict[str, int] = {}
+        out_rel: dict[int, list[int]] = {}
+        citing: dict[str, list[int]] = {}
+        in_rel: dict[int, list[int]] = {}
+        with connection.cursor() as cursor:
+            if self.ancestors:
+                refs = {
+                    ref
+                    for pk in pks
+                    for ref in self.sources[pk]
+                    if isinstance(ref, str) and not EVENT_REF_RE.match(ref)
+                }
+                unknown = [ref for ref in refs if ref not in self.pk_by_id]
+                if unknown:
+                    cursor.execute(
+                        "SELECT frame_id, id FROM memory_frame "
+                        "WHERE context_id = %s AND frame_id = ANY(%s)",
+                        [context_pk, unknown],
+                    )
+                    source_pks.update(cursor.fetchall())
+                cursor.execute(
+                    "SELECT subject_id, object_id FROM memory_relation "
+                    "WHERE subject_id = ANY(%s) AND removed_version IS NULL ORDER BY id",
+                    [pks],
+                )
+                for subject, obj in cursor.fetchall():
+                    out_rel.setdefault(subject, []).append(obj)
+            if self.descendants:
+                fids = [self.frame_id[pk] for pk in pks]
+                cursor.execute(
+                    "SELECT id, sources::text FROM memory_frame "
+                    "WHERE context_id = %s AND sources ?| %s::text[] ORDER BY id",
+                    [context_pk, fids],
+                )
+                wanted = set(fids)
+                for pk, sources in cursor.fetchall():
+                    for ref in json.loads(sources) or []:
+                        if isinstance(ref, str) and ref in wanted:
+                            citing.setdefault(ref, []).append(pk)
+                cursor.execute(
+                    "SELECT object_id, subject_id FROM memory_relation "
+                    "WHERE object_id = ANY(%s) AND removed_version IS NULL ORDER BY id",
+                    [pks],
+                )
+                for obj, subject in cursor.fetchall():
+                    in_rel.setdefault(obj, []).append(subject)
+        for key in parents:
+            pk = key[1]
+            level = self.depth[key] + 1
+            if self.ancestors:
+                for ref in self.sources[pk]:
+                    if not isinstance(ref, str):
+                        continue
+                    match = EVENT_REF_RE.match(ref)
+                    if match:
+                        self.add(("e", int(match.group(1))), level)
+                        continue
+                    other = self.pk_by_id.get(ref) or source_pks.get(ref)
+                    if other is not None:
+                        self.add(("f", other), level)
+                for other in out_rel.get(pk, []):
+                    self.add(("f", other), level)
+            if self.descendants:
+                for other in citing.get(self.frame_id[pk], []):
+                    self.add(("f", other), level)
+                for other in in_rel.get(pk, []):
+                    self.add(("f", other), level)
+
+
+_states: OrderedDict[tuple[Any, ...], WalkState] = OrderedDict()
+_states_lock = threading.Lock()
+
+
+def state_for(key: tuple[Any, ...], root_pk: int, direction: str, max_depth: int) -> WalkState:
+    """The walk for this (context, version, query) key: the one in progress, or a new one."""
+    with _states_lock:
+        state = _states.get(key)
+        if state is not None:
+            _states.move_to_end(key)
+            return state
+        state = WalkState(
+            ancestors=direction in ("ancestors", "both"),
+            descendants=direction in ("descendants", "both"),
+            max_depth=max_depth,
+        )
+        state.add(("f", root_pk), 0)
+        _states[key] = state
+        while len(_states) > MAX_STATES:
+            _states.popitem(last=False)
+        return state
+
+
+def forget_all() -> None:
+    """Drop every walk in progress (tests)."""
+    with _states_lock:
+        _states.clear()
