@@ -172,6 +172,50 @@ def in_process_commits(n: int) -> list[float]:
     return samples
 
 
+def wsgi_commits(slug: str, n: int) -> list[float]:
+    """The same commit through Django's whole request cycle (middleware, REST framework,
+    authentication, throttle, parsing, rendering) in this process, without a server: the
+    difference to in-process is Django's share, the difference to HTTP the server's."""
+    import json
+    from io import BytesIO
+
+    from django.core.handlers.wsgi import WSGIHandler
+
+    from api.serving import run_wsgi
+    from memory.models import Context
+
+    context_id, token = new_context(slug)
+    targets = prepare_targets(context_id, "", n + 10)
+    app = WSGIHandler()
+    base = Context.objects.get(pk=context_id).version
+    samples = []
+    for i, (k, seq) in enumerate(targets):
+        body = json.dumps({"text": FIRST_TX.format(base=base, k=k, seq=seq)}).encode()
+        environ = {
+            "REQUEST_METHOD": "POST",
+            "PATH_INFO": f"/api/v1/contexts/{slug}/transactions/",
+            "QUERY_STRING": "",
+            "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": "8000",
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "HTTP_HOST": "127.0.0.1",
+            "HTTP_AUTHORIZATION": f"Bearer {token}",
+            "CONTENT_TYPE": "application/json",
+            "CONTENT_LENGTH": str(len(body)),
+            "wsgi.input": BytesIO(body),
+            "wsgi.url_scheme": "http",
+            "wsgi.errors": sys.stderr,
+        }
+        began = time.perf_counter()
+        status, _, content = run_wsgi(app, environ)
+        if i >= 10:
+            samples.append((time.perf_counter() - began) * 1000)
+        if status != 201:
+            raise RuntimeError(f"commit failed: {status} {content[:300]!r}")
+        base = int(json.loads(content)["version"])
+    return samples
+
+
 def http_commits(url: str, slug: str, n: int) -> list[float]:
     import httpx
 
@@ -284,6 +328,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer requests")
     parser.add_argument("--stacks", nargs="*", choices=sorted(STACKS), default=list(STACKS))
     parser.add_argument("--big-chars", type=int, default=7_000_000)
+    parser.add_argument("--no-large", action="store_true", help="skip the large responses")
     args = parser.parse_args()
     commits = 60 if args.quick else 300
     appends = 100 if args.quick else 400
@@ -294,7 +339,12 @@ def main() -> None:
     inproc = in_process_commits(commits)
     inproc_p50 = statistics.median(inproc)
     print(f"in-process commit p50 {inproc_p50:.2f} ms (n={len(inproc)})")
-    big_token = large_frame("big", args.big_chars, 4)
+    through_django = statistics.median(wsgi_commits("wsgi-commits", commits))
+    print(
+        f"the same through Django's request cycle in-process (no server): p50 "
+        f"{through_django:.2f} ms ({through_django / inproc_p50:.2f}x)"
+    )
+    big_token = "" if args.no_large else large_frame("big", args.big_chars, 4)
     rows = []
     response_mb = 0.0
     for index, name in enumerate(args.stacks):
@@ -305,7 +355,11 @@ def main() -> None:
             wait_ready(url, server)
             samples = http_commits(url, f"commits-{index}", commits)
             rate = http_appends(url, f"appends-{index}", appends)
-            rss = http_large_responses(url, server.pid, "big", big_token, gets)
+            rss = (
+                (0.0, 0.0, 0.0, 0)
+                if args.no_large
+                else http_large_responses(url, server.pid, "big", big_token, gets)
+            )
         except RuntimeError as error:
             print(f"{name}: failed: {error}")
             continue
