@@ -422,7 +422,7 @@ def _continue_walk(
         query.depth,
     )
     with state.lock:
-        state.walk_until(context_pk, target)
+        state.walk_until(context_pk, target, expanded=offset + query.max_nodes)
         order = state.order[:target]
         known = order[: offset + query.max_nodes]
         state.load_frames([pk for kind, pk in known if kind == "f"])

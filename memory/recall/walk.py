@@ -74,9 +74,13 @@ class WalkState:
             self.pk_by_id[fid] = pk
             self.sources[pk] = json.loads(sources) or []
 
-    def walk_until(self, context_pk: int, count: int) -> None:
-        """Expand parents until `count` nodes are known or the walk is over."""
-        while len(self.order) < count and not self.finished:
+    def walk_until(self, context_pk: int, count: int, expanded: int = 0) -> None:
+        """Expand parents until `count` nodes are known and the first `expanded` nodes are
+        expanded, or the walk is over. Pages ask for their own nodes to be expanded too, so
+        expansion keeps pace with paging and the last page does not inherit the expansion of
+        every node before it (a node near the end of a level may be the only way to learn
+        that nothing follows it)."""
+        while (len(self.order) < count or self.next_parent < expanded) and not self.finished:
             batch = self.order[self.next_parent : self.next_parent + PARENT_BATCH]
             self.next_parent += len(batch)
             parents = [k for k in batch if k[0] == "f" and self.depth[k] < self.max_depth]
