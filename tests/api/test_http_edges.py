@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from django.test import Client
 
 import morphz.asgi
+from tests.api.asgi_call import run_asgi
 
 
 def test_a_huge_content_length_is_refused_before_the_body_is_read(settings: Any) -> None:
@@ -40,7 +40,7 @@ def test_a_huge_content_length_is_refused_before_the_body_is_read(settings: Any)
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    async_to_sync(morphz.asgi.application)(scope, receive, send)
+    run_asgi(morphz.asgi.application, scope, receive, send)
 
     assert reads == []
     start, body = sent

@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
 from rest_framework.response import Response
 
 from api.serving import COLLECT_ABOVE_BYTES, OneHopHTTP
 from memory.contexts import create_context, issue_token
 from memory.tx.engine import submit_transaction
+from tests.api.asgi_call import run_asgi
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def serve(path: str, token: str, body: bytes = b"", method: str = "GET") -> tupl
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    async_to_sync(app)(scope, receive, send)
+    run_asgi(app, scope, receive, send)
     return sent[0]["status"], sent[1]["body"]
 
 
