@@ -33,7 +33,6 @@ import random
 import re
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -331,7 +330,7 @@ def recall_first_and_last(context_id: int, repeat: int) -> tuple[float, float, i
     from memory.recall import walk
     from memory.recall.graph import recall
 
-    params = {"frame_id": "g0", "depth": 4, "max_nodes": 128, "include_bodies": True}
+    params: dict[str, Any] = {"frame_id": "g0", "depth": 4, "max_nodes": 128}
     firsts, lasts, pages = [], [], 0
     for _ in range(repeat):
         walk.forget_all()
@@ -460,4 +459,4 @@ def http_commits_on(url: str, token: str, context_id: int, n: int) -> list[float
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -437,7 +437,7 @@ def _continue_walk(
     candidates = order[offset : offset + query.max_nodes]
     frame_pks = [pk for kind, pk in candidates if kind == "f"]
     seqs = [pk for kind, pk in candidates if kind == "e"]
-    params = {
+    params: dict[str, Any] = {
         "ctx": context_pk,
         "ids": frame_pks,
         "seqs": seqs,
