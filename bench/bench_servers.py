@@ -154,87 +154,71 @@ def new_context(slug: str) -> tuple[int, str]:
     return context.pk, issue_token(context, name="bench").raw
 
 
-def in_process_commits(n: int) -> list[float]:
-    """The same transaction through the engine in this process (the in-process baseline)."""
-    from memory.models import Context
-    from memory.tx.engine import submit_transaction
-
-    context_id, _ = new_context("inproc-commits")
-    targets = prepare_targets(context_id, "", n + 20)
-    base = Context.objects.get(pk=context_id).version
-    samples = []
-    for i, (k, seq) in enumerate(targets):
-        began = time.perf_counter()
-        result = submit_transaction(context_id, text=FIRST_TX.format(base=base, k=k, seq=seq))
-        if i >= 20:  # the first ones warm the caches, as the HTTP warm-up does
-            samples.append((time.perf_counter() - began) * 1000)
-        base = int(result.receipt["version"])
-    return samples
-
-
-def wsgi_commits(slug: str, n: int) -> list[float]:
-    """The same commit through Django's whole request cycle (middleware, REST framework,
-    authentication, throttle, parsing, rendering) in this process, without a server: the
-    difference to in-process is Django's share, the difference to HTTP the server's."""
+def interleaved_commits(
+    url: str | None, slug: str, context_id: int, token: str, n: int, through_django: bool
+) -> dict[str, list[float]]:
+    """The same transaction in turn in-process, through Django's request cycle without a
+    server (optional) and over keep-alive HTTP (when `url`), all on one context, so each
+    kind sees the same machine load: the ratios are paired, not minutes apart."""
     import json
-    from io import BytesIO
 
+    import httpx
     from django.core.handlers.wsgi import WSGIHandler
 
     from api.serving import run_wsgi
     from memory.models import Context
+    from memory.tx.engine import submit_transaction
 
-    context_id, token = new_context(slug)
-    targets = prepare_targets(context_id, "", n + 10)
+    kinds = ["in-process"] + (["django"] if through_django else []) + (["http"] if url else [])
+    prefix = f"x{time.monotonic_ns()}-"
+    targets = prepare_targets(context_id, prefix, (n + 10) * len(kinds))
     app = WSGIHandler()
     base = Context.objects.get(pk=context_id).version
-    samples = []
-    for i, (k, seq) in enumerate(targets):
-        body = json.dumps({"text": FIRST_TX.format(base=base, k=k, seq=seq)}).encode()
-        environ = {
-            "REQUEST_METHOD": "POST",
-            "PATH_INFO": f"/api/v1/contexts/{slug}/transactions/",
-            "QUERY_STRING": "",
-            "SERVER_NAME": "127.0.0.1",
-            "SERVER_PORT": "8000",
-            "SERVER_PROTOCOL": "HTTP/1.1",
-            "HTTP_HOST": "127.0.0.1",
-            "HTTP_AUTHORIZATION": f"Bearer {token}",
-            "CONTENT_TYPE": "application/json",
-            "CONTENT_LENGTH": str(len(body)),
-            "wsgi.input": BytesIO(body),
-            "wsgi.url_scheme": "http",
-            "wsgi.errors": sys.stderr,
-        }
-        began = time.perf_counter()
-        status, _, content = run_wsgi(app, environ)
-        if i >= 10:
-            samples.append((time.perf_counter() - began) * 1000)
-        if status != 201:
-            raise RuntimeError(f"commit failed: {status} {content[:300]!r}")
-        base = int(json.loads(content)["version"])
+    samples: dict[str, list[float]] = {kind: [] for kind in kinds}
+    path = f"/api/v1/contexts/{slug}/transactions/"
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=url or "http://unused", headers=headers, timeout=60) as client:
+        for i in range(n + 10):
+            for j, kind in enumerate(kinds):
+                k, seq = targets[i * len(kinds) + j]
+                text = FIRST_TX.format(base=base, k=f"{prefix}{k}", seq=seq)
+                began = time.perf_counter()
+                if kind == "in-process":
+                    base = int(submit_transaction(context_id, text=text).receipt["version"])
+                elif kind == "django":
+                    body = json.dumps({"text": text}).encode()
+                    status, _, content = run_wsgi(app, _environ(path, token, body))
+                    if status != 201:
+                        raise RuntimeError(f"commit failed: {status} {content[:300]!r}")
+                    base = int(json.loads(content)["version"])
+                else:
+                    response = client.post(path, json={"text": text})
+                    if response.status_code != 201:
+                        raise RuntimeError(f"commit failed: {response.text[:300]}")
+                    base = int(response.json()["version"])
+                if i >= 10:  # the first ones warm connections and caches
+                    samples[kind].append((time.perf_counter() - began) * 1000)
     return samples
 
 
-def http_commits(url: str, slug: str, n: int) -> list[float]:
-    import httpx
+def _environ(path: str, token: str, body: bytes) -> dict[str, Any]:
+    from io import BytesIO
 
-    context_id, token = new_context(slug)
-    targets = prepare_targets(context_id, "", n)
-    samples = []
-    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}) as client:
-        base = client.get(f"/api/v1/contexts/{slug}/").json()["version"]
-        for _ in range(20):
-            client.get(f"/api/v1/contexts/{slug}/")
-        for k, seq in targets:
-            body = {"text": FIRST_TX.format(base=base, k=k, seq=seq)}
-            began = time.perf_counter()
-            response = client.post(f"/api/v1/contexts/{slug}/transactions/", json=body)
-            samples.append((time.perf_counter() - began) * 1000)
-            if response.status_code != 201:
-                raise RuntimeError(f"commit failed: {response.status_code} {response.text[:300]}")
-            base = int(response.json()["version"])
-    return samples
+    return {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": path,
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8000",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_HOST": "127.0.0.1",
+        "HTTP_AUTHORIZATION": f"Bearer {token}",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(body)),
+        "wsgi.input": BytesIO(body),
+        "wsgi.url_scheme": "http",
+        "wsgi.errors": sys.stderr,
+    }
 
 
 def http_appends(url: str, prefix: str, per_client: int, clients: int = 4) -> float:
@@ -336,13 +320,13 @@ def main() -> None:
 
     setup_django(fresh=True)
     print(f"HTTP stacks, one worker each; {load_average()}")
-    inproc = in_process_commits(commits)
-    inproc_p50 = statistics.median(inproc)
-    print(f"in-process commit p50 {inproc_p50:.2f} ms (n={len(inproc)})")
-    through_django = statistics.median(wsgi_commits("wsgi-commits", commits))
+    context_id, token = new_context("split")
+    split = interleaved_commits(None, "split", context_id, token, commits, through_django=True)
+    inproc_p50 = statistics.median(split["in-process"])
+    django_p50 = statistics.median(split["django"])
     print(
-        f"the same through Django's request cycle in-process (no server): p50 "
-        f"{through_django:.2f} ms ({through_django / inproc_p50:.2f}x)"
+        f"commit p50 in-process {inproc_p50:.2f} ms; through Django's request cycle in this "
+        f"process, no server, {django_p50:.2f} ms ({django_p50 / inproc_p50:.2f}x), in turn"
     )
     big_token = "" if args.no_large else large_frame("big", args.big_chars, 4)
     rows = []
@@ -353,7 +337,10 @@ def main() -> None:
         server = start(STACKS[name](port))
         try:
             wait_ready(url, server)
-            samples = http_commits(url, f"commits-{index}", commits)
+            slug = f"commits-{index}"
+            context_id, token = new_context(slug)
+            paired = interleaved_commits(url, slug, context_id, token, commits, False)
+            samples, inproc = paired["http"], paired["in-process"]
             rate = http_appends(url, f"appends-{index}", appends)
             rss = (
                 (0.0, 0.0, 0.0, 0)
@@ -367,7 +354,8 @@ def main() -> None:
             stop(server)
         p50 = statistics.median(samples)
         row = (
-            f"| {name} | {p50:.2f} / {percentile(samples, 99):.2f} ms | {p50 / inproc_p50:.2f}x "
+            f"| {name} | {p50:.2f} / {percentile(samples, 99):.2f} ms | "
+            f"{p50 / statistics.median(inproc):.2f}x ({statistics.median(inproc):.2f} ms) "
             f"| {rate:.0f}/s | {rss[0]:.0f} → {rss[1]:.0f} → {rss[2]:.0f} MB |"
         )
         rows.append(row)
@@ -378,7 +366,7 @@ def main() -> None:
         f"in-process commit p50 {inproc_p50:.2f} ms; large response {response_mb:.0f} MB x {gets}"
     )
     print(
-        "| stack | HTTP commit p50 / p99 | ratio to in-process (target <= 2x) | appends, "
+        "| stack | HTTP commit p50 / p99 | ratio to in-process in turn (target <= 2x) | appends, "
         "4 clients x 4 contexts | RSS before → peak → after 8 large GETs |"
     )
     print("| --- | --- | --- | --- | --- |")

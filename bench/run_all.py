@@ -6,13 +6,15 @@
 
 Machines differ by 2-3x from run to run, so every figure is printed next to its baseline
 measured in the same run, as a ratio with its target; absolute figures are context only.
-One context grows through the sizes: history events (retired observations, written in bulk
-by SQL: seeding, not the engine) are added up to each size, then every figure is measured:
+Two contexts grow through the sizes, `scale` (500 frames and 300 active observations, read
+by compile) and `commits` (where every commit lands): history events (retired observations,
+written in bulk by SQL: seeding, not the engine) are added up to each size, then every
+figure is measured (the recall graph has a context of its own):
 
 - commit: the design document's first transaction in-process, against the same rows written
   by hand-written SQL (one psycopg transaction): ratio <= 1.5;
 - HTTP commit: the same transaction over keep-alive HTTP (the served app, morphz.asgi under
-  uvicorn, one worker), against the in-process p50: ratio <= 2;
+  uvicorn, one worker), in turn with the in-process commits: ratio of the p50s <= 2;
 - per-context throughput: 8 writer threads committing on one context, against PostgreSQL
   doing the same row lock, inserts and commit from 8 pgbench clients (a PL/pgSQL function,
   no Python in between): ratio >= 0.8;
@@ -42,7 +44,7 @@ from typing import Any
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_all")
 
 from bench_engine import bench_handwritten_sql, bench_throughput, seed_frames
-from bench_servers import FIRST_TX, load_average, stop, wait_ready
+from bench_servers import interleaved_commits, load_average, stop, wait_ready
 from common import ROOT, prepare_targets, setup_django
 
 from morphz.devserver import free_port, uvicorn_command
@@ -109,24 +111,6 @@ def history_size(context_id: int) -> int:
     from memory.models import Event
 
     return Event.objects.filter(context_id=context_id).count()
-
-
-def in_process_commits(context_id: int, n: int) -> list[float]:
-    from memory.models import Context
-    from memory.tx.engine import submit_transaction
-
-    prefix = f"ip{time.monotonic_ns()}-"
-    pairs = prepare_targets(context_id, prefix, n + 10)
-    base = Context.objects.values_list("version", flat=True).get(pk=context_id)
-    samples = []
-    for i, (k, seq) in enumerate(pairs):
-        text = FIRST_TX.format(base=base, k=f"{prefix}{k}", seq=seq)
-        began = time.perf_counter()
-        result = submit_transaction(context_id, text=text)
-        if i >= 10:
-            samples.append((time.perf_counter() - began) * 1000)
-        base = int(result.receipt["version"])
-    return samples
 
 
 # -- the PostgreSQL limit for commits on one context -----------------------------------------
@@ -406,12 +390,13 @@ def main() -> None:
                     grow_history(grown.pk, missing)
             print(f"history of 'scale' and 'commits' now {size:,} events "
                   f"({time.perf_counter() - began:.0f} s); {load_average()}", flush=True)  # fmt: skip
-            engine = in_process_commits(commits.pk, n)
+            paired = interleaved_commits(url or None, "commits", commits.pk, token, n, False)
+            engine = paired["in-process"]
             sql = bench_handwritten_sql(commits.pk, n, prefix=f"hw{size}-")
             table.ratio("commit p50, engine / hand-written SQL", size, p50(engine), p50(sql),
                         "ms", "<= 1.5")  # fmt: skip
             if server is not None:
-                http = http_commits_on(url, token, commits.pk, n)
+                http = paired["http"]
                 table.ratio("commit p50, HTTP / in-process", size, p50(http), p50(engine),
                             "ms", "<= 2")  # fmt: skip
             engine_rate = bench_throughput([commits.pk], 8, per_writer, prefix=f"w{size}-")
@@ -432,30 +417,6 @@ def main() -> None:
             stop(server)
     table.print()
     print(f"\nafter the run: {load_average()}")
-
-
-def http_commits_on(url: str, token: str, context_id: int, n: int) -> list[float]:
-    """HTTP commits on the scale context (targets prepared in-process)."""
-    import httpx
-
-    from memory.models import Context
-
-    prefix = f"http{time.monotonic_ns()}-"
-    pairs = prepare_targets(context_id, prefix, n + 10)
-    base = Context.objects.values_list("version", flat=True).get(pk=context_id)
-    samples = []
-    headers = {"Authorization": f"Bearer {token}"}
-    with httpx.Client(base_url=url, headers=headers, timeout=60) as client:
-        for i, (k, seq) in enumerate(pairs):
-            body = {"text": FIRST_TX.format(base=base, k=f"{prefix}{k}", seq=seq)}
-            began = time.perf_counter()
-            response = client.post("/api/v1/contexts/commits/transactions/", json=body)
-            if response.status_code != 201:
-                raise RuntimeError(f"commit failed: {response.status_code} {response.text[:300]}")
-            if i >= 10:
-                samples.append((time.perf_counter() - began) * 1000)
-            base = int(response.json()["version"])
-    return samples
 
 
 if __name__ == "__main__":
