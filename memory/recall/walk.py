@@ -32,7 +32,7 @@ from django.db import connection
 from memory.timeline.events import EVENT_REF_RE
 
 Key = tuple[str, int]
-PARENT_BATCH = 64
+PARENT_BATCH = 128
 MAX_STATES = 64
 
 
@@ -89,53 +89,70 @@ class WalkState:
 
     def _expand(self, context_pk: int, parents: list[Key]) -> None:
         pks = [pk for _, pk in parents]
-        self.load_frames(pks)
-        source_pks: dict[str, int] = {}
-        out_rel: dict[int, list[int]] = {}
-        citing: dict[str, list[int]] = {}
-        in_rel: dict[int, list[int]] = {}
+        missing = [pk for pk in pks if pk not in self.frame_id]
+        out_rel: dict[int, list[tuple[int, int]]] = {}
+        in_rel: dict[int, list[tuple[int, int]]] = {}
+        citing_rows: list[tuple[int, str]] = []
+        # One round trip for the parents' own rows and every neighbour but sources:
+        # (tag, pk, frame id, sources, other end, relation id).
+        parts = [
+            "SELECT 'p', id, frame_id, sources::text, NULL::bigint, NULL::bigint "
+            "FROM memory_frame WHERE id = ANY(%(missing)s)"
+        ]
+        if self.ancestors:
+            parts.append(
+                "SELECT 'o', subject_id, NULL, NULL, object_id, id FROM memory_relation "
+                "WHERE subject_id = ANY(%(pks)s) AND removed_version IS NULL"
+            )
+        if self.descendants:
+            parts.append(
+                "SELECT 'c', id, NULL, sources::text, NULL, NULL FROM memory_frame "
+                "WHERE context_id = %(ctx)s AND sources ?| ARRAY("
+                "SELECT frame_id::text FROM memory_frame WHERE id = ANY(%(pks)s))"
+            )
+            parts.append(
+                "SELECT 'i', object_id, NULL, NULL, subject_id, id FROM memory_relation "
+                "WHERE object_id = ANY(%(pks)s) AND removed_version IS NULL"
+            )
+        sql = " UNION ALL ".join(parts)
+        params = {"missing": missing, "pks": pks, "ctx": context_pk}
         with connection.cursor() as cursor:
-            if self.ancestors:
-                refs = {
-                    ref
-                    for pk in pks
-                    for ref in self.sources[pk]
-                    if isinstance(ref, str) and not EVENT_REF_RE.match(ref)
-                }
-                unknown = [ref for ref in refs if ref not in self.pk_by_id]
-                if unknown:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        for tag, pk, fid, sources, other, rel_id in rows:
+            if tag == "p":
+                self.frame_id[pk] = fid
+                self.pk_by_id[fid] = pk
+                self.sources[pk] = json.loads(sources) or []
+            elif tag == "o":
+                out_rel.setdefault(pk, []).append((rel_id, other))
+            elif tag == "i":
+                in_rel.setdefault(pk, []).append((rel_id, other))
+            else:
+                citing_rows.append((pk, sources))
+        citing: dict[str, list[int]] = {}
+        if citing_rows:
+            wanted = {self.frame_id[pk] for pk in pks}
+            for pk, sources in sorted(citing_rows):
+                for ref in json.loads(sources) or []:
+                    if isinstance(ref, str) and ref in wanted:
+                        citing.setdefault(ref, []).append(pk)
+        source_pks: dict[str, int] = {}
+        if self.ancestors:
+            unknown = {
+                ref
+                for pk in pks
+                for ref in self.sources[pk]
+                if isinstance(ref, str) and not EVENT_REF_RE.match(ref) and ref not in self.pk_by_id
+            }
+            if unknown:
+                with connection.cursor() as cursor:
                     cursor.execute(
                         "SELECT frame_id, id FROM memory_frame "
                         "WHERE context_id = %s AND frame_id = ANY(%s)",
-                        [context_pk, unknown],
+                        [context_pk, list(unknown)],
                     )
                     source_pks.update(cursor.fetchall())
-                cursor.execute(
-                    "SELECT subject_id, object_id FROM memory_relation "
-                    "WHERE subject_id = ANY(%s) AND removed_version IS NULL ORDER BY id",
-                    [pks],
-                )
-                for subject, obj in cursor.fetchall():
-                    out_rel.setdefault(subject, []).append(obj)
-            if self.descendants:
-                fids = [self.frame_id[pk] for pk in pks]
-                cursor.execute(
-                    "SELECT id, sources::text FROM memory_frame "
-                    "WHERE context_id = %s AND sources ?| %s::text[] ORDER BY id",
-                    [context_pk, fids],
-                )
-                wanted = set(fids)
-                for pk, sources in cursor.fetchall():
-                    for ref in json.loads(sources) or []:
-                        if isinstance(ref, str) and ref in wanted:
-                            citing.setdefault(ref, []).append(pk)
-                cursor.execute(
-                    "SELECT object_id, subject_id FROM memory_relation "
-                    "WHERE object_id = ANY(%s) AND removed_version IS NULL ORDER BY id",
-                    [pks],
-                )
-                for obj, subject in cursor.fetchall():
-                    in_rel.setdefault(obj, []).append(subject)
         for key in parents:
             pk = key[1]
             level = self.depth[key] + 1
@@ -150,12 +167,12 @@ class WalkState:
                     other = self.pk_by_id.get(ref) or source_pks.get(ref)
                     if other is not None:
                         self.add(("f", other), level)
-                for other in out_rel.get(pk, []):
+                for _, other in sorted(out_rel.get(pk, [])):
                     self.add(("f", other), level)
             if self.descendants:
                 for other in citing.get(self.frame_id[pk], []):
                     self.add(("f", other), level)
-                for other in in_rel.get(pk, []):
+                for _, other in sorted(in_rel.get(pk, [])):
                     self.add(("f", other), level)
 
 
