@@ -115,7 +115,7 @@ class WalkState:
                 "WHERE object_id = ANY(%(pks)s) AND removed_version IS NULL"
             )
         sql = " UNION ALL ".join(parts)
-        params = {"missing": missing, "pks": pks, "ctx": context_pk}
+        params: dict[str, Any] = {"missing": missing, "pks": pks, "ctx": context_pk}
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
