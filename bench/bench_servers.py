@@ -131,7 +131,7 @@ def stop(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
-def wait_ready(url: str, server: subprocess.Popen[bytes], timeout: float = 60) -> None:
+def wait_ready(url: str, server: subprocess.Popen[bytes], timeout: float = 240) -> None:
     import httpx
 
     deadline = time.monotonic() + timeout
