@@ -152,12 +152,13 @@ class Command(BaseCommand):
         settings.MORPHZ_INDEXER_IN_PROCESS = in_process
         # From here on SIGTERM/SIGINT unwind through `finally` (uvicorn handles them while
         # it runs, then re-raises them here): the indexer and the database are stopped.
-        previous = {
-            sig: signal.signal(sig, raise_stopped) for sig in (signal.SIGTERM, signal.SIGINT)
-        }
-        indexer = None
         sock = bind(settings.HOST, settings.PORT)
+        indexer = None
+        previous: dict[int, Any] = {}
         try:
+            previous = {
+                sig: signal.signal(sig, raise_stopped) for sig in (signal.SIGTERM, signal.SIGINT)
+            }
             if options["indexer"] == "process":
                 indexer = start_indexer()
             config = uvicorn.Config(
@@ -183,7 +184,7 @@ class Command(BaseCommand):
         except Stopped:
             pass
         finally:
-            for sig in previous:
+            for sig in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(sig, signal.SIG_IGN)  # a second signal must not cut the clean-up
             sock.close()
             if indexer is not None:
