@@ -190,6 +190,6 @@ class Command(BaseCommand):
             if indexer is not None:
                 stop_process(indexer)
             stop_database()
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+            for number, handler in previous.items():
+                signal.signal(number, handler)
         self.stdout.write("Morphz stopped")
