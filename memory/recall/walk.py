@@ -29,7 +29,7 @@ from typing import Any
 
 from django.db import connection
 
-from memory.timeline.events import EVENT_REF_RE
+from memory.vocabulary import seq_of
 
 Key = tuple[str, int]
 PARENT_BATCH = 128
@@ -143,7 +143,7 @@ class WalkState:
                 ref
                 for pk in pks
                 for ref in self.sources[pk]
-                if isinstance(ref, str) and not EVENT_REF_RE.match(ref) and ref not in self.pk_by_id
+                if isinstance(ref, str) and seq_of(ref) is None and ref not in self.pk_by_id
             }
             if unknown:
                 with connection.cursor() as cursor:
@@ -160,9 +160,9 @@ class WalkState:
                 for ref in self.sources[pk]:
                     if not isinstance(ref, str):
                         continue
-                    match = EVENT_REF_RE.match(ref)
-                    if match:
-                        self.add(("e", int(match.group(1))), level)
+                    seq = seq_of(ref)
+                    if seq is not None:
+                        self.add(("e", seq), level)
                         continue
                     other = self.pk_by_id.get(ref) or source_pks.get(ref)
                     if other is not None:
