@@ -1,4 +1,4 @@
-"""REST views for transactions, frames, relations, recall and search (R37, section 7)."""
+"""REST views for transactions, frames, relations, recall and search (R37, docs/rest.md)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ from api.shapes import (
 from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.tx.engine import submit_transaction
-from memory.tx.lang import FRAME_ID_RE
+from memory.vocabulary import is_frame_id
 
 TX_JSON_KEYS = ("base_version", "reason", "ops", "thread")
 
@@ -171,7 +171,7 @@ class FrameDetailView(ContextAPIView):
         responses=responses({200: FrameDetailSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str, frame_id: str) -> Response:
-        frame = reads.get_frame(self.ctx, frame_id) if FRAME_ID_RE.match(frame_id) else None
+        frame = reads.get_frame(self.ctx, frame_id) if is_frame_id(frame_id) else None
         if frame is None:
             raise not_found(f"frame {frame_id!r}")
         from memory.read.history import frame_write_history
@@ -249,9 +249,13 @@ class SearchView(ContextAPIView):
         tags=["search"],
         operation_id="search",
         summary="Lexical search over frames and events (R33)",
-        description="Filters `type` (frame, event), `status`, `kind`, `thread`, `since`, "
-        "`until`. Hits carry refs and a highlighted snippet; `lag` says how far the index is "
-        "behind the facts.",
+        description="Ranked: a frame whose id is the query first, then by relevance (rare "
+        "words, frame id, then body, then event text); a question need not match every word. "
+        "Filters `type` (frame, event), `status`, `kind`, `thread`, `since`, `until`; "
+        "transaction events only with `transactions=true` or `kind=transaction`. `total` "
+        "counts the matches (exact while `total_exact`), `offset` + `next_offset` page. Hits "
+        "carry refs and a highlighted snippet; `lag` says how far the index is behind the "
+        "facts.",
         parameters=[SearchQuery],
         responses=responses({200: SearchResultSerializer}, *READ_ERRORS),
     )
@@ -268,6 +272,8 @@ class SearchView(ContextAPIView):
             thread=query.get("thread"),
             since=query.get("since"),
             until=query.get("until"),
+            transactions=query["transactions"],
             limit=query["limit"],
+            offset=query["offset"],
         )
         return Response(result)
