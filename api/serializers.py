@@ -12,12 +12,12 @@ from typing import Any
 
 from rest_framework import serializers
 
-from memory.events import THREAD_RE
+from api.errors import ApiError
+from memory.events import MAX_CONTENT_CHARS, THREAD_RE
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
 from memory.reads import EVENT_STATUSES
 
 MAX_INT = 2**63 - 1
-MAX_CONTENT_CHARS = 4_000_000
 
 
 class StrictCharField(serializers.CharField):
@@ -26,6 +26,22 @@ class StrictCharField(serializers.CharField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class ContentField(StrictCharField):
+    """Event content or transaction text: at most MAX_CONTENT_CHARS characters (the one
+    content limit, defined in memory.events). Longer is 413 `too_large`, like a body over
+    MORPHZ_MAX_REQUEST_BYTES: the size is the problem, not the form."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if isinstance(data, str) and len(data) > MAX_CONTENT_CHARS:
+            raise ApiError(
+                "too_large",
+                f"{self.field_name} is {len(data)} characters, over the limit of "
+                f"{MAX_CONTENT_CHARS}; nothing was written",
+                [{"field": self.field_name, "limit_chars": MAX_CONTENT_CHARS}],
+            )
         return super().to_internal_value(data)
 
 
@@ -83,7 +99,7 @@ def cursor_field() -> serializers.Field:
 
 class EventAppendIn(StrictSerializer):
     kind = serializers.ChoiceField(choices=APPENDABLE_KINDS)
-    content = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=MAX_CONTENT_CHARS)
+    content = ContentField(allow_blank=True, trim_whitespace=False, max_length=MAX_CONTENT_CHARS)
     payload = serializers.JSONField(required=False, allow_null=True)
     thread = thread_field()
     delivers = serializers.ListField(
@@ -108,7 +124,7 @@ class EvaluationIn(StrictSerializer):
 class TransactionIn(StrictSerializer):
     """Either `text` (the S-expression) or the JSON form (`base_version`, `reason`, `ops`)."""
 
-    text = StrictCharField(
+    text = ContentField(
         required=False,
         trim_whitespace=False,
         max_length=MAX_CONTENT_CHARS,

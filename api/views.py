@@ -136,11 +136,15 @@ class EventListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(EventListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("kind", "thread", "status")}
-        after = decode_cursor(query.get("cursor"), filters, int)
+        after = decode_cursor(query.get("cursor"), filters, int, context=self.ctx.pk)
         if after is None:
             after = query.get("after", 0)
         page = reads.list_events(self.ctx, after_seq=after, limit=query["limit"], **filters)
-        next_cursor = encode_cursor(page.items[-1].seq, filters) if page.has_more else None
+        next_cursor = (
+            encode_cursor(page.items[-1].seq, filters, context=self.ctx.pk)
+            if page.has_more
+            else None
+        )
         return Response(
             {"events": [_event_json(e) for e in page.items], "next_cursor": next_cursor}
         )

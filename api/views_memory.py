@@ -131,9 +131,17 @@ class TransactionView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(TransactionListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("frame", "status")}
-        after = decode_cursor(query.get("cursor"), filters, int) or query.get("after") or 0
+        after = (
+            decode_cursor(query.get("cursor"), filters, int, context=self.ctx.pk)
+            or query.get("after")
+            or 0
+        )
         page = reads.list_transactions(self.ctx, after_pk=after, limit=query["limit"], **filters)
-        next_cursor = encode_cursor(page.items[-1].pk, filters) if page.has_more else None
+        next_cursor = (
+            encode_cursor(page.items[-1].pk, filters, context=self.ctx.pk)
+            if page.has_more
+            else None
+        )
         return Response(
             {
                 "transactions": [present_transaction(r) for r in page.items],
@@ -153,9 +161,13 @@ class FrameListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(FrameListQuery, request.query_params)
         filters = {"status": query.get("status")}
-        after = decode_cursor(query.get("cursor"), filters, str) or ""
+        after = decode_cursor(query.get("cursor"), filters, str, context=self.ctx.pk) or ""
         page = reads.list_frames(self.ctx, after_id=after, limit=query["limit"], **filters)
-        next_cursor = encode_cursor(page.items[-1].frame_id, filters) if page.has_more else None
+        next_cursor = (
+            encode_cursor(page.items[-1].frame_id, filters, context=self.ctx.pk)
+            if page.has_more
+            else None
+        )
         tick = self.ctx.tick
         return Response(
             {"frames": [frame_view(f, tick) for f in page.items], "next_cursor": next_cursor}
@@ -194,7 +206,7 @@ class RelationListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(RelationListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("subject", "object", "name", "include_removed")}
-        after = decode_cursor(query.get("cursor"), filters, int) or 0
+        after = decode_cursor(query.get("cursor"), filters, int, context=self.ctx.pk) or 0
         page = reads.list_relations(
             self.ctx,
             subject=filters["subject"],
@@ -204,7 +216,11 @@ class RelationListView(ContextAPIView):
             after_pk=after,
             limit=query["limit"],
         )
-        next_cursor = encode_cursor(page.items[-1].pk, filters) if page.has_more else None
+        next_cursor = (
+            encode_cursor(page.items[-1].pk, filters, context=self.ctx.pk)
+            if page.has_more
+            else None
+        )
         return Response(
             {"relations": [present_relation(r) for r in page.items], "next_cursor": next_cursor}
         )

@@ -310,5 +310,16 @@ def _record_rejection(
             ops=tx["ops"] if tx else None,
             errors={"code": exc.code, "message": exc.message, "details": exc.details},
             frame_ids=sorted(referenced_items(tx["ops"])[0]) if tx else [],
-            evaluation_id=evaluation_id if exc.code != "unknown_evaluation" else None,
+            evaluation_id=_own_evaluation(context_id, evaluation_id),
         )
+
+
+def _own_evaluation(context_id: int, evaluation_id: int | None) -> int | None:
+    """The evaluation id when it names an evaluation of this context, else None: a rejection
+    record never points at another context's evaluation or at one that does not exist."""
+    if evaluation_id is None or isinstance(evaluation_id, bool):
+        return None
+    if not isinstance(evaluation_id, int) or not 0 < evaluation_id < 2**63:
+        return None
+    own = Evaluation.objects.filter(pk=evaluation_id, context_id=context_id).exists()
+    return evaluation_id if own else None
