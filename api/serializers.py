@@ -148,6 +148,7 @@ class TransactionIn(StrictSerializer):
         max_value=MAX_INT,
         help_text="id of the evaluation whose view the transaction was written from",
     )
+    idempotency_key = idempotency_field()
 
 
 class RecallIn(StrictSerializer):

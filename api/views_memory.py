@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import ContextAPIView, decode_cursor, encode_cursor, not_found
+from api.base import ContextAPIView, decode_cursor, encode_cursor, idempotency_key, not_found
 from api.errors import ApiError
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
@@ -33,6 +33,7 @@ from api.shapes import (
     present_revision,
     present_transaction,
 )
+from api.views import IDEMPOTENCY_HEADER
 from memory import reads
 from memory.engine import submit_transaction
 from memory.reads import frame_view
@@ -72,14 +73,21 @@ class TransactionView(ContextAPIView):
         description="Send `text` (the S-expression) or the JSON form (`base_version`, "
         "`reason`, `ops`), optionally `thread` and `evaluation`. The whole transaction commits "
         "or nothing does: 400 `parse_error` names line and column, 422 lists each failing "
-        "operation's `index`, 409 `conflict` names each item changed since `base_version`.",
+        "operation's `index`, 409 `conflict` names each item changed since `base_version`. "
+        "With `idempotency_key` (or the Idempotency-Key header) a retry of a committed "
+        "transaction returns its first receipt (200) and writes nothing; the same key with "
+        "another request is 409 `idempotency_key_reused`.",
         request=TransactionIn,
+        parameters=[IDEMPOTENCY_HEADER],
         examples=[TEXT_EXAMPLE, JSON_EXAMPLE],
-        responses=responses({201: ReceiptSerializer}, *WRITE_ERRORS, 409, 422),
+        responses=responses(
+            {201: ReceiptSerializer, 200: ReceiptSerializer}, *WRITE_ERRORS, 409, 422
+        ),
     )
     def post(self, request: Request, slug: str) -> Response:
         data = body_data(TransactionIn, request.data)
         evaluation_id = data.get("evaluation")
+        key = idempotency_key(request, data.get("idempotency_key"))
         if "text" in data:
             extra = sorted(k for k in ("base_version", "reason", "ops") if k in request.data)
             if extra:
@@ -95,6 +103,7 @@ class TransactionView(ContextAPIView):
                 author=self.author(),
                 thread=data.get("thread"),
                 evaluation_id=evaluation_id,
+                idempotency_key=key,
             )
         else:
             if "ops" not in data:
@@ -112,12 +121,13 @@ class TransactionView(ContextAPIView):
                 author=self.author(),
                 thread=data.get("thread"),
                 evaluation_id=evaluation_id,
+                idempotency_key=key,
             )
         receipt: dict[str, Any] = dict(result.receipt)
         # From the commit result itself: `result.record` would re-read the row (a query).
         receipt["transaction"] = result.record_id
         receipt["ref"] = result.event_ref
-        return Response(receipt, status=201)
+        return Response(receipt, status=200 if result.replayed else 201)
 
     @extend_schema(
         tags=["transactions"],
