@@ -299,7 +299,7 @@ def _earlier_commit(context_pk: int, key: str, request_hash: str) -> CommitResul
             code="idempotency_key_reused",
             details=[{"field": "idempotency_key", "transaction": pk}],
         )
-    return CommitResult(record_id=pk, event_seq=seq, receipt=receipt, replayed=True)
+    return CommitResult(record_id=pk, event_seq=seq, receipt=dict(receipt or {}), replayed=True)
 
 
 def _relation_frame_ids(outcome: ApplyOutcome) -> set[str]:
