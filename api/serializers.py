@@ -15,6 +15,7 @@ from rest_framework import serializers
 from api.errors import ApiError
 from memory.events import MAX_CONTENT_CHARS, THREAD_RE
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
+from memory.pages import HISTORY_PAGE, MAX_HISTORY_PAGE
 from memory.reads import EVENT_STATUSES
 
 MAX_INT = 2**63 - 1
@@ -207,6 +208,22 @@ class FrameListQuery(StrictSerializer):
     status = serializers.ChoiceField(choices=FRAME_STATUSES, required=False)
     cursor = cursor_field()
     limit = limit_field(100, 500)
+
+
+class FrameDetailQuery(StrictSerializer):
+    history_before = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_INT,
+        help_text="only revisions older than this one (`history.next_before` of the last page)",
+    )
+    history_limit = serializers.IntegerField(
+        required=False,
+        default=HISTORY_PAGE,
+        min_value=1,
+        max_value=MAX_HISTORY_PAGE,
+        help_text="revisions per page, newest first",
+    )
 
 
 class RelationListQuery(StrictSerializer):

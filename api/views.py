@@ -7,8 +7,10 @@ search are in `api.views_memory`.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions
 from rest_framework.request import Request
@@ -196,6 +198,16 @@ class EventDetailView(ContextAPIView):
         return Response(read_event_chunk(self.ctx, seq, query["offset"], query["length"]))
 
 
+def bounded_evaluation(result: dict[str, Any]) -> dict[str, Any]:
+    """The evaluation answer within MAX_RESPONSE_BYTES: the structured `context` repeats what
+    `text` renders, so when both would not fit, `context` is left out (`context_omitted`) and
+    the prompt text stays whole."""
+    size = len(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+    if size <= settings.MAX_RESPONSE_BYTES:
+        return result
+    return {**result, "context": None, "context_omitted": True}
+
+
 class EvaluationView(ContextAPIView):
     @extend_schema(
         tags=["evaluations"],
@@ -215,7 +227,7 @@ class EvaluationView(ContextAPIView):
             idempotency_key=idempotency_key(request, data.get("idempotency_key")),
             continuation=data["continuation"],
         )
-        return Response(result, status=201)
+        return Response(bounded_evaluation(result), status=201)
 
 
 class ActionView(ContextAPIView):

@@ -12,6 +12,8 @@ from api.base import ContextAPIView, decode_cursor, encode_cursor, idempotency_k
 from api.errors import ApiError
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
+    MAX_INT,
+    FrameDetailQuery,
     FrameListQuery,
     RecallIn,
     RelationListQuery,
@@ -27,15 +29,16 @@ from api.shapes import (
     RecallSerializer,
     ReceiptSerializer,
     RelationListSerializer,
+    RevisionSerializer,
     SearchResultSerializer,
     TransactionListSerializer,
     present_relation,
-    present_revision,
     present_transaction,
 )
 from api.views import IDEMPOTENCY_HEADER
 from memory import reads
 from memory.engine import submit_transaction
+from memory.pages import frame_history_page, revision_detail
 from memory.reads import frame_view
 from memory.txlang import FRAME_ID_RE
 
@@ -188,20 +191,50 @@ class FrameDetailView(ContextAPIView):
     @extend_schema(
         tags=["frames"],
         operation_id="frames_read",
-        summary="One frame with its revisions and write history",
-        parameters=[OpenApiParameter("frame_id", str, OpenApiParameter.PATH)],
+        summary="One frame with a page of its revisions and write history",
+        description="The newest `history_limit` revisions (default 20), oldest first, in "
+        "`revisions` and `write_history`; `history.next_before` pages further back. A body or "
+        "transaction text longer than 16,384 characters is left out of the page "
+        "(`body_omitted`, `text_truncated`): read it with `frames/{id}/revisions/{n}/` or the "
+        "transaction's event in chunks.",
+        parameters=[OpenApiParameter("frame_id", str, OpenApiParameter.PATH), FrameDetailQuery],
         responses=responses({200: FrameDetailSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str, frame_id: str) -> Response:
+        query = query_data(FrameDetailQuery, request.query_params)
+        frame = self._frame(frame_id)
+        data = frame_view(frame, self.ctx.tick)
+        page = frame_history_page(
+            frame, before=query.get("history_before"), limit=query["history_limit"]
+        )
+        data["revisions"] = page["revisions"]
+        data["write_history"] = page["write_history"]
+        data["history"] = {"next_before": page["next_before"], "limit": query["history_limit"]}
+        return Response(data)
+
+    def _frame(self, frame_id: str) -> Any:
         frame = reads.get_frame(self.ctx, frame_id) if FRAME_ID_RE.match(frame_id) else None
         if frame is None:
             raise not_found(f"frame {frame_id!r}")
-        from memory.history import frame_write_history
+        return frame
 
-        data = frame_view(frame, self.ctx.tick)
-        data["revisions"] = [present_revision(r) for r in reads.frame_revisions(frame)]
-        data["write_history"] = frame_write_history(self.ctx, frame.frame_id)
-        return Response(data)
+
+class FrameRevisionView(FrameDetailView):
+    @extend_schema(
+        tags=["frames"],
+        operation_id="frames_revision_read",
+        summary="One revision of a frame with its whole body",
+        parameters=[
+            OpenApiParameter("frame_id", str, OpenApiParameter.PATH),
+            OpenApiParameter("revision", int, OpenApiParameter.PATH),
+        ],
+        responses=responses({200: RevisionSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str, frame_id: str, revision: int) -> Response:  # type: ignore[override]
+        frame = self._frame(frame_id)
+        if not 1 <= revision <= MAX_INT:
+            raise not_found(f"revision {revision} of frame {frame_id!r}")
+        return Response(revision_detail(frame, revision))
 
 
 class RelationListView(ContextAPIView):

@@ -18,7 +18,7 @@ from memory.errors import InvalidRequest, NotFound
 from memory.models import Frame, FrameRevision, TransactionRecord
 
 # Larger bodies and texts are left out of lists and history pages and read on demand.
-INLINE_CHARS = 65_536
+INLINE_CHARS = 16_384
 HISTORY_PAGE = 20
 MAX_HISTORY_PAGE = 100
 

@@ -16,6 +16,7 @@ from django.db.models.functions import Left
 
 from memory.kinds import OBSERVATION_KINDS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
+from memory.pages import bounded_transaction_queryset, bounded_transactions
 from memory.retirement import window_view
 
 T = TypeVar("T")
@@ -160,4 +161,8 @@ def list_transactions(
         queryset = queryset.filter(Q(frame_ids__contains=[frame]))
     if status:
         queryset = queryset.filter(status=status)
-    return _page(queryset.order_by("pk"), limit)
+    # Texts and operations are bounded per record (memory.pages): a page of 200 transactions
+    # each 4 MB long must not be loaded, let alone sent.
+    page = _page(bounded_transaction_queryset(queryset).order_by("pk"), limit)
+    bounded_transactions(page.items)
+    return page

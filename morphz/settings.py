@@ -72,6 +72,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "api.middleware.DatabaseUnavailableMiddleware",
+    "api.middleware.ResponseCapMiddleware",
 ]
 
 ROOT_URLCONF = "morphz.urls"
@@ -122,6 +123,11 @@ LOGIN_URL = "/admin/login/"
 # Largest request body an agent may send (events carry long logs); larger gets 413.
 MAX_REQUEST_BYTES = env_int("MORPHZ_MAX_REQUEST_BYTES", 8 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
+# Largest answer the API sends; lists page and large bodies are read on demand well below
+# it, and anything still larger is refused with 413 `too_large` (never cut silently).
+MAX_RESPONSE_BYTES = env_int(
+    "MORPHZ_MAX_RESPONSE_BYTES", 4 * MAX_REQUEST_BYTES, minimum=2 * MAX_REQUEST_BYTES
+)
 
 _channel_url = env_str("CHANNEL_LAYER_URL", "").strip()
 CHANNEL_LAYERS: dict[str, dict[str, Any]]
