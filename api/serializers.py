@@ -13,10 +13,10 @@ from typing import Any
 from rest_framework import serializers
 
 from api.errors import ApiError
-from memory.events import MAX_CONTENT_CHARS, THREAD_RE
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
-from memory.pages import HISTORY_PAGE, MAX_HISTORY_PAGE
-from memory.reads import EVENT_STATUSES
+from memory.read.lists import EVENT_STATUSES
+from memory.read.pages import HISTORY_PAGE, MAX_HISTORY_PAGE
+from memory.timeline.events import MAX_CONTENT_CHARS, THREAD_RE
 
 MAX_INT = 2**63 - 1
 

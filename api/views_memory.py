@@ -36,11 +36,11 @@ from api.shapes import (
     present_transaction,
 )
 from api.views import IDEMPOTENCY_HEADER
-from memory import reads
-from memory.engine import submit_transaction
-from memory.pages import frame_history_page, revision_detail
-from memory.reads import frame_view
-from memory.txlang import FRAME_ID_RE
+from memory.read import lists as reads
+from memory.read.lists import frame_view
+from memory.read.pages import frame_history_page, revision_detail
+from memory.tx.engine import submit_transaction
+from memory.tx.lang import FRAME_ID_RE
 
 TX_JSON_KEYS = ("base_version", "reason", "ops", "thread")
 
@@ -284,7 +284,7 @@ class RecallView(ContextAPIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         data = body_data(RecallIn, request.data)
-        from memory.recall import recall
+        from memory.recall.graph import recall
 
         result = recall(
             self.ctx,
@@ -316,7 +316,7 @@ class SearchView(ContextAPIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(SearchQuery, request.query_params)
-        from memory.search import search
+        from memory.search.query import search
 
         result = search(
             self.ctx,

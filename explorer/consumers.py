@@ -17,7 +17,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from memory.broadcast import group_name
-from memory.queries import context_for_person, person_still_allowed
+from memory.read.access import context_for_person, person_still_allowed
 
 CLOSE_ACCESS_ENDED = 4403
 

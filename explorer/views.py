@@ -11,8 +11,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 
-from memory.explorer_reads import context_cards, explorer_snapshot
-from memory.queries import context_for_person, contexts_for_person, person_can_see_all
+from memory.read.access import context_for_person, contexts_for_person, person_can_see_all
+from memory.read.explorer import context_cards, explorer_snapshot
 
 # What the page embeds is bounded (issue 10 item 2): a large body or transaction text is left
 # out of the first paint and loaded through the API when the frame is selected.

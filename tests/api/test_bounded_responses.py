@@ -8,7 +8,7 @@ from typing import Any
 
 from django.test import Client
 
-from memory.pages import INLINE_CHARS
+from memory.read.pages import INLINE_CHARS
 from tests.api.conftest import Api, error_of
 
 BIG = 4 * INLINE_CHARS

@@ -22,7 +22,7 @@ from django.test import Client
 
 from explorer.routing import websocket_urlpatterns
 from memory.contexts import create_context
-from memory.engine import submit_transaction
+from memory.tx.engine import submit_transaction
 
 
 @pytest.fixture

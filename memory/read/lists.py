@@ -16,8 +16,8 @@ from django.db.models.functions import Left
 
 from memory.kinds import OBSERVATION_KINDS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
-from memory.pages import bounded_transaction_queryset, bounded_transactions
-from memory.retirement import window_view
+from memory.read.pages import bounded_transaction_queryset, bounded_transactions
+from memory.tx.retirement import window_view
 
 T = TypeVar("T")
 
@@ -161,7 +161,7 @@ def list_transactions(
         queryset = queryset.filter(Q(frame_ids__contains=[frame]))
     if status:
         queryset = queryset.filter(status=status)
-    # Texts and operations are bounded per record (memory.pages): a page of 200 transactions
+    # Texts and operations are bounded per record (memory.read.pages): a page of 200 transactions
     # each 4 MB long must not be loaded, let alone sent.
     page = _page(bounded_transaction_queryset(queryset).order_by("pk"), limit)
     bounded_transactions(page.items)
