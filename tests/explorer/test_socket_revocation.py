@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from asgiref.sync import async_to_sync
 from asgiref.testing import ApplicationCommunicator
 from channels.auth import AuthMiddlewareStack
 from channels.db import database_sync_to_async
@@ -33,6 +33,13 @@ def reviewer(transactional_db: Any, settings: Any) -> dict[str, Any]:
     client = Client()
     client.force_login(user)
     return {"context": context, "user": user, "cookie": client.cookies["sessionid"].value}
+
+
+def in_own_loop(coroutine: Any) -> Any:
+    """Run `coroutine` on a fresh event loop in its own thread (the browser tests leave
+    Playwright's loop running in this one)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 class Socket(ApplicationCommunicator):  # type: ignore[misc]
@@ -105,7 +112,7 @@ def _delete_session(reviewer: dict[str, Any]) -> None:
 def test_a_revoked_person_gets_nothing_more_and_the_socket_closes(
     reviewer: dict[str, Any], revoke: Any
 ) -> None:
-    received = async_to_sync(_scenario)(reviewer, revoke)
+    received = in_own_loop(_scenario(reviewer, revoke))
     assert [m["type"] for m in received] == ["websocket.close"], received
     assert received[-1]["code"] == 4403
 
@@ -121,7 +128,7 @@ async def _quiet(reviewer: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_quiet_socket_is_closed_too(reviewer: dict[str, Any]) -> None:
-    message = async_to_sync(_quiet)(reviewer)
+    message = in_own_loop(_quiet(reviewer))
     assert message == {"type": "websocket.close", "code": 4403}
 
 
@@ -137,4 +144,4 @@ async def _still_staff(reviewer: dict[str, Any]) -> Any:
 
 
 def test_a_person_who_keeps_access_keeps_the_stream(reviewer: dict[str, Any]) -> None:
-    assert async_to_sync(_still_staff)(reviewer)["frames"] == ["still"]
+    assert in_own_loop(_still_staff(reviewer))["frames"] == ["still"]
