@@ -87,15 +87,17 @@ def test_transaction_lists_cut_large_texts(api: Api) -> None:
 
 
 def test_an_evaluation_over_the_limit_sends_the_text_alone(api: Api, settings: Any) -> None:
-    settings.MAX_RESPONSE_BYTES = 120_000
-    api.observe("x" * 50_000)
-    api.observe("y" * 50_000)
+    for name, letter in (("first", "x"), ("second", "y")):
+        ops = [{"op": "derive", "id": name, "body": {"t": letter * 50_000}}]
+        assert api.post("transactions/", {"ops": ops}).status_code == 201
+    settings.MAX_RESPONSE_BYTES = 150_000
     response = api.post("evaluations/", {})
     assert response.status_code == 201
     data = response.json()
     assert data["context_omitted"] is True
     assert data["context"] is None
     assert "x" * 50_000 in data["text"]
+    assert "y" * 50_000 in data["text"]
     assert len(response.content) <= settings.MAX_RESPONSE_BYTES
 
 
