@@ -16,7 +16,7 @@ from api.errors import ApiError
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
 from memory.read.lists import EVENT_STATUSES
 from memory.read.pages import HISTORY_PAGE, MAX_HISTORY_PAGE
-from memory.timeline.events import MAX_CONTENT_CHARS, THREAD_RE
+from memory.timeline.events import MAX_BULK_EVENTS, MAX_CONTENT_CHARS, THREAD_RE
 
 MAX_INT = 2**63 - 1
 
@@ -110,6 +110,15 @@ class EventAppendIn(StrictSerializer):
         help_text='refs of the requests or actions this event answers, e.g. ["@e17"]',
     )
     idempotency_key = idempotency_field()
+
+
+class EventBulkAppendIn(StrictSerializer):
+    events = EventAppendIn(  # type: ignore[call-arg]  # many=True makes a ListSerializer
+        many=True,
+        allow_empty=False,
+        max_length=MAX_BULK_EVENTS,
+        help_text=f"1-{MAX_BULK_EVENTS} events, appended atomically and in order (R50)",
+    )
 
 
 class EvaluationIn(StrictSerializer):

@@ -17,6 +17,7 @@ import httpx
 from morphz_client.errors import DatabaseUnavailableError, MorphzError, ServerError, error_for
 from morphz_client.types import (
     AppendableKind,
+    AppendedEvent,
     Context,
     Direction,
     Evaluation,
@@ -25,6 +26,7 @@ from morphz_client.types import (
     EventPage,
     FrameDetail,
     FramePage,
+    NewEvent,
     RecallResult,
     Receipt,
     RelationPage,
@@ -198,6 +200,20 @@ class MorphzClient:
             idempotency_key=idempotency_key,
         )
         return cast(Event, self._request("POST", self._ctx("events/"), json=body))
+
+    def append_events(self, events: list[NewEvent], *, batch: int = 500) -> list[AppendedEvent]:
+        """Append many events in order through the bulk path (R50), `batch` per request.
+
+        Each request is atomic: a bad item raises and writes nothing of its batch (earlier
+        batches stay written; give items idempotency keys and retry the whole list safely)."""
+        if not 1 <= batch <= 1000:
+            raise ValueError("batch must be 1-1000")
+        out: list[AppendedEvent] = []
+        for start in range(0, len(events), batch):
+            chunk = [_body(**item) for item in events[start : start + batch]]
+            answer = self._request("POST", self._ctx("events/"), json={"events": chunk})
+            out.extend(cast(list[AppendedEvent], answer["events"]))
+        return out
 
     def events(
         self,
