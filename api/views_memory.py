@@ -1,4 +1,4 @@
-"""REST views for transactions, frames, relations, recall and search (R37, section 7)."""
+"""REST views for transactions, frames, relations, recall and search (R37, docs/rest.md)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,17 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import ContextAPIView, decode_cursor, encode_cursor, idempotency_key, not_found
+from api.base import (
+    MAX_SEQ,
+    ContextAPIView,
+    decode_cursor,
+    encode_cursor,
+    idempotency_key,
+    not_found,
+)
 from api.errors import ApiError
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
-    MAX_INT,
     FrameDetailQuery,
     FrameListQuery,
     RecallIn,
@@ -40,7 +46,7 @@ from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.read.pages import frame_history_page, revision_detail
 from memory.tx.engine import submit_transaction
-from memory.tx.lang import FRAME_ID_RE
+from memory.vocabulary import is_frame_id
 
 TX_JSON_KEYS = ("base_version", "reason", "ops", "thread")
 
@@ -213,7 +219,7 @@ class FrameDetailView(ContextAPIView):
         return Response(data)
 
     def _frame(self, frame_id: str) -> Any:
-        frame = reads.get_frame(self.ctx, frame_id) if FRAME_ID_RE.match(frame_id) else None
+        frame = reads.get_frame(self.ctx, frame_id) if is_frame_id(frame_id) else None
         if frame is None:
             raise not_found(f"frame {frame_id!r}")
         return frame
@@ -232,7 +238,7 @@ class FrameRevisionView(FrameDetailView):
     )
     def get(self, request: Request, slug: str, frame_id: str, revision: int) -> Response:  # type: ignore[override]
         frame = self._frame(frame_id)
-        if not 1 <= revision <= MAX_INT:
+        if not 1 <= revision <= MAX_SEQ:
             raise not_found(f"revision {revision} of frame {frame_id!r}")
         return Response(revision_detail(frame, revision))
 

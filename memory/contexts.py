@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from memory.errors import InvalidRequest
+from memory.errors import InvalidRequest, NotFound
+from memory.locking import lock_context_model
 
 __all__ = [
     "InvalidRequest",
@@ -108,7 +109,7 @@ def create_context(
 @transaction.atomic
 def update_context_settings(context_id: int, **changes: int | str) -> Context:
     """Change name or settings; takes the context row lock like every commit does."""
-    context = Context.objects.select_for_update().get(pk=context_id)
+    context = lock_context_model(context_id)
     allowed = {
         "name",
         "grace_ticks",
@@ -141,8 +142,9 @@ def delete_context(context_id: int) -> None:
     """Delete a context and everything it holds (an admin decision, not a memory operation).
 
     Takes the context row lock first so no commit or evaluation is half-way through."""
-    context = Context.objects.select_for_update().filter(pk=context_id).first()
-    if context is None:
+    try:
+        context = lock_context_model(context_id)
+    except NotFound:
         return
     context.delete()
 
@@ -174,7 +176,7 @@ def authenticate_token(raw: str) -> ApiToken | None:
     )
     with connection.cursor() as cur:
         cur.execute(
-            f"SELECT {columns} FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id "
+            f"SELECT {columns} FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id "  # noqa: S608 - column names from model fields, quoted by the backend
             "WHERE t.key_hash = %s AND t.revoked_at IS NULL",
             [hash_token(raw)],
         )

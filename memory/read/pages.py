@@ -31,7 +31,7 @@ def frame_history_page(
     first revision)."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_HISTORY_PAGE:
         raise InvalidRequest(
-            f"history_limit must be between 1 and {MAX_HISTORY_PAGE}", code="invalid_limit"
+            f"history_limit must be between 1 and {MAX_HISTORY_PAGE}", code="invalid_request"
         )
     revisions = FrameRevision.objects.filter(frame=frame)
     if before is not None:
