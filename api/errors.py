@@ -36,6 +36,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_ref": 400,
     "invalid_offset": 400,
     "invalid_length": 400,
+    "invalid_host": 400,
     "invalid_depth": 400,
     "invalid_direction": 400,
     "invalid_flag": 400,

@@ -1,5 +1,6 @@
-"""Two guards around every request.
+"""Django middleware at the edge of the API.
 
+- A Host header that ALLOWED_HOSTS refuses answers the JSON error shape on /api/.
 - A database outage outside the REST views (explorer pages, admin, anything not handled by
   the API's exception handler) answers 503 too: JSON under /api/, plain text elsewhere.
 - No API answer is larger than MAX_RESPONSE_BYTES: a larger one is replaced by 413
@@ -14,9 +15,31 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.core.exceptions import DisallowedHost
+from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from api.errors import RETRY_AFTER_SECONDS, database_unavailable, error_body
+
+
+class ApiHostMiddleware:
+    """A Host header that ALLOWED_HOSTS refuses answers the API's JSON error shape on /api/
+    (400 `invalid_host`) instead of Django's HTML page. First in MIDDLEWARE, so no other
+    middleware has asked for the host yet."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path.startswith("/api/"):
+            try:
+                request.get_host()
+            except DisallowedHost:
+                host = request.META.get("HTTP_HOST", "")[:200]
+                message = f"the Host header {host!r} is not one this server answers for"
+                return JsonResponse(
+                    error_body("invalid_host", message, [{"field": "Host"}]), status=400
+                )
+        return self.get_response(request)
 
 
 class DatabaseUnavailableMiddleware:

@@ -286,7 +286,19 @@ class SearchQuery(StrictSerializer):
     thread = thread_field()
     since = serializers.DateTimeField(required=False)
     until = serializers.DateTimeField(required=False)
+    transactions = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="include transaction events (left out by default: they echo the frames)",
+    )
     limit = limit_field(SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT)
+    offset = serializers.IntegerField(
+        required=False,
+        default=0,
+        min_value=0,
+        max_value=999,
+        help_text="skip this many ranked hits (next page: the result's `next_offset`)",
+    )
 
 
 def query_data(serializer_class: type[serializers.Serializer], params: Any) -> dict[str, Any]:

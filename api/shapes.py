@@ -420,4 +420,11 @@ class SearchResultSerializer(serializers.Serializer):
         help_text="how far the index is behind the facts: `{pending_intents, "
         "oldest_pending_seconds}`"
     )
+    total = serializers.IntegerField(
+        help_text="documents matching, counted up to 1000 (`total_exact` false beyond)"
+    )
+    total_exact = serializers.BooleanField()
+    next_offset = serializers.IntegerField(
+        allow_null=True, help_text="`offset` of the next page, null on the last"
+    )
     query = serializers.JSONField(required=False)

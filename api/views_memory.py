@@ -314,9 +314,13 @@ class SearchView(ContextAPIView):
         tags=["search"],
         operation_id="search",
         summary="Lexical search over frames and events (R33)",
-        description="Filters `type` (frame, event), `status`, `kind`, `thread`, `since`, "
-        "`until`. Hits carry refs and a highlighted snippet; `lag` says how far the index is "
-        "behind the facts.",
+        description="Ranked: a frame whose id is the query first, then by relevance (rare "
+        "words, frame id, then body, then event text); a question need not match every word. "
+        "Filters `type` (frame, event), `status`, `kind`, `thread`, `since`, `until`; "
+        "transaction events only with `transactions=true` or `kind=transaction`. `total` "
+        "counts the matches (exact while `total_exact`), `offset` + `next_offset` page. Hits "
+        "carry refs and a highlighted snippet; `lag` says how far the index is behind the "
+        "facts.",
         parameters=[SearchQuery],
         responses=responses({200: SearchResultSerializer}, *READ_ERRORS),
     )
@@ -333,6 +337,8 @@ class SearchView(ContextAPIView):
             thread=query.get("thread"),
             since=query.get("since"),
             until=query.get("until"),
+            transactions=query["transactions"],
             limit=query["limit"],
+            offset=query["offset"],
         )
         return Response(result)

@@ -412,7 +412,10 @@ class MorphzClient:
         since: datetime | str | None = None,
         until: datetime | str | None = None,
         limit: int | None = None,
+        offset: int | None = None,
+        transactions: bool | None = None,
     ) -> SearchResult:
+        """Ranked hits; `total` counts the matches, `next_offset` is the next page's offset."""
         params = _params(
             q=q,
             type=type,
@@ -422,6 +425,8 @@ class MorphzClient:
             since=since,
             until=until,
             limit=limit,
+            offset=offset,
+            transactions=transactions,
         )
         return cast(SearchResult, self._request("GET", self._ctx("search/"), params=params))
 

@@ -7,6 +7,7 @@ retiring frames, the live relations between them, active observations.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from django.db.models.functions import Right, Substr
@@ -75,17 +76,21 @@ def _preview(text: str, limit: int = EVENT_PREVIEW_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+_NEEDS_QUOTES = re.compile(r'[ ()\[\]{}";\n\t]')
+
+
 def render_value(value: Any) -> str:
     """Body values rendered the way the model writes them in transactions."""
+    if isinstance(value, str):
+        # One regex scan (a generator over the characters cost a quarter of compile).
+        if not value or _NEEDS_QUOTES.search(value):
+            return json.dumps(value, ensure_ascii=False)
+        return value
     if isinstance(value, dict):
         return " ".join(f"({key} {render_value(item)})" for key, item in value.items())
     if isinstance(value, list):
         return "[" + " ".join(render_value(item) for item in value) + "]"
-    return (
-        json.dumps(value, ensure_ascii=False)
-        if isinstance(value, str) and (not value or any(c in value for c in ' ()[]{}";\n\t'))
-        else str(value)
-    )
+    return str(value)
 
 
 def render_frame(item: dict[str, Any]) -> str:

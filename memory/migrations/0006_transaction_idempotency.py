@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memory", "0004_observation_budget"),
+        ("memory", "0005_search_terms_reindex"),
     ]
 
     operations = [
