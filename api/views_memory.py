@@ -8,10 +8,18 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import ContextAPIView, decode_cursor, encode_cursor, not_found
+from api.base import (
+    MAX_SEQ,
+    ContextAPIView,
+    decode_cursor,
+    encode_cursor,
+    idempotency_key,
+    not_found,
+)
 from api.errors import ApiError
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
+    FrameDetailQuery,
     FrameListQuery,
     RecallIn,
     RelationListQuery,
@@ -27,14 +35,16 @@ from api.shapes import (
     RecallSerializer,
     ReceiptSerializer,
     RelationListSerializer,
+    RevisionSerializer,
     SearchResultSerializer,
     TransactionListSerializer,
     present_relation,
-    present_revision,
     present_transaction,
 )
+from api.views import IDEMPOTENCY_HEADER
 from memory.read import lists as reads
 from memory.read.lists import frame_view
+from memory.read.pages import frame_history_page, revision_detail
 from memory.tx.engine import submit_transaction
 from memory.tx.lang import fields_text
 from memory.vocabulary import is_frame_id
@@ -73,14 +83,21 @@ class TransactionView(ContextAPIView):
         description="Send `text` (the S-expression) or the JSON form (`base_version`, "
         "`reason`, `ops`), optionally `thread` and `evaluation`. The whole transaction commits "
         "or nothing does: 400 `parse_error` names line and column, 422 lists each failing "
-        "operation's `index`, 409 `conflict` names each item changed since `base_version`.",
+        "operation's `index`, 409 `conflict` names each item changed since `base_version`. "
+        "With `idempotency_key` (or the Idempotency-Key header) a retry of a committed "
+        "transaction returns its first receipt (200) and writes nothing; the same key with "
+        "another request is 409 `idempotency_key_reused`.",
         request=TransactionIn,
+        parameters=[IDEMPOTENCY_HEADER],
         examples=[TEXT_EXAMPLE, JSON_EXAMPLE],
-        responses=responses({201: ReceiptSerializer}, *WRITE_ERRORS, 409, 422),
+        responses=responses(
+            {201: ReceiptSerializer, 200: ReceiptSerializer}, *WRITE_ERRORS, 409, 422
+        ),
     )
     def post(self, request: Request, slug: str) -> Response:
         data = body_data(TransactionIn, request.data)
         evaluation_id = data.get("evaluation")
+        key = idempotency_key(request, data.get("idempotency_key"))
         if "text" in data:
             extra = sorted(k for k in ("base_version", "reason", "ops") if k in request.data)
             if extra:
@@ -96,6 +113,7 @@ class TransactionView(ContextAPIView):
                 author=self.author(),
                 thread=data.get("thread"),
                 evaluation_id=evaluation_id,
+                idempotency_key=key,
             )
         else:
             if "ops" not in data:
@@ -113,12 +131,13 @@ class TransactionView(ContextAPIView):
                 author=self.author(),
                 thread=data.get("thread"),
                 evaluation_id=evaluation_id,
+                idempotency_key=key,
             )
         receipt: dict[str, Any] = dict(result.receipt)
         # From the commit result itself: `result.record` would re-read the row (a query).
         receipt["transaction"] = result.record_id
         receipt["ref"] = result.event_ref
-        return Response(receipt, status=201)
+        return Response(receipt, status=200 if result.replayed else 201)
 
     @extend_schema(
         tags=["transactions"],
@@ -132,9 +151,17 @@ class TransactionView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(TransactionListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("frame", "status")}
-        after = decode_cursor(query.get("cursor"), filters, int) or query.get("after") or 0
+        after = (
+            decode_cursor(query.get("cursor"), filters, int, context=self.ctx.pk)
+            or query.get("after")
+            or 0
+        )
         page = reads.list_transactions(self.ctx, after_pk=after, limit=query["limit"], **filters)
-        next_cursor = encode_cursor(page.items[-1].pk, filters) if page.has_more else None
+        next_cursor = (
+            encode_cursor(page.items[-1].pk, filters, context=self.ctx.pk)
+            if page.has_more
+            else None
+        )
         return Response(
             {
                 "transactions": [present_transaction(r) for r in page.items],
@@ -154,9 +181,13 @@ class FrameListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(FrameListQuery, request.query_params)
         filters = {"status": query.get("status")}
-        after = decode_cursor(query.get("cursor"), filters, str) or ""
+        after = decode_cursor(query.get("cursor"), filters, str, context=self.ctx.pk) or ""
         page = reads.list_frames(self.ctx, after_id=after, limit=query["limit"], **filters)
-        next_cursor = encode_cursor(page.items[-1].frame_id, filters) if page.has_more else None
+        next_cursor = (
+            encode_cursor(page.items[-1].frame_id, filters, context=self.ctx.pk)
+            if page.has_more
+            else None
+        )
         tick = self.ctx.tick
         return Response(
             {"frames": [frame_view(f, tick) for f in page.items], "next_cursor": next_cursor}
@@ -167,21 +198,51 @@ class FrameDetailView(ContextAPIView):
     @extend_schema(
         tags=["frames"],
         operation_id="frames_read",
-        summary="One frame with its revisions and write history",
-        parameters=[OpenApiParameter("frame_id", str, OpenApiParameter.PATH)],
+        summary="One frame with a page of its revisions and write history",
+        description="The newest `history_limit` revisions (default 20), oldest first, in "
+        "`revisions` and `write_history`; `history.next_before` pages further back. A body or "
+        "transaction text longer than 16,384 characters is left out of the page "
+        "(`body_omitted`, `text_truncated`): read it with `frames/{id}/revisions/{n}/` or the "
+        "transaction's event in chunks.",
+        parameters=[OpenApiParameter("frame_id", str, OpenApiParameter.PATH), FrameDetailQuery],
         responses=responses({200: FrameDetailSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str, frame_id: str) -> Response:
+        query = query_data(FrameDetailQuery, request.query_params)
+        frame = self._frame(frame_id)
+        data = frame_view(frame, self.ctx.tick)
+        data["body_text"] = fields_text(frame.body)  # what the explorer's editor shows
+        page = frame_history_page(
+            frame, before=query.get("history_before"), limit=query["history_limit"]
+        )
+        data["revisions"] = page["revisions"]
+        data["write_history"] = page["write_history"]
+        data["history"] = {"next_before": page["next_before"], "limit": query["history_limit"]}
+        return Response(data)
+
+    def _frame(self, frame_id: str) -> Any:
         frame = reads.get_frame(self.ctx, frame_id) if is_frame_id(frame_id) else None
         if frame is None:
             raise not_found(f"frame {frame_id!r}")
-        from memory.read.history import frame_write_history
+        return frame
 
-        data = frame_view(frame, self.ctx.tick)
-        data["body_text"] = fields_text(frame.body)  # what the explorer's editor shows
-        data["revisions"] = [present_revision(r) for r in reads.frame_revisions(frame)]
-        data["write_history"] = frame_write_history(self.ctx, frame.frame_id)
-        return Response(data)
+
+class FrameRevisionView(FrameDetailView):
+    @extend_schema(
+        tags=["frames"],
+        operation_id="frames_revision_read",
+        summary="One revision of a frame with its whole body",
+        parameters=[
+            OpenApiParameter("frame_id", str, OpenApiParameter.PATH),
+            OpenApiParameter("revision", int, OpenApiParameter.PATH),
+        ],
+        responses=responses({200: RevisionSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str, frame_id: str, revision: int) -> Response:  # type: ignore[override]
+        frame = self._frame(frame_id)
+        if not 1 <= revision <= MAX_SEQ:
+            raise not_found(f"revision {revision} of frame {frame_id!r}")
+        return Response(revision_detail(frame, revision))
 
 
 class RelationListView(ContextAPIView):
@@ -196,7 +257,7 @@ class RelationListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(RelationListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("subject", "object", "name", "include_removed")}
-        after = decode_cursor(query.get("cursor"), filters, int) or 0
+        after = decode_cursor(query.get("cursor"), filters, int, context=self.ctx.pk) or 0
         page = reads.list_relations(
             self.ctx,
             subject=filters["subject"],
@@ -206,7 +267,11 @@ class RelationListView(ContextAPIView):
             after_pk=after,
             limit=query["limit"],
         )
-        next_cursor = encode_cursor(page.items[-1].pk, filters) if page.has_more else None
+        next_cursor = (
+            encode_cursor(page.items[-1].pk, filters, context=self.ctx.pk)
+            if page.has_more
+            else None
+        )
         return Response(
             {"relations": [present_relation(r) for r in page.items], "next_cursor": next_cursor}
         )

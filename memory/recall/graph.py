@@ -21,7 +21,9 @@ Returns ``{nodes, edges, next_cursor, version, page}``.
 - Paging: at most `max_nodes` nodes and about PAGE_BYTES bytes per page, whole nodes only;
   a node larger than the budget comes alone. `next_cursor` is None on the last page.
   Cursors are signed (django.core.signing), bound to the context, the query parameters and
-  the cognitive version; anything else raises StaleCursor (code ``stale_cursor``).
+  the cognitive version. A malformed, altered or foreign cursor (other context, other
+  parameters) raises InvalidRequest (``invalid_cursor``, 400); a cursor from an earlier
+  version raises StaleCursor (``stale_cursor``, 409).
 - `view_version` / `evaluation_id`: a recall inside an evaluation whose view is not the
   current version raises StaleView (``stale_view``).
 - `as_observation`: the page is also appended as a `recall_result` observation (R30); the
@@ -479,32 +481,36 @@ def _params_hash(params: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:32]
 
 
+def _bad_cursor(message: str, reason: str) -> InvalidRequest:
+    """Malformed, altered or foreign cursors are the caller's input: 400 `invalid_cursor`
+    (like the lists); only an outdated one is 409 `stale_cursor`."""
+    return InvalidRequest(
+        message, code="invalid_cursor", details=[{"field": "cursor", "reason": reason}]
+    )
+
+
 def _read_cursor(cursor: Any, context_pk: int, qhash: str) -> int:
     """The offset a cursor stands for; its version is checked against the walk's snapshot
     by `_check_cursor_version`."""
     if not isinstance(cursor, str):
-        raise StaleCursor(
-            "cursor must be the string a previous page returned", details=[{"reason": "malformed"}]
-        )
+        raise _bad_cursor("cursor must be the string a previous page returned", "malformed")
     try:
         data = signing.loads(cursor, salt=CURSOR_SALT)
     except signing.BadSignature:
-        raise StaleCursor(
+        raise _bad_cursor(
             "this cursor was not issued by this server or was altered; start the recall again",
-            details=[{"reason": "bad_signature"}],
+            "bad_signature",
         ) from None
     if not isinstance(data, dict) or data.get("c") != context_pk:
-        raise StaleCursor(
-            "this cursor belongs to another context", details=[{"reason": "other_context"}]
-        )
+        raise _bad_cursor("this cursor belongs to another context", "other_context")
     if data.get("q") != qhash:
-        raise StaleCursor(
+        raise _bad_cursor(
             "this cursor was issued for other recall parameters; send the same parameters or start again",
-            details=[{"reason": "other_query"}],
+            "other_query",
         )
     offset = data.get("o")
-    if not isinstance(offset, int) or offset < 1:
-        raise StaleCursor("malformed cursor", details=[{"reason": "malformed"}])
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 1:
+        raise _bad_cursor("malformed cursor", "malformed")
     return offset
 
 
