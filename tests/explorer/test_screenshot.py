@@ -1,4 +1,4 @@
-"""Current pictures of the explorer at 1280×720: the demo, an empty context, time travel.
+"""Current pictures of the explorer at 1280×720: the demo, time travel, an empty context.
 
 Saved to test-artifacts/ (ignored by git) so a test run never dirties the tree; copy them to
 docs/ (docs/explorer.png is the one the README shows) when the page changes."""
@@ -42,6 +42,15 @@ def test_screenshots_of_the_explorer(
     page.mouse.move(0, 0)  # no hover tooltip in the picture
     page.screenshot(path=str(ARTIFACTS / "explorer.png"))
 
+    # Time travel to the induction (version 43): the new procedure and the two cases it retired.
+    page.eval_on_selector(
+        "#tt-slider", "(s) => { s.value = '43'; s.dispatchEvent(new Event('change')); }"
+    )
+    page.wait_for_function("() => document.body.dataset.asOf === '43'")
+    page.wait_for_selector("#tt-banner .tt-list")
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(ARTIFACTS / "explorer-timetravel.png"))
+
     page.goto(explorer.server.url + "/contexts/empty/")
     explorer.open_context("empty")
     assert page.locator("#graph-empty").is_visible()
@@ -49,5 +58,10 @@ def test_screenshots_of_the_explorer(
 
     page.goto(explorer.server.url + "/")
     page.screenshot(path=str(ARTIFACTS / "explorer-home.png"))
-    for name in ("explorer.png", "explorer-empty.png", "explorer-home.png"):
+    for name in (
+        "explorer.png",
+        "explorer-timetravel.png",
+        "explorer-empty.png",
+        "explorer-home.png",
+    ):
         assert (ARTIFACTS / name).stat().st_size > 20_000
