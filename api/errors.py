@@ -39,6 +39,7 @@ STATUS_BY_CODE = {
     "maintenance_required": 409,
     "idempotency_key_reused": 409,
     "context_exists": 409,
+    "context_frozen": 409,
     "too_large": 413,
     "unsupported_media_type": 415,
     "throttled": 429,

@@ -18,6 +18,7 @@ __all__ = [
     "delete_context",
     "issue_token",
     "revoke_token",
+    "set_frozen",
     "validate_settings",
 ]
 from memory.models import ApiToken, Context
@@ -103,6 +104,10 @@ def create_context(
 def update_context_settings(context_id: int, **changes: int | str) -> Context:
     """Change name or settings; takes the context row lock like every commit does."""
     context = Context.objects.select_for_update().get(pk=context_id)
+    if context.frozen and changes:
+        from memory.errors import ContextFrozen
+
+        raise ContextFrozen(context.slug)
     allowed = {
         "name",
         "grace_ticks",
@@ -125,6 +130,19 @@ def update_context_settings(context_id: int, **changes: int | str) -> Context:
     )
     context.in_maintenance = pressure_state(context).in_maintenance
     context.save()
+    return context
+
+
+@transaction.atomic
+def set_frozen(context_id: int, frozen: bool) -> Context:
+    """Freeze or unfreeze a context (R54). Takes the context row lock, so a write already
+    under way finishes first; every later write is refused with ContextFrozen."""
+    if not isinstance(frozen, bool):
+        raise InvalidRequest("frozen must be true or false", details=[{"field": "frozen"}])
+    context = Context.objects.select_for_update().get(pk=context_id)
+    if context.frozen != frozen:
+        context.frozen = frozen
+        context.save(update_fields=["frozen"])
     return context
 
 

@@ -281,7 +281,11 @@ def _record_rejection(
     thread: str | None,
     evaluation_id: int | None,
 ) -> None:
-    """Store a rejected submission (R6) in its own database transaction."""
+    """Store a rejected submission (R6) in its own database transaction.
+
+    A frozen context stores nothing: its refusal is not a rejected transaction."""
+    if exc.code == "context_frozen":
+        return
     if tx is not None:
         try:
             text = txlang.to_text(tx)
@@ -295,7 +299,7 @@ def _record_rejection(
         text = json.dumps(data, ensure_ascii=False, default=str)[:100_000]
     base = tx.get("base_version") if tx else None
     with transaction.atomic():
-        if not Context.objects.filter(pk=context_id).exists():
+        if not Context.objects.filter(pk=context_id, frozen=False).exists():
             return
         TransactionRecord.objects.create(
             context_id=context_id,

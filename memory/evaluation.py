@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 
 from memory.broadcast import broadcast_after_commit
 from memory.compile import compile_active_context
-from memory.errors import Conflict, InvalidRequest
+from memory.errors import Conflict, ContextFrozen, InvalidRequest
 from memory.events import check_thread
 from memory.gate import context_gate
 from memory.kinds import EXTERNAL_FACT_KINDS, RETIRED, RETIRING
@@ -56,6 +56,8 @@ def _evaluate(
     context_id: int, thread: str | None, idempotency_key: str | None, continuation: bool
 ) -> dict[str, Any]:
     context = Context.objects.select_for_update().get(pk=context_id)
+    if context.frozen:
+        raise ContextFrozen(context.slug)
     if idempotency_key is not None:
         existing = Evaluation.objects.filter(
             context=context, idempotency_key=idempotency_key
@@ -88,6 +90,7 @@ def _evaluate(
         advanced_tick=advanced,
         view_version=context.version,
         claimed_seqs=[seq for _, seq, _ in claimed],
+        last_seq=context.last_seq,
         result={},
     )
     if claimed:

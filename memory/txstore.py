@@ -52,14 +52,16 @@ class LockedContext:
     maintenance_exit_percent: int
     used_tokens: int
     in_maintenance: bool
+    frozen: bool = False
 
 
 def lock_context(context_id: int) -> LockedContext:
-    """SELECT ... FOR UPDATE the context row: serialises commits of one context (R20)."""
+    """SELECT ... FOR UPDATE the context row: serialises commits of one context (R20).
+    Every write takes it, so it refuses frozen contexts (R54) with ContextFrozen."""
     with connection.cursor() as cur:
         cur.execute(
             "SELECT id, slug, version, tick, last_seq, grace_ticks, capacity_tokens, pressure_percent, "
-            "maintenance_percent, maintenance_exit_percent, used_tokens, in_maintenance "
+            "maintenance_percent, maintenance_exit_percent, used_tokens, in_maintenance, frozen "
             "FROM memory_context WHERE id = %s FOR UPDATE",
             [context_id],
         )
@@ -68,7 +70,12 @@ def lock_context(context_id: int) -> LockedContext:
         from memory.errors import NotFound
 
         raise NotFound(f"context {context_id} does not exist")
-    return LockedContext(*row)
+    locked = LockedContext(*row)
+    if locked.frozen:
+        from memory.errors import ContextFrozen
+
+        raise ContextFrozen(locked.slug)
+    return locked
 
 
 def _frame_from_row(row: tuple[Any, ...]) -> FrameState:
