@@ -12,7 +12,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import ContextAPIView, decode_cursor, encode_cursor
+from api.base import ContextAPIView, decode_cursor, encode_cursor, not_found
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
     StrictCharField,
@@ -23,10 +23,15 @@ from api.serializers import (
     query_data,
     thread_field,
 )
-from api.shapes import ContextSerializer, present_context
+from api.shapes import ContextSerializer, present_context, present_revision
 from memory.contexts import set_frozen
+from memory.models import Context
+from memory.reads import frame_view
+from memory.txlang import FRAME_ID_RE
+from memory.versions import asof
 from memory.versions.audit import evaluation_summary, get_evaluation, list_evaluations
 from memory.versions.forks import fork_context
+from memory.versions.points import Point, resolve_point
 
 MAX_VERSION = 2**63 - 1
 
@@ -118,6 +123,26 @@ class EvaluationDetailSerializer(EvaluationSummarySerializer):
     observations_seen = serializers.ListField(child=serializers.CharField())
 
 
+# -- as of --------------------------------------------------------------------------------
+
+
+def point_of(context: Context, as_of: int | None) -> Point | None:
+    """The point for an `as_of` parameter; None for the present (no parameter)."""
+    if as_of is None:
+        return None
+    return resolve_point(context, as_of)
+
+
+def frame_detail_as_of(context: Context, point: Point, frame_id: str) -> dict[str, Any]:
+    frame = asof.frame_as_of(context, point, frame_id) if FRAME_ID_RE.match(frame_id) else None
+    if frame is None:
+        raise not_found(f"frame {frame_id!r} as of version {point.version}")
+    data = frame_view(frame, point.tick)
+    data["revisions"] = [present_revision(r) for r in asof.revisions_as_of(frame, point)]
+    data["write_history"] = asof.write_history_as_of(context, frame_id, point)
+    return data
+
+
 # -- views ---------------------------------------------------------------------------------
 
 
@@ -197,8 +222,6 @@ class EvaluationDetailView(ContextAPIView):
     )
     def get(self, request: Request, slug: str, evaluation_id: int) -> Response:
         if not 0 < evaluation_id <= MAX_VERSION:
-            from api.base import not_found
-
             raise not_found(f"evaluation {evaluation_id}")
         data: dict[str, Any] = get_evaluation(self.ctx, evaluation_id)
         return Response(data)

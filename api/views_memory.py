@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
@@ -12,6 +13,7 @@ from api.base import ContextAPIView, decode_cursor, encode_cursor, not_found
 from api.errors import ApiError
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
+    FrameDetailQuery,
     FrameListQuery,
     RecallIn,
     RelationListQuery,
@@ -33,10 +35,12 @@ from api.shapes import (
     present_revision,
     present_transaction,
 )
+from api.views_history import frame_detail_as_of, point_of
 from memory import reads
 from memory.engine import submit_transaction
 from memory.reads import frame_view
 from memory.txlang import FRAME_ID_RE
+from memory.versions import asof
 
 TX_JSON_KEYS = ("base_version", "reason", "ops", "thread")
 
@@ -153,10 +157,21 @@ class FrameListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(FrameListQuery, request.query_params)
         filters = {"status": query.get("status")}
+        point = point_of(self.ctx, query.get("as_of"))
+        if point is not None:
+            filters["as_of"] = point.version
         after = decode_cursor(query.get("cursor"), filters, str) or ""
-        page = reads.list_frames(self.ctx, after_id=after, limit=query["limit"], **filters)
+        if point is None:
+            page = reads.list_frames(
+                self.ctx, after_id=after, limit=query["limit"], status=filters["status"]
+            )
+            tick = self.ctx.tick
+        else:
+            page = asof.frames_as_of(
+                self.ctx, point, after_id=after, limit=query["limit"], status=filters["status"]
+            )
+            tick = point.tick
         next_cursor = encode_cursor(page.items[-1].frame_id, filters) if page.has_more else None
-        tick = self.ctx.tick
         return Response(
             {"frames": [frame_view(f, tick) for f in page.items], "next_cursor": next_cursor}
         )
@@ -171,6 +186,9 @@ class FrameDetailView(ContextAPIView):
         responses=responses({200: FrameDetailSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str, frame_id: str) -> Response:
+        point = point_of(self.ctx, query_data(FrameDetailQuery, request.query_params).get("as_of"))
+        if point is not None:
+            return Response(frame_detail_as_of(self.ctx, point, frame_id))
         frame = reads.get_frame(self.ctx, frame_id) if FRAME_ID_RE.match(frame_id) else None
         if frame is None:
             raise not_found(f"frame {frame_id!r}")
@@ -194,8 +212,13 @@ class RelationListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(RelationListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("subject", "object", "name", "include_removed")}
+        point = point_of(self.ctx, query.get("as_of"))
+        if point is not None:
+            filters["as_of"] = point.version
         after = decode_cursor(query.get("cursor"), filters, int) or 0
-        page = reads.list_relations(
+        page = (
+            reads.list_relations if point is None else partial(asof.relations_as_of, point=point)
+        )(
             self.ctx,
             subject=filters["subject"],
             object_id=filters["object"],
@@ -227,7 +250,9 @@ class RecallView(ContextAPIView):
         data = body_data(RecallIn, request.data)
         from memory.recall import recall
 
-        result = recall(
+        point = point_of(self.ctx, data.get("as_of"))
+        run = recall if point is None else partial(asof.recall_as_of, point=point)
+        result = run(
             self.ctx,
             frame_id=data["frame_id"],
             depth=data["depth"],
