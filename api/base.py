@@ -20,9 +20,9 @@ from rest_framework.views import APIView
 
 from api.errors import ApiError, TooLarge
 from api.parsers import StrictJSONParser, check_text
-from memory.engine import Author
 from memory.models import ApiToken, Context
-from memory.queries import context_for_person
+from memory.read.access import context_for_person
+from memory.tx.engine import Author
 
 MAX_SEQ = 2**63 - 1
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from rest_framework import serializers
 
-from memory.events import THREAD_RE
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
-from memory.reads import EVENT_STATUSES
+from memory.read.lists import EVENT_STATUSES
+from memory.timeline.events import THREAD_RE
 
 MAX_INT = 2**63 - 1
 MAX_CONTENT_CHARS = 4_000_000

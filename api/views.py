@@ -46,11 +46,11 @@ from api.shapes import (
     present_context,
     present_event,
 )
-from memory import reads
-from memory.evaluation import evaluate
-from memory.events import append_event, register_action
 from memory.models import ApiToken, Event
-from memory.queries import contexts_for_person
+from memory.read import lists as reads
+from memory.read.access import contexts_for_person
+from memory.timeline.evaluation import evaluate
+from memory.timeline.events import append_event, register_action
 
 TAG_CONTEXT = ["context"]
 TAG_EVENTS = ["events"]
@@ -192,7 +192,7 @@ class EventDetailView(ContextAPIView):
         query = query_data(EventChunkQuery, request.query_params)
         if not 1 <= seq <= MAX_SEQ:
             raise not_found(f"event @e{seq}")
-        from memory.history import read_event_chunk
+        from memory.read.history import read_event_chunk
 
         return Response(read_event_chunk(self.ctx, seq, query["offset"], query["length"]))
 

@@ -26,8 +26,8 @@ from api.serializers import (
 from api.shapes import ContextSerializer, present_context, present_revision
 from memory.contexts import set_frozen
 from memory.models import Context
-from memory.reads import frame_view
-from memory.txlang import FRAME_ID_RE
+from memory.read.lists import frame_view
+from memory.tx.lang import FRAME_ID_RE
 from memory.versions import asof
 from memory.versions.audit import evaluation_summary, get_evaluation, list_evaluations
 from memory.versions.forks import fork_context

@@ -36,10 +36,10 @@ from api.shapes import (
     present_transaction,
 )
 from api.views_history import frame_detail_as_of, point_of
-from memory import reads
-from memory.engine import submit_transaction
-from memory.reads import frame_view
-from memory.txlang import FRAME_ID_RE
+from memory.read import lists as reads
+from memory.read.lists import frame_view
+from memory.tx.engine import submit_transaction
+from memory.tx.lang import FRAME_ID_RE
 from memory.versions import asof
 
 TX_JSON_KEYS = ("base_version", "reason", "ops", "thread")
@@ -192,7 +192,7 @@ class FrameDetailView(ContextAPIView):
         frame = reads.get_frame(self.ctx, frame_id) if FRAME_ID_RE.match(frame_id) else None
         if frame is None:
             raise not_found(f"frame {frame_id!r}")
-        from memory.history import frame_write_history
+        from memory.read.history import frame_write_history
 
         data = frame_view(frame, self.ctx.tick)
         data["revisions"] = [present_revision(r) for r in reads.frame_revisions(frame)]
@@ -248,7 +248,7 @@ class RecallView(ContextAPIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         data = body_data(RecallIn, request.data)
-        from memory.recall import recall
+        from memory.recall.graph import recall
 
         point = point_of(self.ctx, data.get("as_of"))
         run = recall if point is None else partial(asof.recall_as_of, point=point)
@@ -282,7 +282,7 @@ class SearchView(ContextAPIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(SearchQuery, request.query_params)
-        from memory.search import search
+        from memory.search.query import search
 
         result = search(
             self.ctx,

@@ -27,7 +27,7 @@ FIRST_TX = """(context-tx
 
 
 def seed_frames(context_id: int, count: int, batch: int = 250) -> None:
-    from memory.engine import submit_transaction
+    from memory.tx.engine import submit_transaction
 
     for start in range(0, count, batch):
         ops = [
@@ -43,8 +43,8 @@ def seed_frames(context_id: int, count: int, batch: int = 250) -> None:
 
 
 def bench_commit_latency(context_id: int, n: int) -> list[float]:
-    from memory.engine import submit_transaction
     from memory.models import Context
+    from memory.tx.engine import submit_transaction
 
     pairs = prepare_targets(context_id, "l", n)
     samples = []
@@ -180,7 +180,7 @@ def bench_handwritten_sql(context_id: int, n: int) -> list[float]:
 def bench_throughput(context_ids: list[int], threads: int, per_thread: int) -> float:
     from django.db import connection
 
-    from memory.engine import submit_transaction
+    from memory.tx.engine import submit_transaction
 
     plans = []
     for t in range(threads):
@@ -222,7 +222,7 @@ def _process_worker(args: tuple[int, list[tuple[int, int]], int, Any]) -> None:
     setup_django(fresh=False)  # a spawned process: its own interpreter and connections
     from django.db import connection
 
-    from memory.engine import submit_transaction
+    from memory.tx.engine import submit_transaction
 
     barrier.wait()
     for k, seq in pairs:
@@ -266,10 +266,10 @@ def bench_compile(
 ) -> tuple[list[float], list[float]]:
     from django.db import connection
 
-    from memory.compile import compile_active_context
     from memory.contexts import create_context
-    from memory.events import append_event
     from memory.models import Context
+    from memory.timeline.compile import compile_active_context
+    from memory.timeline.events import append_event
 
     context = create_context("bench-compile", capacity_tokens=10_000_000)
     seed_frames(context.pk, frames)

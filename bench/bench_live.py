@@ -58,8 +58,8 @@ def build_context(frames: int) -> tuple[Any, str]:
     """A context with `frames` frames in a few transactions: each frame supports an earlier
     one, every tenth cites an event, so the graph has the shape of a real memory."""
     from memory.contexts import create_context, issue_token
-    from memory.engine import Author, submit_transaction
-    from memory.events import append_event
+    from memory.timeline.events import append_event
+    from memory.tx.engine import Author, submit_transaction
 
     context = create_context("bench-live", name="bench: live updates")
     refs = [

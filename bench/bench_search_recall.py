@@ -67,7 +67,7 @@ def test_queries() -> list[str]:
 
 
 def content_words(message: str, n: int = 2) -> str:
-    from memory.textindex import tokens
+    from memory.search.textindex import tokens
 
     words = sorted(
         {t for t in tokens(message) if len(t) > 3 and t.isalpha()}, key=lambda w: (-len(w), w)
@@ -80,9 +80,9 @@ def bench_index(repeat: int) -> int:
     from icu4py.breakers import WordBreaker
 
     from memory.contexts import create_context
-    from memory.events import append_event
-    from memory.indexer import drain
     from memory.models import SearchDocument
+    from memory.search.indexer import drain
+    from memory.timeline.events import append_event
 
     rows = load_trajectories()
     context = create_context("bench-search", capacity_tokens=2_000_000_000)
@@ -122,7 +122,7 @@ def bench_index(repeat: int) -> int:
 
 
 def bench_search(context_id: int, runs: int) -> dict[str, list[str]]:
-    from memory.search import search
+    from memory.search.query import search
 
     messages = test_queries()
     sets = {
@@ -150,7 +150,7 @@ def bench_token_table(context_id: int, sets: dict[str, list[str]]) -> None:
     """The alternative storage: one row per (document, token), btree on (context, token)."""
     from django.db import connection
 
-    from memory import textindex
+    from memory.search import textindex
 
     with connection.cursor() as cursor:
         started = time.perf_counter()
@@ -242,8 +242,8 @@ ORDER BY x.n
 
 def seed_graph(frames: int) -> int:
     from memory.contexts import create_context
-    from memory.engine import submit_transaction
-    from memory.events import append_event
+    from memory.timeline.events import append_event
+    from memory.tx.engine import submit_transaction
 
     context = create_context("bench-recall", capacity_tokens=2_000_000_000)
     rng = random.Random(4)
@@ -290,7 +290,7 @@ def bench_recall(context_id: int, frames: int, runs: int) -> None:
     from django.db import connection
 
     from memory.models import Context
-    from memory.recall import recall
+    from memory.recall.graph import recall
 
     context = Context.objects.get(pk=context_id)
     rng = random.Random(7)

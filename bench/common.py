@@ -83,8 +83,8 @@ def describe(name: str, samples_ms: list[float]) -> str:
 
 def prepare_targets(context_id: int, prefix: str, count: int) -> list[tuple[int, int]]:
     """`release-<k>` frames and one long log each; returns (k, log seq) pairs."""
-    from memory.engine import submit_transaction
-    from memory.events import append_event
+    from memory.timeline.events import append_event
+    from memory.tx.engine import submit_transaction
 
     ops = [
         {

@@ -8,7 +8,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from memory.broadcast import group_name
-from memory.queries import context_for_person
+from memory.read.access import context_for_person
 
 
 class ContextConsumer(AsyncJsonWebsocketConsumer):

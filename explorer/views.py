@@ -8,8 +8,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 
-from memory.explorer_reads import context_cards, explorer_snapshot
-from memory.queries import context_for_person, contexts_for_person, person_can_see_all
+from memory.read.access import context_for_person, contexts_for_person, person_can_see_all
+from memory.read.explorer import context_cards, explorer_snapshot
 
 # Only staff people review memory; anyone else is sent to the admin login form.
 staff_required = user_passes_test(person_can_see_all)

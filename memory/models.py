@@ -1,7 +1,7 @@
 """What Morphz stores. Rules live in the `memory` service modules; these classes only store.
 
-Every write goes through one function per verb in `memory.engine`, `memory.events`,
-`memory.evaluation`, `memory.contexts` and `memory.indexer`; nothing else sets these fields.
+Every write goes through one function per verb in `memory.tx.engine`, `memory.timeline.events`,
+`memory.timeline.evaluation`, `memory.contexts` and `memory.search.indexer`; nothing else sets these fields.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from api.serving import OneHopHTTP  # noqa: E402
 from explorer.routing import websocket_urlpatterns  # noqa: E402
-from memory.indexer import start_background_indexer  # noqa: E402
+from memory.search.indexer import start_background_indexer  # noqa: E402
 
 start_background_indexer()
 

@@ -6,8 +6,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from memory.contexts import create_context
-from memory.engine import submit_transaction
-from memory.events import append_event
+from memory.timeline.events import append_event
+from memory.tx.engine import submit_transaction
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from django.db import connection, transaction
 
 from memory.errors import InvalidRequest
 from memory.models import Context, Frame, FrameRevision, Relation
-from memory.reads import Page
+from memory.read.lists import Page
 from memory.versions.points import (
     CONTEXT_AT,
     EVENTS_AT,
@@ -98,7 +98,7 @@ def revisions_as_of(frame: Frame, point: Point) -> list[FrameRevision]:
 
 
 def write_history_as_of(context: Context, frame_id: str, point: Point) -> list[dict[str, Any]]:
-    from memory.history import frame_write_history
+    from memory.read.history import frame_write_history
 
     return [h for h in frame_write_history(context, frame_id) if h["version"] <= point.version]
 
@@ -184,7 +184,7 @@ def _literal_sql(sql: str, params: dict[str, Any]) -> str:
 
 
 def recall_as_of(context: Context, point: Point, **kwargs: Any) -> dict[str, Any]:
-    from memory.recall import recall
+    from memory.recall.graph import recall
 
     if kwargs.get("as_observation"):
         raise InvalidRequest(

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from memory.contexts import create_context, issue_token
-from memory.indexer import drain
+from memory.search.indexer import drain
 from tests.api.live import unthrottled  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("unthrottled")

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from memory.indexer import drain
 from memory.models import Context, Event, Frame, SearchDocument, TransactionRecord
+from memory.search.indexer import drain
 from tests.api.conftest import Api, error_of
 
 

@@ -27,8 +27,8 @@ def test_no_generated_request_gets_a_server_error(live_server: Any, transactiona
     token = issue_token(context).raw
     headers = {"Authorization": f"Bearer {token}"}
     # Something to find: frames, relations, events, an action.
-    from memory.engine import submit_transaction
-    from memory.events import append_event, register_action
+    from memory.timeline.events import append_event, register_action
+    from memory.tx.engine import submit_transaction
 
     append_event(context.pk, kind="tool_result", content="seed log")
     register_action(context.pk, name="deploy")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory.indexer import drain
+from memory.search.indexer import drain
 from tests.api.conftest import Api, error_of
 
 

@@ -242,7 +242,7 @@ class Team:
 @pytest.fixture
 def team(transactional_db: Any, asgi_server: LiveServer) -> Iterator[Team]:
     from memory.contexts import create_context, issue_token
-    from memory.engine import Author, submit_transaction
+    from memory.tx.engine import Author, submit_transaction
 
     context = create_context("team", name="Release team", grace_ticks=8)
     submit_transaction(

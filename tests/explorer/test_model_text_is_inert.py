@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from memory.contexts import create_context
-from memory.engine import Author, submit_transaction
-from memory.events import append_event
-from memory.indexer import drain
+from memory.search.indexer import drain
+from memory.timeline.events import append_event
+from memory.tx.engine import Author, submit_transaction
 from tests.explorer.conftest import ExplorerPage
 
 IMG = '<img src=x onerror="window.pwned=1">'

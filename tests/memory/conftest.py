@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from memory.contexts import create_context
-from memory.engine import submit_transaction
-from memory.evaluation import evaluate
-from memory.events import append_event
 from memory.models import Context, Frame
+from memory.timeline.evaluation import evaluate
+from memory.timeline.events import append_event
+from memory.tx.engine import submit_transaction
 
 
 class Agent:

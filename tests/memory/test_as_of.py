@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from memory import reads
 from memory.contexts import create_context
-from memory.demo import DemoLoader
+from memory.demo.loader import DemoLoader
 from memory.errors import InvalidRequest
 from memory.models import Context
-from memory.reads import frame_view
-from memory.recall import recall
+from memory.read import lists as reads
+from memory.read.lists import frame_view
+from memory.recall.graph import recall
 from memory.versions import asof
 from memory.versions.points import resolve_point
 

@@ -18,8 +18,8 @@ from django.db import connection, transaction
 
 from memory.broadcast import group_name
 from memory.contexts import create_context
-from memory.engine import submit_transaction
 from memory.errors import RuleViolation
+from memory.tx.engine import submit_transaction
 
 
 async def _listen(slug: str) -> str:

@@ -10,9 +10,9 @@ import pytest
 from django.db import connection
 
 from memory.contexts import create_context
-from memory.engine import submit_transaction
 from memory.errors import Conflict, MorphzError
 from memory.models import Context, Frame, FrameRevision, TransactionRecord
+from memory.tx.engine import submit_transaction
 
 
 def run_in_threads(jobs: list[Callable[[], Any]]) -> list[Any]:
@@ -102,7 +102,7 @@ def test_old_base_with_unchanged_references_is_rebased(shared):
 
 
 def test_conflict_on_retired_observation_names_the_event(shared):
-    from memory.events import append_event
+    from memory.timeline.events import append_event
 
     ref = append_event(shared.pk, kind="tool_result", content="log").event.ref
     submit_transaction(shared.pk, text=f"(context-tx (retire {ref}))")

@@ -75,8 +75,8 @@ def test_receipt_reports_released_capacity(release_frame, first_example):
 
 
 def test_json_form_commits_the_same_canonical_text(release_frame, first_example):
-    from memory.engine import submit_transaction
-    from memory.txlang import parse_text
+    from memory.tx.engine import submit_transaction
+    from memory.tx.lang import parse_text
 
     agent = release_frame
     text = first_example.format(base=agent.version)

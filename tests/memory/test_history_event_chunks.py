@@ -6,7 +6,7 @@ import pytest
 
 from memory.contexts import create_context
 from memory.errors import InvalidRequest, NotFound
-from memory.history import read_event_chunk
+from memory.read.history import read_event_chunk
 
 
 def read_all(context, ref, length):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memory.errors import NotFound
-from memory.history import frame_write_history
 from memory.models import TransactionRecord
+from memory.read.history import frame_write_history
 
 
 def test_derive_and_each_revise_with_text_base_and_committed_version(release_frame, first_example):

@@ -9,11 +9,11 @@ import time
 import pytest
 from django.db import connection, transaction
 
-from memory import indexer
 from memory.contexts import create_context
-from memory.engine import submit_transaction
 from memory.models import Frame
-from memory.search import search
+from memory.search import indexer
+from memory.search.query import search
+from memory.tx.engine import submit_transaction
 
 
 def refs(context, query: str) -> list[str]:

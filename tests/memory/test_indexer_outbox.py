@@ -10,13 +10,13 @@ import pytest
 from django.core.management import call_command
 from django.db import connection, transaction
 
-from memory import indexer
 from memory.contexts import create_context
-from memory.engine import submit_transaction
 from memory.errors import RuleViolation
-from memory.events import append_event
 from memory.models import Frame, IndexIntent, SearchDocument
-from memory.search import search
+from memory.search import indexer
+from memory.search.query import search
+from memory.timeline.events import append_event
+from memory.tx.engine import submit_transaction
 
 QUERIES = ["发布", "api", "passed", "release", "ship", "packaging", "test_0007"]
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from memory import indexer
 from memory.contexts import create_context
-from memory.events import append_event
 from memory.models import IndexIntent, SearchDocument
-from memory.search import search
+from memory.search import indexer
+from memory.search.query import search
+from memory.timeline.events import append_event
 from morphz.devserver import database_url
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memory.errors import MaintenanceRequired
-from memory.events import register_action
 from memory.pressure import pressure_state
+from memory.timeline.events import register_action
 
 
 class Ctx:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory.models import Event, Frame
-from memory.recall import recall
+from memory.recall.graph import recall
 
 CASES = """(context-tx
   (derive release-case-a (from {log_a}) (layout single-package) (test "npm test")

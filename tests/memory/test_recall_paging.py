@@ -6,9 +6,9 @@ import pytest
 from django.core import signing
 
 from memory.contexts import create_context
-from memory.engine import submit_transaction
 from memory.errors import InvalidRequest, NotFound, StaleCursor, StaleView
-from memory.recall import recall
+from memory.recall.graph import recall
+from memory.tx.engine import submit_transaction
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 from django.db import connection, transaction
 
 from memory.contexts import create_context
-from memory.engine import submit_transaction
-from memory.recall import recall
+from memory.recall.graph import recall
+from memory.tx.engine import submit_transaction
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memory.evaluation import expire_retirement
 from memory.models import RetirementRequest
+from memory.timeline.evaluation import expire_retirement
 
 
 @pytest.fixture

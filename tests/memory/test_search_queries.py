@@ -8,9 +8,9 @@ import pytest
 
 from memory.contexts import create_context
 from memory.errors import InvalidRequest
-from memory.indexer import drain
 from memory.models import Event
-from memory.search import search
+from memory.search.indexer import drain
+from memory.search.query import search
 
 
 def refs(result):

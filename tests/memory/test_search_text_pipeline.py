@@ -6,7 +6,7 @@ import random
 
 from django.db import connection
 
-from memory.textindex import (
+from memory.search.textindex import (
     icu_tokens,
     normalise,
     snippet,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory.txapply import (
+from memory.tx.apply import (
     EventState,
     FrameState,
     RelationKey,
@@ -11,7 +11,7 @@ from memory.txapply import (
     find_conflicts,
     referenced_items,
 )
-from memory.txlang import parse_text
+from memory.tx.lang import parse_text
 
 
 def frame(frame_id: str, status: str = "active", **kw) -> FrameState:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from memory.txlang import (
+from memory.tx.lang import (
     EVENT_REF_RE,
     FRAME_ID_RE,
     MAX_BASE_VERSION,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memory.txlang import MAX_BODY_DEPTH, TxError, TxParseError, parse_text
+from memory.tx.lang import MAX_BODY_DEPTH, TxError, TxParseError, parse_text
 
 RELEASE_EXAMPLE = """(context-tx
   (base-version 12)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memory.txlang import TxValidationError, canonicalize, parse_text, to_text
+from memory.tx.lang import TxValidationError, canonicalize, parse_text, to_text
 
 from .test_txlang_parse import PROCEDURE_EXAMPLE, RELEASE_EXAMPLE
 

@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory.txlang import (
+from memory.tx.lang import (
     MAX_BASE_VERSION,
     MAX_BODY_DEPTH,
     OPERATIONS,

@@ -5,7 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from memory.demo import DEMO_SLUG, load_demo
+from memory.demo.loader import DEMO_SLUG, load_demo
 from morphz.config import data_dir
 
 

@@ -9,8 +9,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from memory.indexer import count_facts, rebuild
 from memory.models import Context
+from memory.search.indexer import count_facts, rebuild
 
 
 class Command(BaseCommand):

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from memory.indexer import DEFAULT_BATCH, DEFAULT_POLL_SECONDS, drain, run_forever
+from memory.search.indexer import DEFAULT_BATCH, DEFAULT_POLL_SECONDS, drain, run_forever
 
 
 class Command(BaseCommand):

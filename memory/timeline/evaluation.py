@@ -9,14 +9,14 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from memory.broadcast import broadcast_after_commit
-from memory.compile import compile_active_context
 from memory.errors import Conflict, ContextFrozen, InvalidRequest
-from memory.events import check_thread
-from memory.gate import context_gate
 from memory.kinds import EXTERNAL_FACT_KINDS, RETIRED, RETIRING
+from memory.locking import context_gate
 from memory.models import Context, Evaluation, Event, Frame, IndexIntent, RetirementRequest
 from memory.pressure import pressure_state
-from memory.retirement import expiry_applies
+from memory.timeline.compile import compile_active_context
+from memory.timeline.events import check_thread
+from memory.tx.retirement import expiry_applies
 
 
 def evaluate(

@@ -40,10 +40,10 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import Count, Min
 from django.utils import timezone
 
-from memory import textindex
-from memory.history import event_status
 from memory.kinds import TRANSACTION
 from memory.models import Context, Event, Frame, FrameRevision, IndexIntent
+from memory.read.history import event_status
+from memory.search import textindex
 
 log = logging.getLogger(__name__)
 

@@ -24,8 +24,8 @@ from typing import Any
 from django.db.models.functions import Length, Substr
 
 from memory.errors import InvalidRequest, NotFound
-from memory.events import EVENT_REF_RE
 from memory.models import Context, Event, Frame, FrameRevision
+from memory.timeline.events import EVENT_REF_RE
 
 DEFAULT_CHUNK = 65_536
 MAX_CHUNK = 1_048_576

@@ -16,7 +16,7 @@ from django.db.models.functions import Left
 from memory.kinds import RETIRING
 from memory.models import Context, Event, Frame, Relation, TransactionRecord
 from memory.pressure import pressure_state
-from memory.reads import frame_view
+from memory.read.lists import frame_view
 
 PREVIEW_CHARS = 240
 RECENT_EVENTS = 60

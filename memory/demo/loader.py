@@ -20,10 +20,10 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from memory.contexts import create_context, issue_token
-from memory.engine import Author, submit_transaction
-from memory.evaluation import evaluate
-from memory.events import append_event, register_action
 from memory.models import Context
+from memory.timeline.evaluation import evaluate
+from memory.timeline.events import append_event, register_action
+from memory.tx.engine import Author, submit_transaction
 
 DEMO_SLUG = "demo"
 DEMO_USER = "demo"

@@ -17,7 +17,6 @@ from django.utils import timezone
 
 from memory.broadcast import broadcast_after_commit
 from memory.errors import Conflict, InvalidRequest, MaintenanceRequired, RuleViolation
-from memory.gate import context_gate
 from memory.kinds import (
     ACTION,
     APPENDABLE_KINDS,
@@ -28,10 +27,11 @@ from memory.kinds import (
     REQUEST_OPEN,
     USER_MESSAGE,
 )
+from memory.locking import context_gate
 from memory.models import Event
 from memory.pressure import pressure_state
 from memory.tokens import estimate_tokens
-from memory.txstore import LockedContext, lock_context
+from memory.tx.store import LockedContext, lock_context
 
 THREAD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$")
 EVENT_REF_RE = re.compile(r"^@e([1-9][0-9]{0,17})$")

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from memory.kinds import ACTIVE, REQUEST_OPEN, RETIRED, RETIRING
-from memory.retirement import due_tick_for
 from memory.tokens import estimate_frame_tokens
+from memory.tx.retirement import due_tick_for
 
 SUPERSEDES = "supersedes"
 

@@ -12,8 +12,8 @@ from typing import Any
 from memory.kinds import ACTION, REQUEST_OPEN, RETIRED, USER_MESSAGE
 from memory.models import Context, Event, Frame, Relation
 from memory.pressure import pressure_state
-from memory.retirement import window_view
 from memory.tokens import estimate_tokens
+from memory.tx.retirement import window_view
 
 PREVIEW_CHARS = 200
 

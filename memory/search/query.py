@@ -3,7 +3,7 @@
     search(context, q, *, type=None, status=None, kind=None, thread=None, since=None,
            until=None, limit=20) -> {hits, lag, query}
 
-- `q` goes through the same pipeline as the indexed text (`memory.textindex`: NFKC, case
+- `q` goes through the same pipeline as the indexed text (`memory.search.textindex`: NFKC, case
   folding, ICU word segmentation); every query token must occur in a hit (AND).
 - Filters: `type` ``frame`` | ``event``; `status` ``active`` | ``retiring`` | ``retired``
   (frames) or ``active`` | ``retired`` | ``recorded`` (events; ``recorded`` = not an
@@ -38,13 +38,13 @@ from typing import Any
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
-from memory import textindex
 from memory.errors import InvalidRequest
-from memory.events import THREAD_RE
-from memory.history import resolve_context
-from memory.indexer import index_lag
 from memory.kinds import EVENT_KINDS, FRAME_STATUSES
 from memory.models import Context
+from memory.read.history import resolve_context
+from memory.search import textindex
+from memory.search.indexer import index_lag
+from memory.timeline.events import THREAD_RE
 
 MAX_QUERY_CHARS = 1000
 MAX_QUERY_TOKENS = 32

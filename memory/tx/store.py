@@ -2,7 +2,7 @@
 
 The commit path is the hottest in Morphz (issue 3 targets a p50 near hand-written SQL), so
 the engine's loads and writes go through this module instead of the ORM. It decides
-nothing: `memory.txapply` does. Every function expects the caller to hold the context row
+nothing: `memory.tx.apply` does. Every function expects the caller to hold the context row
 lock (`lock_context`) inside one database transaction.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
-from memory.txapply import (
+from memory.tx.apply import (
     SUPERSEDES,
     ApplyOutcome,
     EventState,
@@ -99,7 +99,7 @@ def _frame_from_row(row: tuple[Any, ...]) -> FrameState:
 
 
 class SqlLoader:
-    """`StateLoader` over one context, for `memory.txapply`."""
+    """`StateLoader` over one context, for `memory.tx.apply`."""
 
     def __init__(self, context_id: int) -> None:
         self.context_id = context_id

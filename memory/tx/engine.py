@@ -1,7 +1,7 @@
 """The transaction engine: validate, apply and commit context transactions (R9–R20).
 
 `submit_transaction` is the one way memory changes. Commits of one context are serialised
-by the context row lock (`SELECT ... FOR UPDATE`); rules are decided in `memory.txapply`.
+by the context row lock (`SELECT ... FOR UPDATE`); rules are decided in `memory.tx.apply`.
 """
 
 from __future__ import annotations
@@ -11,16 +11,16 @@ from typing import Any
 
 from django.db import transaction
 
-from memory import txlang
 from memory.broadcast import broadcast_after_commit
 from memory.errors import Conflict, InvalidRequest, MorphzError, ParseError, RuleViolation
-from memory.events import check_thread
-from memory.gate import context_gate
 from memory.kinds import REJECTED
+from memory.locking import context_gate
 from memory.models import Context, Evaluation, TransactionRecord
 from memory.pressure import PressureState, pressure_state
-from memory.txapply import ApplyOutcome, TransactionApplier, find_conflicts, referenced_items
-from memory.txstore import SqlLoader, lock_context, write_commit
+from memory.timeline.events import check_thread
+from memory.tx import lang as txlang
+from memory.tx.apply import ApplyOutcome, TransactionApplier, find_conflicts, referenced_items
+from memory.tx.store import SqlLoader, lock_context, write_commit
 
 MAX_OPS = 500
 

@@ -16,7 +16,7 @@ from django.db.models.functions import Left
 
 from memory.kinds import OBSERVATION_KINDS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
-from memory.retirement import window_view
+from memory.tx.retirement import window_view
 
 T = TypeVar("T")
 

@@ -55,9 +55,9 @@ from django.core import signing
 from django.db import DatabaseError, connection, transaction
 
 from memory.errors import InvalidRequest, NotFound, StaleCursor, StaleView
-from memory.events import EVENT_REF_RE, append_recall_result, check_thread
-from memory.history import event_status, resolve_context
 from memory.models import Context, Evaluation, Event, Frame
+from memory.read.history import event_status, resolve_context
+from memory.timeline.events import EVENT_REF_RE, append_recall_result, check_thread
 
 DIRECTIONS = ("ancestors", "descendants", "both")
 MAX_DEPTH = 4

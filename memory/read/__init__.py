@@ -1,0 +1,1 @@
+"""Read-only views of the persistent state: lists, history chunks, the explorer snapshot."""

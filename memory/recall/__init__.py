@@ -1,0 +1,1 @@
+"""Graph recall along the cognitive graph (R27–R30)."""
