@@ -20,6 +20,7 @@ urlpatterns = [
         name="api-evaluation",
     ),
     path(CONTEXT + "forks/", views_history.ForkView.as_view(), name="api-forks"),
+    path(CONTEXT + "diff/", views_history.DiffView.as_view(), name="api-diff"),
     path(
         CONTEXT + "transactions/",
         views_memory.TransactionView.as_view(),

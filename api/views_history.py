@@ -30,6 +30,7 @@ from memory.read.lists import frame_view
 from memory.tx.lang import FRAME_ID_RE
 from memory.versions import asof
 from memory.versions.audit import evaluation_summary, get_evaluation, list_evaluations
+from memory.versions.diff import diff
 from memory.versions.forks import fork_context
 from memory.versions.points import Point, resolve_point
 
@@ -73,6 +74,22 @@ class EvaluationListQuery(StrictSerializer):
     limit = limit_field(50, 200)
 
 
+class DiffQuery(StrictSerializer):
+    to = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=MAX_VERSION,
+        help_text="the later version (default: now)",
+    )
+
+
+# `from` is a Python keyword: declared after the class.
+DiffQuery._declared_fields["from"] = serializers.IntegerField(
+    min_value=0, max_value=MAX_VERSION, help_text="the earlier version"
+)
+
+
 # -- output --------------------------------------------------------------------------------
 
 
@@ -111,6 +128,22 @@ class EvaluationSummarySerializer(serializers.Serializer):
 class EvaluationListSerializer(serializers.Serializer):
     evaluations = EvaluationSummarySerializer(many=True)
     next_cursor = serializers.CharField(allow_null=True)
+
+
+class DiffSerializer(serializers.Serializer):
+    from_version = serializers.IntegerField()
+    to_version = serializers.IntegerField()
+    from_tick = serializers.IntegerField()
+    to_tick = serializers.IntegerField()
+    frames = serializers.JSONField(
+        help_text="`{derived, revised (before/after bodies), retiring, retired, restored, "
+        "protected, unprotected}`"
+    )
+    relations = serializers.JSONField(help_text="`{added, removed}`")
+    events = serializers.JSONField(help_text="`{appended, retired, restored}`")
+    transactions = serializers.ListField(
+        child=serializers.JSONField(), help_text="committed in the range, with their reasons"
+    )
 
 
 class EvaluationDetailSerializer(EvaluationSummarySerializer):
@@ -225,3 +258,23 @@ class EvaluationDetailView(ContextAPIView):
             raise not_found(f"evaluation {evaluation_id}")
         data: dict[str, Any] = get_evaluation(self.ctx, evaluation_id)
         return Response(data)
+
+
+class DiffView(ContextAPIView):
+    @extend_schema(
+        tags=["history"],
+        operation_id="diff",
+        summary="What changed between two versions",
+        description="Frames derived, revised (both bodies), retiring, retired, restored, "
+        "protected; relations added and removed; events appended, retired and restored; the "
+        "committed transactions in between with their reasons. Both ends are the end of "
+        "their version (see docs/history.md).",
+        parameters=[
+            OpenApiParameter("from", int, OpenApiParameter.QUERY, required=True),
+            OpenApiParameter("to", int, OpenApiParameter.QUERY, required=False),
+        ],
+        responses=responses({200: DiffSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        query = query_data(DiffQuery, request.query_params)
+        return Response(diff(self.ctx, query["from"], query.get("to")))

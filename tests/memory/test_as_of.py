@@ -15,6 +15,7 @@ from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.recall.graph import recall
 from memory.versions import asof
+from memory.versions.diff import diff
 from memory.versions.points import resolve_point
 
 RECALL_ROOTS = ("release", "release-web", "release-procedure", "test-result")
@@ -147,3 +148,69 @@ def test_recall_as_of_cannot_append(story: SnapshotLoader) -> None:
     point = resolve_point(story.context, 20)
     with pytest.raises(InvalidRequest):
         asof.recall_as_of(story.context, point, frame_id="release", as_observation=True)
+
+
+def test_diff_of_the_first_example_names_exactly_its_changes(story: SnapshotLoader) -> None:
+    change = diff(story.context, 12, 13)
+    frames = change["frames"]
+    assert [f["id"] for f in frames["derived"]] == ["test-result"]
+    assert frames["derived"][0]["body"] == {"tests": "passed"}
+    assert frames["revised"] == [
+        {
+            "id": "release",
+            "from_revision": 1,
+            "to_revision": 2,
+            "before": {"goal": "ship-v1", "stage": "waiting-for-tests"},
+            "after": {"goal": "ship-v1", "stage": "packaging"},
+        }
+    ]
+    assert not any(frames[k] for k in ("retiring", "retired", "restored", "protected"))
+    assert change["relations"] == {
+        "added": [
+            {"subject": "test-result", "name": "supports", "object": "release", "version": 13}
+        ],
+        "removed": [],
+    }
+    assert change["events"]["retired"] == [{"ref": "@e42"}]
+    assert change["events"]["restored"] == []
+    assert change["events"]["appended"][0]["ref"] == "@e43"
+    assert change["events"]["appended"][0]["kind"] == "transaction"
+    [tx] = change["transactions"]
+    assert (tx["version"], tx["base_version"], tx["reason"]) == (
+        13,
+        12,
+        "测试结果已吸收，继续准备发布",
+    )
+
+
+def test_diff_of_the_induction_names_exactly_its_changes(story: SnapshotLoader) -> None:
+    change = diff(story.context, 42, 43)
+    frames = change["frames"]
+    assert [f["id"] for f in frames["derived"]] == ["release-procedure"]
+    assert frames["revised"] == []
+    assert frames["retired"] == [
+        {"id": "release-case-a", "before": "active", "after": "retired"},
+        {"id": "release-case-b", "before": "active", "after": "retired"},
+    ]
+    assert sorted((r["subject"], r["name"], r["object"]) for r in change["relations"]["added"]) == [
+        ("release-procedure", "supersedes", "release-case-a"),
+        ("release-procedure", "supersedes", "release-case-b"),
+    ]
+    assert change["relations"]["removed"] == []
+    assert change["events"]["retired"] == []
+    assert [t["reason"] for t in change["transactions"]] == ["将两次发布经验归纳为可复用流程"]
+
+
+def test_diff_over_the_whole_story_and_its_errors(story: SnapshotLoader) -> None:
+    context = story.context
+    whole = diff(context, 0)
+    assert whole["to_version"] == context.version
+    assert len(whole["transactions"]) == context.version
+    # @e1 came during version 0: the end of version 0 has it already
+    assert resolve_point(context, 0).last_seq == 1
+    assert len(whole["events"]["appended"]) == context.last_seq - 1
+    assert diff(context, 5, 5)["transactions"] == []
+    with pytest.raises(InvalidRequest):
+        diff(context, 13, 12)
+    with pytest.raises(InvalidRequest):
+        diff(context, 0, context.version + 1)
