@@ -11,6 +11,7 @@ from django.db import connection
 
 from memory.contexts import create_context
 from memory.demo.loader import DemoLoader
+from memory.errors import MorphzError
 from memory.models import Context
 from memory.versions.replay import verify_context
 from tests.memory.conftest import Agent
@@ -34,14 +35,18 @@ def test_the_demo_story_verifies(demo: Context) -> None:
 @pytest.mark.parametrize(
     ("sql", "where"),
     [
-        ("UPDATE memory_frame SET body = '{\"goal\": \"other\"}' WHERE frame_id = 'release'",
-         "frames.release.body"),
-        ("UPDATE memory_frame SET status = 'active', retire_due_tick = NULL "
-         "WHERE frame_id = 'release-case-a'", "frames.release-case-a.status"),
+        (
+            "UPDATE memory_frame SET body = '{\"goal\": \"other\"}' WHERE frame_id = 'release'",
+            "frames.release.body",
+        ),
+        (
+            "UPDATE memory_frame SET status = 'active', retire_due_tick = NULL "
+            "WHERE frame_id = 'release-case-a'",
+            "frames.release-case-a.status",
+        ),
         ("UPDATE memory_event SET active = true WHERE seq = 42", "events.42"),
         ("UPDATE memory_context SET used_tokens = used_tokens + 1", "counters.used_tokens"),
-        ("UPDATE memory_relation SET removed_version = 50 WHERE name = 'supersedes'",
-         "relations"),
+        ("UPDATE memory_relation SET removed_version = 50 WHERE name = 'supersedes'", "relations"),
     ],
 )
 def test_a_state_the_history_does_not_explain_is_reported(
@@ -73,6 +78,6 @@ def test_threads_continuations_and_successors_verify(release_frame: Agent) -> No
     )
     agent.commit("(context-tx (retire note))")
     agent.advance_ticks(9)  # note expires
-    with pytest.raises(Exception):
+    with pytest.raises(MorphzError):
         agent.commit("(context-tx (revise nothing (a b)))")
     assert verify_context(agent.refresh()) == []

@@ -5,6 +5,7 @@ rebuilt from the history equals the stored state."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from typing import Any
 
@@ -29,9 +30,7 @@ THREADS = ["main", "side"]
 class History(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.context = create_context(
-            f"prop-{next(_names)}", grace_ticks=2, capacity_tokens=400
-        )
+        self.context = create_context(f"prop-{next(_names)}", grace_ticks=2, capacity_tokens=400)
         self.pk = self.context.pk
 
     # -- helpers ---------------------------------------------------------------------------
@@ -45,10 +44,9 @@ class History(RuleBasedStateMachine):
         return list(Frame.objects.filter(context_id=self.pk).values_list("frame_id", flat=True))
 
     def _commit(self, ops: str) -> None:
-        try:
+        # a rejected transaction is history too; it must change nothing
+        with contextlib.suppress(MorphzError):
             submit_transaction(self.pk, text=f'(context-tx (reason "p") {ops})')
-        except MorphzError:
-            pass  # a rejected transaction is history too; it must change nothing
 
     # -- rules -----------------------------------------------------------------------------
 
@@ -69,10 +67,8 @@ class History(RuleBasedStateMachine):
 
     @rule(name=st.sampled_from(["deploy", "build"]))
     def action(self, name: str) -> None:
-        try:
+        with contextlib.suppress(MorphzError):  # refused in maintenance
             register_action(self.pk, name=name, arguments={"n": 1})
-        except MorphzError:
-            pass  # maintenance
 
     @rule(thread=st.sampled_from([None, "main", "side"]), continuation=st.booleans())
     def evaluate(self, thread: str | None, continuation: bool) -> None:
@@ -85,8 +81,17 @@ class History(RuleBasedStateMachine):
         refs = frames + [f"@e{s}" for s in events]
         op = data.draw(
             st.sampled_from(
-                ["derive", "revise", "relate", "unrelate", "retire", "restore", "protect",
-                 "unprotect", "successor"]
+                [
+                    "derive",
+                    "revise",
+                    "relate",
+                    "unrelate",
+                    "retire",
+                    "restore",
+                    "protect",
+                    "unprotect",
+                    "successor",
+                ]
             )
         )
         fid = data.draw(st.sampled_from(FRAME_IDS))
