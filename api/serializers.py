@@ -113,6 +113,11 @@ class EvaluationIn(StrictSerializer):
         default=False,
         help_text="a model continuation: claims nothing and never advances the tick",
     )
+    include_instructions = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="put the model protocol's instructions ahead of the compiled text",
+    )
 
 
 class TransactionIn(StrictSerializer):
@@ -270,3 +275,38 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
         serializer.initial_data = data
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
+
+
+class ToolCallIn(StrictSerializer):
+    id = StrictCharField(required=False, allow_null=True, max_length=200)
+    name = StrictCharField(max_length=200)
+    arguments = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text="an object, or its JSON text (as OpenAI sends it)",
+    )
+
+
+class ReplyIn(StrictSerializer):
+    """A model reply, provider-neutral: text, tool calls, requests it delivers."""
+
+    text = StrictCharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        max_length=1_000_000,
+        help_text="reply text; may hold a (context-tx ...) form, bare or fenced, and "
+        "(delivers @e17)",
+    )
+    tool_calls = ToolCallIn(many=True, required=False)
+    delivers = serializers.ListField(
+        child=StrictCharField(max_length=40), required=False, max_length=100
+    )
+    thread = thread_field()
+    evaluation = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=MAX_INT,
+        help_text="id of the evaluation the reply answers",
+    )

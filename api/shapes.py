@@ -45,6 +45,7 @@ class ContextSettingsSerializer(serializers.Serializer):
     pressure_percent = serializers.IntegerField()
     maintenance_percent = serializers.IntegerField()
     maintenance_exit_percent = serializers.IntegerField()
+    observation_budget_tokens = serializers.IntegerField()
 
 
 class ContextSerializer(serializers.Serializer):
@@ -74,6 +75,7 @@ def present_context(context: Context) -> dict[str, Any]:
             "pressure_percent": context.pressure_percent,
             "maintenance_percent": context.maintenance_percent,
             "maintenance_exit_percent": context.maintenance_exit_percent,
+            "observation_budget_tokens": context.observation_budget_tokens,
         },
         "pressure": pressure_state(context).as_dict(),
         "frozen": context.frozen,
@@ -339,6 +341,9 @@ class EvaluationSerializer(serializers.Serializer):
     )
     text = serializers.CharField(help_text="the active context rendered for a prompt")
     tokens = serializers.JSONField()
+    instructions = serializers.CharField(
+        required=False, help_text="the model protocol's instructions, when asked for"
+    )
 
 
 class RecallSerializer(serializers.Serializer):

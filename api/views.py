@@ -215,6 +215,7 @@ class EvaluationView(ContextAPIView):
             thread=data.get("thread"),
             idempotency_key=idempotency_key(request, data.get("idempotency_key")),
             continuation=data["continuation"],
+            include_instructions=data["include_instructions"],
         )
         return Response(result, status=201)
 

@@ -50,6 +50,7 @@ class ContextForm(forms.ModelForm):
             "pressure_percent",
             "maintenance_percent",
             "maintenance_exit_percent",
+            "observation_budget_tokens",
         )
 
     def clean(self) -> dict[str, Any]:
@@ -61,6 +62,7 @@ class ContextForm(forms.ModelForm):
                 pressure_percent=data.get("pressure_percent", 70),
                 maintenance_percent=data.get("maintenance_percent", 90),
                 maintenance_exit_percent=data.get("maintenance_exit_percent", 80),
+                observation_budget_tokens=data.get("observation_budget_tokens", 2000),
             )
         except contexts.InvalidRequest as exc:
             raise forms.ValidationError(exc.message) from None
@@ -101,6 +103,7 @@ class ContextAdmin(admin.ModelAdmin):
         "pressure_percent",
         "maintenance_percent",
         "maintenance_exit_percent",
+        "observation_budget_tokens",
         *readonly_fields,
     )
     inlines = [ApiTokenInline]
@@ -167,6 +170,7 @@ class ContextAdmin(admin.ModelAdmin):
                 pressure_percent=obj.pressure_percent,
                 maintenance_percent=obj.maintenance_percent,
                 maintenance_exit_percent=obj.maintenance_exit_percent,
+                observation_budget_tokens=obj.observation_budget_tokens,
             )
         obj.pk = saved.pk
 

@@ -44,7 +44,10 @@ def validate_settings(
     pressure_percent: int,
     maintenance_percent: int,
     maintenance_exit_percent: int,
+    observation_budget_tokens: int = 2000,
 ) -> None:
+    if observation_budget_tokens < 200:
+        raise InvalidRequest("observation_budget_tokens must be at least 200")
     if grace_ticks < 0:
         raise InvalidRequest("grace_ticks must be 0 or more")
     if capacity_tokens < 1:
@@ -65,6 +68,7 @@ def create_context(
     pressure_percent: int = 70,
     maintenance_percent: int = 90,
     maintenance_exit_percent: int = 80,
+    observation_budget_tokens: int = 2000,
 ) -> Context:
     from django.conf import settings
     from django.core.validators import validate_slug
@@ -82,6 +86,7 @@ def create_context(
         pressure_percent=pressure_percent,
         maintenance_percent=maintenance_percent,
         maintenance_exit_percent=maintenance_exit_percent,
+        observation_budget_tokens=observation_budget_tokens,
     )
     try:
         with transaction.atomic():
@@ -93,6 +98,7 @@ def create_context(
                 pressure_percent=pressure_percent,
                 maintenance_percent=maintenance_percent,
                 maintenance_exit_percent=maintenance_exit_percent,
+                observation_budget_tokens=observation_budget_tokens,
             )
     except IntegrityError:
         raise InvalidRequest(
@@ -115,6 +121,7 @@ def update_context_settings(context_id: int, **changes: int | str) -> Context:
         "pressure_percent",
         "maintenance_percent",
         "maintenance_exit_percent",
+        "observation_budget_tokens",
     }
     unknown = set(changes) - allowed
     if unknown:
@@ -127,6 +134,7 @@ def update_context_settings(context_id: int, **changes: int | str) -> Context:
         pressure_percent=context.pressure_percent,
         maintenance_percent=context.maintenance_percent,
         maintenance_exit_percent=context.maintenance_exit_percent,
+        observation_budget_tokens=context.observation_budget_tokens,
     )
     context.in_maintenance = pressure_state(context).in_maintenance
     context.save()

@@ -43,6 +43,8 @@ class Context(models.Model):
     pressure_percent = models.PositiveSmallIntegerField(default=70)
     maintenance_percent = models.PositiveSmallIntegerField(default=90)
     maintenance_exit_percent = models.PositiveSmallIntegerField(default=80)
+    # Per-item budget of one observation in the model input (R47); larger ones are previewed.
+    observation_budget_tokens = models.PositiveIntegerField(default=2000)
     used_tokens = models.BigIntegerField(default=0)
     in_maintenance = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -63,6 +65,10 @@ class Context(models.Model):
             models.CheckConstraint(condition=Q(last_seq__gte=0), name="context_seq_nonneg"),
             models.CheckConstraint(condition=Q(capacity_tokens__gt=0), name="context_capacity_pos"),
             models.CheckConstraint(condition=Q(used_tokens__gte=0), name="context_used_nonneg"),
+            models.CheckConstraint(
+                condition=Q(observation_budget_tokens__gte=200),
+                name="context_observation_budget_min",
+            ),
             models.CheckConstraint(
                 condition=Q(pressure_percent__gt=0)
                 & Q(pressure_percent__lte=models.F("maintenance_percent"))

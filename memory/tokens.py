@@ -39,3 +39,43 @@ def estimate_frame_tokens(frame_id: str, body: Any, sources: list[str]) -> int:
         + estimate_tokens(rendered)
         + 4
     )
+
+
+# Per-item observation budget (R47): what one observation may cost in the model input.
+DEFAULT_OBSERVATION_BUDGET = 2000
+ITEM_OVERHEAD = 4  # the item's header line
+
+
+def _cost(ch: str) -> float:
+    return 1.0 if _is_wide(ch) else 0.25
+
+
+def fit_prefix(text: str, tokens: int) -> int:
+    """How many leading characters of `text` fit in `tokens` (by `estimate_tokens`' rule)."""
+    if text.isascii():
+        return min(len(text), max(0, tokens) * 4)
+    spent = 0.0
+    for index, ch in enumerate(text):
+        spent += _cost(ch)
+        if spent > tokens:
+            return index
+    return len(text)
+
+
+def fit_suffix(text: str, tokens: int) -> int:
+    """How many trailing characters of `text` fit in `tokens`."""
+    if text.isascii():
+        return min(len(text), max(0, tokens) * 4)
+    spent = 0.0
+    for count, ch in enumerate(reversed(text)):
+        spent += _cost(ch)
+        if spent > tokens:
+            return count
+    return len(text)
+
+
+def observation_tokens(content: str, budget: int) -> int:
+    """What an observation costs in the model input: its estimate, or the budget when it
+    enters as a preview (compile builds the preview to fit the budget)."""
+    full = estimate_tokens(content) + ITEM_OVERHEAD
+    return full if full <= budget else budget

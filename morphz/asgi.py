@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "morphz.settings")
 
@@ -26,9 +27,23 @@ from memory.search.indexer import start_background_indexer  # noqa: E402
 
 start_background_indexer()
 
+from api.mcp_http import McpApp  # noqa: E402
+
+http_app = OneHopHTTP(django_http_app)
+# MCP over streamable HTTP at /mcp/ (R48): same per-context bearer tokens as the REST API.
+mcp_app = McpApp(django_http_app)
+
+
+async def http_with_mcp(scope: Any, receive: Any, send: Any) -> None:
+    if scope["path"] == "/mcp" or scope["path"].startswith("/mcp/"):
+        await mcp_app(scope, receive, send)
+    else:
+        await http_app(scope, receive, send)
+
+
 application = ProtocolTypeRouter(
     {
-        "http": OneHopHTTP(django_http_app),
+        "http": http_with_mcp,
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

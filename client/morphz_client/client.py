@@ -217,8 +217,14 @@ class MorphzClient:
         thread: str | None = None,
         idempotency_key: str | None = None,
         continuation: bool = False,
+        include_instructions: bool = False,
     ) -> Evaluation:
-        body = _body(thread=thread, idempotency_key=idempotency_key, continuation=continuation)
+        body = _body(
+            thread=thread,
+            idempotency_key=idempotency_key,
+            continuation=continuation,
+            include_instructions=include_instructions or None,
+        )
         return cast(Evaluation, self._request("POST", self._ctx("evaluations/"), json=body))
 
     def submit(
@@ -370,6 +376,35 @@ class MorphzClient:
             limit=limit,
         )
         return cast(SearchResult, self._request("GET", self._ctx("search/"), params=params))
+
+    # -- agents: the model protocol and model replies ------------------------------------
+
+    def protocol(self) -> dict[str, Any]:
+        """The model protocol with this context's settings (`version`, `instructions`,
+        `tools` in the `openai` and `anthropic` shapes). `morphz_client.protocol` has the
+        same offline, with default settings."""
+        return cast(dict[str, Any], self._request("GET", self._ctx("protocol/")))
+
+    def take_apart(
+        self,
+        text: str = "",
+        tool_calls: list[dict[str, Any]] | None = None,
+        *,
+        delivers: list[str] | None = None,
+        thread: str | None = None,
+        evaluation: int | None = None,
+    ) -> dict[str, Any]:
+        """Send a model reply to be taken apart: transactions commit, memory reads run,
+        other tool calls are registered as actions, the text is recorded. Returns each
+        part's outcome and `feedback`, the text the model should read next."""
+        body = _body(
+            text=text,
+            tool_calls=tool_calls,
+            delivers=delivers,
+            thread=thread,
+            evaluation=evaluation,
+        )
+        return cast(dict[str, Any], self._request("POST", self._ctx("replies/"), json=body))
 
     # -- history: forks, freezing, evaluations, diff --------------------------------------
 

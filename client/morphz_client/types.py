@@ -24,6 +24,7 @@ class ContextSettings(TypedDict):
     pressure_percent: int
     maintenance_percent: int
     maintenance_exit_percent: int
+    observation_budget_tokens: int
 
 
 class ForkedFrom(TypedDict):

@@ -9,13 +9,65 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.db.models.functions import Right, Substr
+
 from memory.kinds import ACTION, REQUEST_OPEN, RETIRED, USER_MESSAGE
 from memory.models import Context, Event, Frame, Relation
 from memory.pressure import pressure_state
-from memory.tokens import estimate_tokens
+from memory.tokens import (
+    ITEM_OVERHEAD,
+    estimate_tokens,
+    fit_prefix,
+    fit_suffix,
+)
 from memory.tx.retirement import window_view
 
 PREVIEW_CHARS = 200
+# Of an observation's budget, what its head and its tail may take in a preview; the rest is
+# the item header and the note saying how to read what is not shown.
+HEAD_SHARE, TAIL_SHARE, NOTE_TOKENS = 0.6, 0.25, 60
+
+
+def chunk_chars(budget: int) -> int:
+    """A chunk length (characters) to suggest for reading a large event: plain text of this
+    length fits one observation's budget."""
+    return max(256, (budget - NOTE_TOKENS - ITEM_OVERHEAD) * 3)
+
+
+def bounded_content(
+    ref: str, head: str, tail: str, size: int, budget: int
+) -> tuple[str, dict[str, Any] | None]:
+    """The observation's text as it enters the model input (R47).
+
+    `head` is the text's beginning (the whole text when it is short), `tail` its end and
+    `size` its length in characters. A text over `budget` tokens becomes its head and its
+    tail around a note giving the ref, the size and how to read the rest by chunks.
+    Returns the text and, for a preview, what it shows."""
+    if len(head) >= size and estimate_tokens(head) + ITEM_OVERHEAD <= budget:
+        return head, None
+    room = budget - ITEM_OVERHEAD - NOTE_TOKENS
+    head_len = fit_prefix(head, int(room * HEAD_SHARE))
+    # Cut at line ends when a line end is near, so the preview shows whole lines.
+    newline = head.rfind("\n", 0, head_len)
+    if newline >= head_len * 3 // 4:
+        head_len = newline + 1
+    tail_len = min(fit_suffix(tail, int(room * TAIL_SHARE)), max(0, size - head_len))
+    newline = tail.find("\n", len(tail) - tail_len) if tail_len else -1
+    if 0 <= newline < len(tail) - tail_len * 3 // 4:
+        tail_len = len(tail) - newline - 1
+    tail_start = size - tail_len
+    length = chunk_chars(budget)
+    note = (
+        f"\n… [{ref}: {size:,} characters, only {head_len:,} at the start and {tail_len:,} at "
+        f"the end shown; read the rest in chunks: read_event ref={ref} offset={head_len} "
+        f"length={length}, then each next_offset] …\n"
+    )
+    text = head[:head_len] + note + (tail[len(tail) - tail_len :] if tail_len else "")
+    return text, {
+        "size": size,
+        "shown": [[0, head_len], [tail_start, size]],
+        "read": {"tool": "read_event", "ref": ref, "offset": head_len, "length": length},
+    }
 
 
 def _preview(text: str, limit: int = PREVIEW_CHARS) -> str:
@@ -56,6 +108,8 @@ def render_frame(item: dict[str, Any]) -> str:
 
 def render_observation(item: dict[str, Any]) -> str:
     flag = " OPEN REQUEST" if item.get("request") == REQUEST_OPEN else ""
+    if item.get("preview"):
+        flag += f" preview of {item['preview']['size']:,} chars"
     return f"[{item['ref']} {item['kind']} thread={item['thread']}{flag}]\n{item['content']}"
 
 
@@ -79,10 +133,17 @@ def compile_active_context(context: Context) -> dict[str, Any]:
             "retire_reason",
         )
     )
+    # Only as much text as a preview can show leaves the database: a 4 MB log costs its
+    # head and tail, never its whole content (R47).
+    budget = context.observation_budget_tokens
+    head_chars = budget * 4 + 8
     observations = list(
         Event.objects.filter(context=context, active=True)
         .order_by("seq")
-        .values("seq", "kind", "thread", "content", "token_estimate", "request_state")
+        .annotate(head=Substr("content", 1, head_chars), tail=Right("content", budget * 4))
+        .values(
+            "seq", "kind", "thread", "head", "tail", "size_chars", "token_estimate", "request_state"
+        )
     )
     pending_actions = list(
         Event.objects.filter(context=context, request_state=REQUEST_OPEN, kind=ACTION)
@@ -124,18 +185,23 @@ def compile_active_context(context: Context) -> dict[str, Any]:
     open_requests: list[dict[str, Any]] = []
     for event in observations:
         ref = f"@e{event['seq']}"
+        content, preview = bounded_content(
+            ref, event["head"], event["tail"], event["size_chars"], budget
+        )
         observation: dict[str, Any] = {
             "ref": ref,
             "kind": event["kind"],
             "thread": event["thread"],
-            "content": event["content"],
+            "content": content,
             "tokens": event["token_estimate"],
         }
+        if preview is not None:
+            observation["preview"] = preview
         if event["kind"] == USER_MESSAGE:
             observation["request"] = event["request_state"]
             if event["request_state"] == REQUEST_OPEN:
                 open_requests.append(
-                    {"ref": ref, "thread": event["thread"], "preview": _preview(event["content"])}
+                    {"ref": ref, "thread": event["thread"], "preview": _preview(event["head"])}
                 )
         observation_items.append(observation)
     state = pressure_state(context)

@@ -25,8 +25,12 @@ def evaluate(
     thread: str | None = None,
     idempotency_key: str | None = None,
     continuation: bool = False,
+    include_instructions: bool = False,
 ) -> dict[str, Any]:
     """Claim the pending inputs and compile the next model input.
+
+    With `include_instructions` the model protocol's instructions (R45) come ahead of the
+    compiled text, and also alone in `instructions`.
 
     A retry with the same idempotency key returns the first result and changes nothing; a
     continuation claims nothing and never advances the tick (R22).
@@ -38,7 +42,9 @@ def evaluate(
     thread_name = check_thread(thread) if thread else None
     try:
         with context_gate(context_id):
-            return _evaluate(context_id, thread_name, idempotency_key, continuation)
+            return _evaluate(
+                context_id, thread_name, idempotency_key, continuation, include_instructions
+            )
     except IntegrityError:
         # Two requests with one new key raced; the loser returns the winner's result.
         if idempotency_key is None:
@@ -53,7 +59,11 @@ def evaluate(
 
 @transaction.atomic
 def _evaluate(
-    context_id: int, thread: str | None, idempotency_key: str | None, continuation: bool
+    context_id: int,
+    thread: str | None,
+    idempotency_key: str | None,
+    continuation: bool,
+    include_instructions: bool = False,
 ) -> dict[str, Any]:
     context = Context.objects.select_for_update().get(pk=context_id)
     if context.frozen:
@@ -113,6 +123,11 @@ def _evaluate(
         "text": compiled["text"],
         "tokens": compiled["tokens"],
     }
+    if include_instructions:
+        from memory.agents.protocol import context_instructions
+
+        result["instructions"] = context_instructions(context)
+        result["text"] = result["instructions"] + "\n" + result["text"]
     evaluation.result = result
     evaluation.save(update_fields=["result"])
     if advanced or claimed:

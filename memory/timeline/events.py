@@ -30,7 +30,7 @@ from memory.kinds import (
 from memory.locking import context_gate
 from memory.models import Event
 from memory.pressure import pressure_state
-from memory.tokens import estimate_tokens
+from memory.tokens import observation_tokens
 from memory.tx.store import LockedContext, lock_context
 
 THREAD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$")
@@ -196,7 +196,7 @@ def _append_locked(
 
     context.last_seq += 1
     is_observation = kind in OBSERVATION_KINDS
-    tokens = estimate_tokens(content) + 4
+    tokens = observation_tokens(content, context.observation_budget_tokens)
     if is_observation:
         context.used_tokens += tokens
         context.in_maintenance = pressure_state(context).in_maintenance

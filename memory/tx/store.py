@@ -52,6 +52,7 @@ class LockedContext:
     maintenance_exit_percent: int
     used_tokens: int
     in_maintenance: bool
+    observation_budget_tokens: int
     frozen: bool = False
 
 
@@ -61,8 +62,8 @@ def lock_context(context_id: int) -> LockedContext:
     with connection.cursor() as cur:
         cur.execute(
             "SELECT id, slug, version, tick, last_seq, grace_ticks, capacity_tokens, pressure_percent, "
-            "maintenance_percent, maintenance_exit_percent, used_tokens, in_maintenance, frozen "
-            "FROM memory_context WHERE id = %s FOR UPDATE",
+            "maintenance_percent, maintenance_exit_percent, used_tokens, in_maintenance, "
+            "observation_budget_tokens, frozen FROM memory_context WHERE id = %s FOR UPDATE",
             [context_id],
         )
         row = cur.fetchone()

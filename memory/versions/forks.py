@@ -265,6 +265,7 @@ def _fork(
         pressure_percent=src.pressure_percent,
         maintenance_percent=src.maintenance_percent,
         maintenance_exit_percent=src.maintenance_exit_percent,
+        observation_budget_tokens=src.observation_budget_tokens,
         used_tokens=src.used_tokens if point.present else at["used_tokens"],
         in_maintenance=src.in_maintenance if point.present else at["in_maintenance"],
         frozen=False,

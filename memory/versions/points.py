@@ -217,7 +217,8 @@ SELECT c.id, c.slug, c.name, %(v)s AS version, %(tick)s AS tick, %(seq)s AS last
        coalesce((SELECT m.in_maintenance FROM memory_maintenancechange m
                  WHERE m.context_id = c.id AND m.last_seq <= %(seq)s
                  ORDER BY m.id DESC LIMIT 1), false) AS in_maintenance,
-       c.created_at, c.frozen, c.forked_from_id, c.forked_version, c.forked_tick
+       c.created_at, c.frozen, c.forked_from_id, c.forked_version, c.forked_tick,
+       c.observation_budget_tokens
 FROM memory_context c WHERE c.id = %(ctx)s
 """
 
@@ -240,4 +241,5 @@ CONTEXT_COLUMNS = (
     "forked_from_id",
     "forked_version",
     "forked_tick",
+    "observation_budget_tokens",
 )

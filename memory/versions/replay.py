@@ -50,6 +50,7 @@ SETTINGS = (
     "pressure_percent",
     "maintenance_percent",
     "maintenance_exit_percent",
+    "observation_budget_tokens",
 )
 
 

@@ -16,6 +16,12 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="")
         parser.add_argument("--grace-ticks", type=int, default=8)
         parser.add_argument("--capacity-tokens", type=int, default=None)
+        parser.add_argument(
+            "--observation-budget",
+            type=int,
+            default=2000,
+            help="tokens one observation may take in the model input; larger ones are previewed",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -24,6 +30,7 @@ class Command(BaseCommand):
                 name=options["name"],
                 grace_ticks=options["grace_ticks"],
                 capacity_tokens=options["capacity_tokens"],
+                observation_budget_tokens=options["observation_budget"],
             )
         except MorphzError as exc:
             raise CommandError(exc.message) from None

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memory", "0003_history_restrict"),
+        ("memory", "0004_observation_budget"),
     ]
 
     operations = [

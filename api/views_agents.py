@@ -1,0 +1,97 @@
+"""REST views for agents (R45, R46): the model protocol and taking a model reply apart."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.base import ContextAPIView
+from api.schema import READ_ERRORS, WRITE_ERRORS, responses
+from api.serializers import ReplyIn, body_data
+from memory.agents.protocol import context_protocol
+from memory.agents.replies import take_apart_reply
+
+
+class ProtocolSerializer(serializers.Serializer):
+    version = serializers.CharField()
+    instructions = serializers.CharField(help_text="teaches a model the memory protocol")
+    tools = serializers.JSONField(help_text="`openai` and `anthropic` tool definitions")
+    settings = serializers.JSONField(help_text="the context settings filled in")
+
+
+class ReplyResultSerializer(serializers.Serializer):
+    transactions = serializers.ListField(child=serializers.JSONField())
+    reads = serializers.ListField(child=serializers.JSONField())
+    actions = serializers.ListField(child=serializers.JSONField())
+    message = serializers.JSONField(allow_null=True)
+    conflict = serializers.BooleanField()
+    version = serializers.IntegerField()
+    tick = serializers.IntegerField()
+    feedback = serializers.CharField(help_text="what the model should read next")
+
+
+class ProtocolView(ContextAPIView):
+    @extend_schema(
+        tags=["agents"],
+        operation_id="protocol_read",
+        summary="The model protocol: instructions and memory tools for this context",
+        description="`instructions` (this context's settings filled in) and the memory "
+        "tools (`context_tx`, `recall`, `search`, `read_event`, `frame`) in the OpenAI and "
+        "the Anthropic function-calling shapes. The same is in the Python client, offline "
+        "(`morphz_client.protocol`).",
+        responses=responses({200: ProtocolSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        return Response(context_protocol(self.ctx))
+
+
+class ReplyView(ContextAPIView):
+    @extend_schema(
+        tags=["agents"],
+        operation_id="replies_take_apart",
+        summary="Take a model reply apart",
+        description="Commits the reply's transactions (a `context_tx` tool call or a "
+        "`(context-tx ...)` form in the text), runs its memory reads (results enter as "
+        "`recall_result` observations), registers every other tool call as an action "
+        "(refused in maintenance) and records the text as an `agent_message` with "
+        "`delivers`. Each part succeeds or fails on its own; `feedback` is what the model "
+        "reads next. 200 even when a part was rejected: see each part's `status`.",
+        request=ReplyIn,
+        examples=[
+            OpenApiExample(
+                "the design document's first example",
+                value={
+                    "text": "Tests passed; starting packaging.",
+                    "tool_calls": [
+                        {"id": "call_1", "name": "package", "arguments": {"target": "v1"}},
+                        {
+                            "id": "call_2",
+                            "name": "context_tx",
+                            "arguments": {
+                                "tx": "(context-tx (base-version 12) (derive test-result "
+                                "(from @e42) (tests passed)) (retire @e42))"
+                            },
+                        },
+                    ],
+                },
+                request_only=True,
+            )
+        ],
+        responses=responses({200: ReplyResultSerializer}, *WRITE_ERRORS),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        data = body_data(ReplyIn, request.data)
+        result = take_apart_reply(
+            self.ctx.pk,
+            {
+                "text": data.get("text") or "",
+                "tool_calls": data.get("tool_calls") or [],
+                "delivers": data.get("delivers") or [],
+            },
+            author=self.author(),
+            thread=data.get("thread"),
+            evaluation_id=data.get("evaluation"),
+        )
+        return Response(result)

@@ -1,0 +1,71 @@
+"""A terminal chat whose memory lives in Morphz, so it remembers across restarts.
+
+    MORPHZ_URL=http://127.0.0.1:8000 MORPHZ_TOKEN=mz_... OPENAI_API_KEY=... \\
+        python -m morphz_client.chat --context SLUG [--provider openai|anthropic] [--model M]
+
+Each line you type is a user message; the memory agent loop runs the model until it
+answers. `/context` prints the compiled context, `/quit` (or end of input) leaves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TextIO
+
+from morphz_client.agent import ChatModel, MemoryAgent
+from morphz_client.client import MorphzClient
+
+
+def chat(
+    agent: MemoryAgent, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, prompt: str = "> "
+) -> None:
+    """Read lines from `stdin` until `/quit` or end of input; print each answer."""
+    while True:
+        stdout.write(prompt)
+        stdout.flush()
+        line = stdin.readline()
+        if not line or line.strip() == "/quit":
+            stdout.write("\n")
+            return
+        text = line.strip()
+        if not text:
+            continue
+        if text == "/context":
+            stdout.write(agent.mz.evaluate(continuation=True)["text"] + "\n")
+            continue
+        turn = agent.run(text)
+        for step in turn.steps:
+            for result in step.tool_results:
+                stdout.write(f"  [{result['action']} -> {result['ref']}]\n")
+        stdout.write(turn.answer.strip() + "\n")
+        if turn.status != "answered":
+            stdout.write(f"  ({turn.status})\n")
+
+
+def main(argv: list[str] | None = None, model: ChatModel | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Chat with a model whose memory is Morphz.")
+    parser.add_argument("--context", default=os.environ.get("MORPHZ_CONTEXT"))
+    parser.add_argument("--url", default=os.environ.get("MORPHZ_URL", "http://127.0.0.1:8000"))
+    parser.add_argument("--token", default=os.environ.get("MORPHZ_TOKEN"))
+    parser.add_argument("--provider", choices=("openai", "anthropic"), default=None)
+    parser.add_argument("--model", default=None, help="default: MORPHZ_MODEL")
+    parser.add_argument("--thread", default=None)
+    args = parser.parse_args(argv)
+    if not args.token:
+        parser.error("set MORPHZ_TOKEN (or pass --token)")
+    if model is None:
+        from morphz_client.llm import AnthropicModel, OpenAIModel, model_from_env
+
+        if args.model:
+            os.environ["MORPHZ_MODEL"] = args.model
+        model = model_from_env(args.provider)
+        assert isinstance(model, OpenAIModel | AnthropicModel)
+    with MorphzClient(args.url, args.token, context=args.context) as mz:
+        chat(MemoryAgent(mz, model, thread=args.thread))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,160 @@
+"""Real models behind the agent loop's `ChatModel` protocol, on the official SDKs.
+
+- `OpenAIModel`: the `openai` SDK's Chat Completions with function tools; any
+  OpenAI-compatible endpoint (`OPENAI_BASE_URL`, `OPENAI_API_KEY`; model `MORPHZ_MODEL`).
+- `AnthropicModel`: the `anthropic` SDK's Messages API with tools (`ANTHROPIC_API_KEY`,
+  `ANTHROPIC_BASE_URL`; model `MORPHZ_MODEL`).
+
+Each call is stateless: the system text is the protocol's instructions and the one user
+message is the compiled context (plus the outcome of the previous reply). Memory, not a
+growing chat transcript, carries the work from one call to the next.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from morphz_client.agent import ModelReply, ModelRequest, ToolCall
+
+__all__ = ["AnthropicModel", "OpenAIModel", "model_from_env"]
+
+
+def _openai_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": t["name"],
+                "description": t["description"],
+                "parameters": t["parameters"],
+            },
+        }
+        for t in tools
+    ]
+
+
+def _anthropic_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]}
+        for t in tools
+    ]
+
+
+def _json_arguments(raw: str | None) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        # Kept as text: the server reports invalid arguments to the model.
+        return {"_raw": raw}
+    return value if isinstance(value, dict) else {"_value": value}
+
+
+class OpenAIModel:
+    """Chat Completions through the official `openai` SDK."""
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        client: Any = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        if client is None:
+            import openai
+
+            client = openai.OpenAI(base_url=base_url, api_key=api_key)
+        self.client = client
+        self.model = model or os.environ.get("MORPHZ_MODEL") or "gpt-4o-mini"
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+
+    def complete(self, request: ModelRequest) -> ModelReply:
+        extra: dict[str, Any] = {}
+        if self.temperature is not None:
+            extra["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            extra["max_completion_tokens"] = self.max_tokens
+        response = self.client.chat.completions.create(
+            model=self.model,
+            messages=[
+                {"role": "system", "content": request.system},
+                {"role": "user", "content": request.prompt},
+            ],
+            tools=_openai_tools(request.tools),
+            **extra,
+        )
+        message = response.choices[0].message
+        calls = [
+            ToolCall(call.id, call.function.name, _json_arguments(call.function.arguments))
+            for call in (message.tool_calls or [])
+            if getattr(call, "function", None) is not None
+        ]
+        return ModelReply(text=message.content or "", tool_calls=calls, raw=response)
+
+
+class AnthropicModel:
+    """The Messages API through the official `anthropic` SDK."""
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        client: Any = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int = 4096,
+        temperature: float | None = None,
+    ) -> None:
+        if client is None:
+            import anthropic
+
+            client = anthropic.Anthropic(base_url=base_url, api_key=api_key)
+        self.client = client
+        self.model = model or os.environ.get("MORPHZ_MODEL") or "claude-sonnet-4-5"
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+
+    def complete(self, request: ModelRequest) -> ModelReply:
+        extra: dict[str, Any] = {}
+        if self.temperature is not None:
+            extra["temperature"] = self.temperature
+        response = self.client.messages.create(
+            model=self.model,
+            max_tokens=self.max_tokens,
+            system=request.system,
+            messages=[{"role": "user", "content": request.prompt}],
+            tools=_anthropic_tools(request.tools),
+            **extra,
+        )
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        for block in response.content:
+            if block.type == "text":
+                texts.append(block.text)
+            elif block.type == "tool_use":
+                arguments = block.input if isinstance(block.input, dict) else {}
+                calls.append(ToolCall(block.id, block.name, dict(arguments)))
+        return ModelReply(text="\n".join(texts), tool_calls=calls, raw=response)
+
+
+def model_from_env(provider: str | None = None) -> OpenAIModel | AnthropicModel:
+    """`MORPHZ_PROVIDER` (openai | anthropic; default: anthropic when only
+    `ANTHROPIC_API_KEY` is set, else openai) picks the SDK; each reads its usual variables."""
+    chosen = provider or os.environ.get("MORPHZ_PROVIDER")
+    if chosen is None:
+        only_anthropic = os.environ.get("ANTHROPIC_API_KEY") and not os.environ.get(
+            "OPENAI_API_KEY"
+        )
+        chosen = "anthropic" if only_anthropic else "openai"
+    if chosen == "anthropic":
+        return AnthropicModel()
+    if chosen == "openai":
+        return OpenAIModel()
+    raise ValueError(f"unknown provider {chosen!r}: use openai or anthropic")

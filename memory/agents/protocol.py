@@ -1,0 +1,32 @@
+"""The model protocol of one context (R45): `morphz_client.protocol` is the one source of
+truth (it ships with the client and works offline); the server fills in the context's
+settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from morphz_client import protocol as model_protocol
+
+from memory.models import Context
+
+
+def protocol_settings(context: Context) -> dict[str, Any]:
+    return {
+        "slug": context.slug,
+        "grace_ticks": context.grace_ticks,
+        "capacity_tokens": context.capacity_tokens,
+        "observation_budget_tokens": context.observation_budget_tokens,
+        "pressure_percent": context.pressure_percent,
+        "maintenance_percent": context.maintenance_percent,
+        "maintenance_exit_percent": context.maintenance_exit_percent,
+    }
+
+
+def context_protocol(context: Context) -> dict[str, Any]:
+    """`{version, instructions, tools: {openai, anthropic}, settings}` for this context."""
+    return model_protocol.protocol(protocol_settings(context))
+
+
+def context_instructions(context: Context) -> str:
+    return model_protocol.instructions(protocol_settings(context))
