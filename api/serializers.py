@@ -14,7 +14,7 @@ from rest_framework import serializers
 
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
 from memory.read.lists import EVENT_STATUSES
-from memory.timeline.events import THREAD_RE
+from memory.timeline.events import MAX_BULK_EVENTS, THREAD_RE
 
 MAX_INT = 2**63 - 1
 MAX_CONTENT_CHARS = 4_000_000
@@ -103,6 +103,15 @@ class EventAppendIn(StrictSerializer):
         help_text='refs of the requests or actions this event answers, e.g. ["@e17"]',
     )
     idempotency_key = idempotency_field()
+
+
+class EventBulkAppendIn(StrictSerializer):
+    events = EventAppendIn(  # type: ignore[call-arg]  # many=True makes a ListSerializer
+        many=True,
+        allow_empty=False,
+        max_length=MAX_BULK_EVENTS,
+        help_text=f"1-{MAX_BULK_EVENTS} events, appended atomically and in order (R50)",
+    )
 
 
 class EvaluationIn(StrictSerializer):

@@ -128,6 +128,38 @@ class EventSerializer(serializers.Serializer):
     )
 
 
+class BulkEventSerializer(serializers.Serializer):
+    ref = serializers.CharField(help_text='"@e<seq>"')
+    seq = serializers.IntegerField()
+    kind = serializers.CharField()
+    thread = serializers.CharField()
+    size = serializers.IntegerField()
+    tokens = serializers.IntegerField()
+    status = serializers.CharField(allow_null=True)
+    request = serializers.CharField(allow_null=True)
+    created = serializers.BooleanField(
+        help_text="false when the item's idempotency_key found an earlier event"
+    )
+
+
+class BulkEventListSerializer(serializers.Serializer):
+    events = BulkEventSerializer(many=True, help_text="one per item, in the order sent")
+
+
+def present_bulk_event(event: Event, created: bool) -> dict[str, Any]:
+    return {
+        "ref": event.ref,
+        "seq": event.seq,
+        "kind": event.kind,
+        "thread": event.thread,
+        "size": event.size_chars,
+        "tokens": event.token_estimate,
+        "status": event_status(event),
+        "request": event.request_state,
+        "created": created,
+    }
+
+
 def event_status(event: Event) -> str | None:
     if not event.is_observation:
         return None

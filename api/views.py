@@ -7,9 +7,9 @@ search are in `api.views_memory`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import permissions
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,12 +24,13 @@ from api.base import (
     idempotency_key,
     not_found,
 )
-from api.errors import error_response
+from api.errors import ApiError, error_response
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
     ActionIn,
     EvaluationIn,
     EventAppendIn,
+    EventBulkAppendIn,
     EventChunkQuery,
     EventListQuery,
     body_data,
@@ -37,12 +38,14 @@ from api.serializers import (
 )
 from api.shapes import (
     ApiIndexSerializer,
+    BulkEventListSerializer,
     ContextListSerializer,
     ContextSerializer,
     EvaluationSerializer,
     EventChunkSerializer,
     EventListSerializer,
     EventSerializer,
+    present_bulk_event,
     present_context,
     present_event,
 )
@@ -50,7 +53,12 @@ from memory.models import ApiToken, Event
 from memory.read import lists as reads
 from memory.read.access import contexts_for_person
 from memory.timeline.evaluation import evaluate
-from memory.timeline.events import append_event, register_action
+from memory.timeline.events import (
+    MAX_BULK_EVENTS,
+    append_event,
+    append_events,
+    register_action,
+)
 
 TAG_CONTEXT = ["context"]
 TAG_EVENTS = ["events"]
@@ -153,15 +161,44 @@ class EventListView(ContextAPIView):
     @extend_schema(
         tags=TAG_EVENTS,
         operation_id="events_append",
-        summary="Append an event",
+        summary="Append an event, or several at once",
         description="Kinds `user_message`, `tool_result`, `agent_message`, `external_fact`. "
         "A retry with the same `idempotency_key` returns the first event (200) and writes "
-        "nothing; the first append answers 201.",
-        request=EventAppendIn,
+        "nothing; the first append answers 201.\n\n"
+        'Bulk (R50): `{"events": [...]}` with 1-1000 items, each as a single append. '
+        "They commit atomically and in order: one bad item answers its error (naming the "
+        "item's `index`) and writes nothing. Idempotency holds per item. The answer is "
+        '`{"events": [...]}` in the order sent, each with `ref`, `seq` and `created`; 201 '
+        "when something was written, 200 when every item was a retry. An item may deliver a "
+        "request appended earlier in the same batch. The Idempotency-Key header is refused "
+        "on bulk (keys go on the items).",
+        request=PolymorphicProxySerializer(
+            component_name="EventAppendRequest",
+            serializers=[EventAppendIn, EventBulkAppendIn],
+            resource_type_field_name=None,
+        ),
         parameters=[IDEMPOTENCY_HEADER],
-        responses=responses({201: EventSerializer, 200: EventSerializer}, *WRITE_ERRORS, 409, 422),
+        responses=responses(
+            {
+                201: PolymorphicProxySerializer(
+                    component_name="EventAppendResponse",
+                    serializers=[EventSerializer, BulkEventListSerializer],
+                    resource_type_field_name=None,
+                ),
+                200: PolymorphicProxySerializer(
+                    component_name="EventAppendRetryResponse",
+                    serializers=[EventSerializer, BulkEventListSerializer],
+                    resource_type_field_name=None,
+                ),
+            },
+            *WRITE_ERRORS,
+            409,
+            422,
+        ),
     )
     def post(self, request: Request, slug: str) -> Response:
+        if isinstance(request.data, dict) and "events" in request.data:
+            return self._post_bulk(request)
         data = body_data(EventAppendIn, request.data)
         result = append_event(
             self.ctx.pk,
@@ -175,6 +212,38 @@ class EventListView(ContextAPIView):
         return Response(
             _event_json(result.event, created=result.created),
             status=201 if result.created else 200,
+        )
+
+    def _post_bulk(self, request: Request) -> Response:
+        if request.headers.get("Idempotency-Key") is not None:
+            raise ApiError(
+                "invalid_request",
+                "a bulk append takes idempotency keys on its items, not in the "
+                "Idempotency-Key header",
+                [{"field": "Idempotency-Key"}],
+            )
+        # Only the envelope here: append_events checks each item (a serializer per item
+        # cost more than the append itself, ~0.5 ms an item).
+        body = cast(dict[str, Any], request.data)  # post() checked it is an object
+        unknown = sorted(set(body) - {"events"})
+        if unknown:
+            raise ApiError(
+                "invalid_request",
+                f"unknown field {unknown[0]!r} beside events",
+                [{"field": name, "message": "unknown field"} for name in unknown],
+            )
+        items = body["events"]
+        if not isinstance(items, list) or not 1 <= len(items) <= MAX_BULK_EVENTS:
+            raise ApiError(
+                "invalid_request",
+                f"events must be a list of 1-{MAX_BULK_EVENTS} events",
+                [{"field": "events"}],
+            )
+        results = append_events(self.ctx.pk, items)
+        created = any(result.created for result in results)
+        return Response(
+            {"events": [present_bulk_event(r.event, r.created) for r in results]},
+            status=201 if created else 200,
         )
 
 

@@ -16,6 +16,7 @@ import httpx
 from morphz_client.errors import MorphzError, ServerError, error_for
 from morphz_client.types import (
     AppendableKind,
+    AppendedEvent,
     Context,
     Diff,
     Direction,
@@ -28,6 +29,7 @@ from morphz_client.types import (
     Fork,
     FrameDetail,
     FramePage,
+    NewEvent,
     RecallResult,
     Receipt,
     RelationPage,
@@ -166,6 +168,20 @@ class MorphzClient:
             idempotency_key=idempotency_key,
         )
         return cast(Event, self._request("POST", self._ctx("events/"), json=body))
+
+    def append_events(self, events: list[NewEvent], *, batch: int = 500) -> list[AppendedEvent]:
+        """Append many events in order through the bulk path (R50), `batch` per request.
+
+        Each request is atomic: a bad item raises and writes nothing of its batch (earlier
+        batches stay written; give items idempotency keys and retry the whole list safely)."""
+        if not 1 <= batch <= 1000:
+            raise ValueError("batch must be 1-1000")
+        out: list[AppendedEvent] = []
+        for start in range(0, len(events), batch):
+            chunk = [_body(**item) for item in events[start : start + batch]]
+            answer = self._request("POST", self._ctx("events/"), json={"events": chunk})
+            out.extend(cast(list[AppendedEvent], answer["events"]))
+        return out
 
     def events(
         self,

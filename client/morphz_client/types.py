@@ -63,6 +63,31 @@ class Event(TypedDict, total=False):
     created: bool
 
 
+class NewEvent(TypedDict, total=False):
+    """One item of a bulk append (`append_events`)."""
+
+    kind: AppendableKind
+    content: str
+    payload: Any
+    thread: str
+    delivers: list[str]
+    idempotency_key: str
+
+
+class AppendedEvent(TypedDict):
+    """What a bulk append answers for each item, in order."""
+
+    ref: str
+    seq: int
+    kind: str
+    thread: str
+    size: int
+    tokens: int
+    status: str | None
+    request: str | None
+    created: bool
+
+
 class EventPage(TypedDict):
     events: list[Event]
     next_cursor: str | None

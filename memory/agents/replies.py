@@ -5,7 +5,7 @@ in its text (bare or in a code fence), memory reads (`recall`, `search`, `read_e
 `frame`), ordinary tool calls that act on the world, and text for the user. Each part takes
 its own path:
 
-- transactions commit through the engine (`memory.engine.submit_transaction`), in order; a
+- transactions commit through the engine (`memory.tx.engine.submit_transaction`), in order; a
   rejected one stops the ones after it (they are reported as skipped);
 - memory reads run now and their results enter as `recall_result` observations (R30) that the
   model reads in its next input (a `read_event` chunk never exceeds one observation's budget);
@@ -16,27 +16,29 @@ its own path:
   `delivers` for the requests it answers (`(delivers @e17)` in the text, or given).
 
 Each part is its own database transaction: an external action never shares the commit of a
-memory change (R12). `feedback` renders what the model should read next, compactly.
+memory change (R12). `feedback` (`memory.agents.feedback`) renders what the model should
+read next, compactly; the reads are in `memory.agents.reads`.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
-from memory.errors import Conflict, InvalidRequest, MorphzError
+from memory.agents.feedback import render_feedback
+from memory.agents.reads import READ_TOOLS, run_read
+from memory.errors import Conflict, InvalidRequest, MorphzError, NotFound
 from memory.kinds import AGENT_MESSAGE
-from memory.models import Context
-from memory.timeline.events import append_event, append_recall_result, check_thread, register_action
-from memory.tokens import ITEM_OVERHEAD, fit_prefix
+from memory.models import Context, Frame
+from memory.timeline.events import append_event, check_thread, register_action
 from memory.tx.engine import SYSTEM, Author, submit_transaction
+from memory.tx.lang import TxError, parse_text
 
 TX_TOOL = "context_tx"
-READ_TOOLS = ("recall", "search", "read_event", "frame")
 MAX_TOOL_CALLS = 64
 MAX_TEXT_CHARS = 1_000_000
-READ_NOTE_TOKENS = 40
 
 _FENCE_RE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(\s*)```")
 _DELIVERS_RE = re.compile(r"\(\s*delivers((?:\s+@e[1-9][0-9]{0,17})+)\s*\)")
@@ -181,6 +183,7 @@ def _commit_all(
                     "context_tx needs `tx`: the transaction text, starting with (context-tx",
                     details=[{"field": "tx"}],
                 )
+            dropped = _dropped_fields(context_id, tx_text)
             result = submit_transaction(
                 context_id,
                 text=tx_text,
@@ -198,131 +201,118 @@ def _commit_all(
                 transaction=result.record_id,
                 receipt=result.receipt,
             )
+            if dropped:
+                entry["notes"] = [
+                    f"revise {frame_id} dropped {', '.join(keys)} (revise replaces the whole "
+                    "body; write every field you keep)"
+                    for frame_id, keys in dropped.items()
+                ]
         out.append(entry)
     return out
 
 
-def _read(context: Context, name: str, args: dict[str, Any], thread: str) -> dict[str, Any]:
-    """Run one memory read; its result enters as a recall_result observation (R30)."""
-    if name == "recall":
-        from memory.recall.graph import recall
-
-        allowed = (
-            "frame_id",
-            "depth",
-            "direction",
-            "include_bodies",
-            "include_events",
-            "max_nodes",
+def _dropped_fields(context_id: int, tx_text: str) -> dict[str, list[str]]:
+    """For each `revise` in the transaction, the fields of the current body it leaves out:
+    the most common slip (a revise replaces the whole body). Advisory only."""
+    try:
+        ops = parse_text(tx_text)["ops"]
+    except TxError:
+        return {}
+    revised = {op["id"]: op["body"] for op in ops if op["op"] == "revise"}
+    if not revised:
+        return {}
+    bodies = dict(
+        Frame.objects.filter(context_id=context_id, frame_id__in=list(revised)).values_list(
+            "frame_id", "body"
         )
-        _only(args, allowed)
-        params = {k: args[k] for k in allowed if k in args}
-        params.setdefault("max_nodes", 16)
-        result = recall(context, as_observation=True, thread=thread, **params)
-        return {"ref": result["observation"]["ref"], "result": result}
-    if name == "search":
-        from memory.search.query import search
-
-        _only(args, ("q", "type", "status", "kind", "limit"))
-        result = search(
-            context,
-            str(args.get("q") or ""),
-            type=args.get("type"),
-            status=args.get("status"),
-            kind=args.get("kind"),
-            limit=args.get("limit", 10),
-        )
-        return _observe(context, thread, _render_search(result), result)
-    if name == "read_event":
-        return _read_event(context, args, thread)
-    # frame
-    from memory.read.history import frame_write_history
-    from memory.read.lists import frame_view, get_frame
-    from memory.tx.lang import is_frame_id
-
-    _only(args, ("id",))
-    frame_id = args.get("id")
-    frame = get_frame(context, str(frame_id)) if is_frame_id(frame_id) else None
-    if frame is None:
-        from memory.errors import NotFound
-
-        raise NotFound(f"frame {frame_id!r} does not exist in this context")
-    data = frame_view(frame, context.tick)
-    data["write_history"] = frame_write_history(context, frame.frame_id)
-    return _observe(context, thread, _render_frame(data), data)
-
-
-def _only(args: dict[str, Any], allowed: tuple[str, ...]) -> None:
-    unknown = sorted(set(args) - set(allowed))
-    if unknown:
-        raise InvalidRequest(
-            f"unknown arguments: {', '.join(unknown)}; allowed: {', '.join(allowed)}",
-            code="invalid_arguments",
-        )
-
-
-def _observe(context: Context, thread: str, content: str, payload: Any) -> dict[str, Any]:
-    event = append_recall_result(context.pk, content=content, payload=payload, thread=thread)
-    return {"ref": event.ref, "result": payload}
-
-
-def _read_event(context: Context, args: dict[str, Any], thread: str) -> dict[str, Any]:
-    from memory.read.history import read_event_chunk
-    from memory.timeline.compile import chunk_chars
-
-    _only(args, ("ref", "offset", "length"))
-    budget = context.observation_budget_tokens
-    offset = args.get("offset", 0)
-    length = args.get("length") or chunk_chars(budget)
-    chunk = read_event_chunk(context, args.get("ref"), offset, length)  # type: ignore[arg-type]
-    # One observation's budget at most, or the chunk would itself enter as a preview.
-    room = budget - ITEM_OVERHEAD - READ_NOTE_TOKENS
-    keep = fit_prefix(chunk["content"], room)
-    content = chunk["content"][:keep]
-    start = chunk["offset"]
-    end = min(start, chunk["size"]) + keep
-    next_offset = end if end < chunk["size"] else None
-    header = (
-        f"[read_event {chunk['ref']} ({chunk['kind']}, {chunk['status']}): characters "
-        f"{start:,}-{end:,} of {chunk['size']:,}; "
-        + (f"next_offset {next_offset}]" if next_offset is not None else "end of event]")
     )
-    payload = {
-        "ref": chunk["ref"],
-        "offset": start,
-        "length": keep,
-        "size": chunk["size"],
-        "next_offset": next_offset,
-    }
-    observed = _observe(context, thread, header + "\n" + content, payload)
-    observed["result"] = {**payload, "content": content}
-    return observed
-
-
-def _render_search(result: dict[str, Any]) -> str:
-    lines = [f"[search {result['query']['q']!r}: {len(result['hits'])} hits]"]
-    for hit in result["hits"]:
-        what = f"frame {hit['id']}" if hit["type"] == "frame" else f"event {hit['ref']}"
-        lines.append(f"- {what} {hit['status']}: {hit['snippet']}")
-    if result.get("lag"):
-        lines.append(f"(index lag: {json.dumps(result['lag'])})")
-    return "\n".join(lines)
-
-
-def _render_frame(data: dict[str, Any]) -> str:
-    from memory.timeline.compile import render_frame
-
-    item = {**data, "retire": data.get("retire")}
-    lines = [render_frame(item), "write history:"]
-    for entry in data["write_history"]:
-        lines.append(
-            f"- r{entry['revision']} {entry['op']} at version {entry['version']} "
-            f"(base {entry['base_version']}, {entry['event_ref']})"
-        )
-    return "\n".join(lines)
+    dropped = {}
+    for frame_id, body in revised.items():
+        old = bodies.get(frame_id)
+        if isinstance(old, dict) and isinstance(body, dict):
+            missing = [key for key in old if key not in body]
+            if missing:
+                dropped[frame_id] = missing
+    return dropped
 
 
 # -- the whole reply --------------------------------------------------------------------
+
+
+@dataclass
+class _Parts:
+    """A reply sorted by path: transactions, memory reads, actions, calls that failed."""
+
+    rest: str
+    delivers: list[str]
+    transactions: list[tuple[str, str | None, Any]] = field(default_factory=list)
+    reads: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    externals: list[dict[str, Any]] = field(default_factory=list)
+    bad_calls: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _sort_parts(text: str, calls: list[dict[str, Any]], given_delivers: list[str]) -> _Parts:
+    forms, rest = extract_forms(text)
+    delivers = list(given_delivers)
+    for match in _DELIVERS_RE.finditer(rest):
+        delivers.extend(r for r in match.group(1).split() if r not in delivers)
+    parts = _Parts(rest, delivers, [("text", None, form) for form in forms])
+    for call in calls:
+        try:
+            args = _arguments(call["arguments"])
+        except InvalidRequest as exc:
+            parts.bad_calls.append(
+                {"tool_call_id": call["id"], "name": call["name"], "error": _error(exc)}
+            )
+            continue
+        if call["name"] == TX_TOOL:
+            parts.transactions.append(("tool_call", call["id"], args.get("tx")))
+        elif call["name"] in READ_TOOLS:
+            parts.reads.append((call, args))
+        else:
+            parts.externals.append({**call, "arguments": args})
+    return parts
+
+
+def _run_reads(
+    context: Context, reads: list[tuple[dict[str, Any], dict[str, Any]]], thread: str
+) -> list[dict[str, Any]]:
+    results = []
+    for call, args in reads:
+        entry: dict[str, Any] = {
+            "tool_call_id": call["id"],
+            "name": call["name"],
+            "arguments": args,
+        }
+        try:
+            context.refresh_from_db()
+            entry.update(status="ok", **run_read(context, call["name"], args, thread))
+        except MorphzError as exc:
+            entry.update(status="error", error=_error(exc))
+        except (TypeError, ValueError) as exc:  # arguments of the wrong type for the read
+            entry.update(
+                status="error",
+                error={"code": "invalid_arguments", "message": str(exc), "details": []},
+            )
+        results.append(entry)
+    return results
+
+
+def _register_actions(context_id: int, parts: _Parts, thread: str) -> list[dict[str, Any]]:
+    """Each external call through the action gate, in its own database transaction."""
+    actions = []
+    for call in parts.externals:
+        entry = {"tool_call_id": call["id"], "name": call["name"], "arguments": call["arguments"]}
+        try:
+            event = register_action(
+                context_id, name=call["name"], arguments=call["arguments"], thread=thread
+            ).event
+        except MorphzError as exc:
+            entry.update(status="refused", error=_error(exc))
+        else:
+            entry.update(status="registered", ref=event.ref)
+        actions.append(entry)
+    return actions + [{**bad, "status": "refused"} for bad in parts.bad_calls]
 
 
 def take_apart_reply(
@@ -337,91 +327,37 @@ def take_apart_reply(
 
     `reply` is `{text, tool_calls: [{id, name, arguments}], delivers}` (arguments an object
     or a JSON string). Returns `{transactions, reads, actions, message, conflict, version,
-    feedback}`; raises InvalidRequest only for a malformed reply (nothing written then).
+    tick, feedback}`; raises InvalidRequest only for a malformed reply (nothing written).
     """
     text, calls, given_delivers = _check_reply(reply)
     thread_name = check_thread(thread)
     context = Context.objects.filter(pk=context_id).first()
     if context is None:
-        from memory.errors import NotFound
-
         raise NotFound(f"context {context_id} does not exist")
-
-    forms, rest = extract_forms(text)
-    delivers = list(given_delivers)
-    for match in _DELIVERS_RE.finditer(rest):
-        delivers.extend(r for r in match.group(1).split() if r not in delivers)
-    tx_sources: list[tuple[str, str | None, Any]] = [("text", None, form) for form in forms]
-    reads: list[tuple[dict[str, Any], dict[str, Any]]] = []
-    externals: list[dict[str, Any]] = []
-    bad_calls: list[dict[str, Any]] = []
-    for call in calls:
-        try:
-            args = _arguments(call["arguments"])
-        except InvalidRequest as exc:
-            bad_calls.append(
-                {"tool_call_id": call["id"], "name": call["name"], "error": _error(exc)}
-            )
-            continue
-        if call["name"] == TX_TOOL:
-            tx_sources.append(("tool_call", call["id"], args.get("tx")))
-        elif call["name"] in READ_TOOLS:
-            reads.append((call, args))
-        else:
-            externals.append({**call, "arguments": args})
-
-    # 1. Memory first: digesting may bring the context out of maintenance before the gate.
+    parts = _sort_parts(text, calls, given_delivers)
+    # Memory first: digesting may bring the context out of maintenance before the gate,
+    # and the reads see the commit.
     transactions = _commit_all(
-        context_id, tx_sources, author=author, thread=thread_name, evaluation_id=evaluation_id
+        context_id,
+        parts.transactions,
+        author=author,
+        thread=thread_name,
+        evaluation_id=evaluation_id,
     )
-    # 2. Memory reads, after the commit so they see it.
-    read_results = []
-    for call, args in reads:
-        entry: dict[str, Any] = {
-            "tool_call_id": call["id"],
-            "name": call["name"],
-            "arguments": args,
-        }
-        try:
-            context.refresh_from_db()
-            entry.update(status="ok", **_read(context, call["name"], args, thread_name))
-        except MorphzError as exc:
-            entry.update(status="error", error=_error(exc))
-        except (TypeError, ValueError) as exc:  # arguments of the wrong type for the read
-            entry.update(
-                status="error",
-                error={"code": "invalid_arguments", "message": str(exc), "details": []},
-            )
-        read_results.append(entry)
-    # 3. Actions through the gate, each in its own database transaction.
-    actions = []
-    for call in externals:
-        entry = {"tool_call_id": call["id"], "name": call["name"], "arguments": call["arguments"]}
-        try:
-            event = register_action(
-                context_id, name=call["name"], arguments=call["arguments"], thread=thread_name
-            ).event
-        except MorphzError as exc:
-            entry.update(status="refused", error=_error(exc))
-        else:
-            entry.update(status="registered", ref=event.ref)
-        actions.append(entry)
-    for bad in bad_calls:
-        actions.append({**bad, "status": "refused"})
-    # 4. The reply itself.
+    reads = _run_reads(context, parts.reads, thread_name)
+    actions = _register_actions(context_id, parts, thread_name)
     message = _record_message(
-        context_id, rest, delivers, thread_name, transactions, read_results, actions
+        context_id, parts.rest, parts.delivers, thread_name, transactions, reads, actions
     )
     context.refresh_from_db()
-    conflict = any(
-        t["status"] == "rejected" and t["error"]["code"] == Conflict.code for t in transactions
-    )
     result: dict[str, Any] = {
         "transactions": transactions,
-        "reads": read_results,
+        "reads": reads,
         "actions": actions,
         "message": message,
-        "conflict": conflict,
+        "conflict": any(
+            t["status"] == "rejected" and t["error"]["code"] == Conflict.code for t in transactions
+        ),
         "version": context.version,
         "tick": context.tick,
     }
@@ -466,78 +402,3 @@ def _record_message(
         ).event
     entry["ref"] = event.ref
     return entry
-
-
-# -- what the model reads next ----------------------------------------------------------
-
-
-def _receipt_line(entry: dict[str, Any]) -> str:
-    receipt = entry["receipt"]
-    pressure = receipt["pressure"]
-    line = (
-        f"- transaction {entry['ref']} committed: version {receipt['version']}; "
-        f"released {receipt['released_tokens']} tokens; pressure {pressure['level']} "
-        f"({pressure['used_tokens']}/{pressure['capacity_tokens']})"
-    )
-    for pending in receipt.get("pending_release") or []:
-        line += f"; {pending['frame']} retiring until tick {pending['due_tick']}"
-    done = receipt.get("completed_by_successor") or []
-    if done:
-        line += f"; retired by successor: {', '.join(str(d) for d in done)}"
-    return line
-
-
-def _rejection_lines(entry: dict[str, Any]) -> list[str]:
-    error = entry["error"]
-    if error["code"] == Conflict.code:
-        return [
-            f"- transaction NOT written (conflict): {error['message']}. The context below is "
-            "current: write the transaction again against its version."
-        ]
-    ops = [d for d in error.get("details") or [] if isinstance(d, dict) and "index" in d]
-    if not ops:
-        where = ""
-        detail = (error.get("details") or [{}])[0]
-        if isinstance(detail, dict) and "line" in detail:
-            where = f" at line {detail['line']}, column {detail['column']}"
-        return [f"- transaction NOT written ({error['code']}{where}): {error['message']}"]
-    lines = ["- transaction NOT written; fix and resubmit:"]
-    for op in ops:
-        lines.append(f"  op {op['index']} {op['op']}: {op['code']}: {op['message']}")
-    return lines
-
-
-def render_feedback(result: dict[str, Any]) -> str:
-    """The outcome of a reply as a few lines for the model's next input."""
-    lines = []
-    for entry in result["transactions"]:
-        if entry["status"] == "committed":
-            lines.append(_receipt_line(entry))
-        elif entry["status"] == "rejected":
-            lines.extend(_rejection_lines(entry))
-        else:
-            lines.append("- a later transaction was skipped (an earlier one was rejected)")
-    for entry in result["reads"]:
-        if entry["status"] == "ok":
-            lines.append(f"- {entry['name']}: result in {entry['ref']}")
-        else:
-            error = entry["error"]
-            lines.append(f"- {entry['name']} failed: {error['code']}: {error['message']}")
-    for entry in result["actions"]:
-        if entry["status"] == "registered":
-            lines.append(
-                f"- action {entry['ref']} {entry['name']} registered; its result arrives as a "
-                "new observation"
-            )
-        else:
-            error = entry["error"]
-            lines.append(f"- action {entry['name']} refused: {error['code']}: {error['message']}")
-    message = result["message"]
-    if message is not None:
-        line = f"- reply recorded as {message['ref']}"
-        if message["delivers"]:
-            line += f", delivers {' '.join(message['delivers'])}"
-        if message.get("delivery_error"):
-            line += f"; delivery refused: {message['delivery_error']['message']}"
-        lines.append(line)
-    return "\n".join(lines) if lines else "- nothing to do in that reply"

@@ -108,6 +108,8 @@ def render_frame(item: dict[str, Any]) -> str:
 
 def render_observation(item: dict[str, Any]) -> str:
     flag = " OPEN REQUEST" if item.get("request") == REQUEST_OPEN else ""
+    if item.get("delivers"):
+        flag += f" delivers {' '.join(item['delivers'])}"
     if item.get("preview"):
         flag += f" preview of {item['preview']['size']:,} chars"
     return f"[{item['ref']} {item['kind']} thread={item['thread']}{flag}]\n{item['content']}"
@@ -142,7 +144,15 @@ def compile_active_context(context: Context) -> dict[str, Any]:
         .order_by("seq")
         .annotate(head=Substr("content", 1, head_chars), tail=Right("content", budget * 4))
         .values(
-            "seq", "kind", "thread", "head", "tail", "size_chars", "token_estimate", "request_state"
+            "seq",
+            "kind",
+            "thread",
+            "head",
+            "tail",
+            "size_chars",
+            "token_estimate",
+            "request_state",
+            "delivers",
         )
     )
     pending_actions = list(
@@ -195,6 +205,9 @@ def compile_active_context(context: Context) -> dict[str, Any]:
             "content": content,
             "tokens": event["token_estimate"],
         }
+        if event["delivers"]:
+            # A tool result names the action it answers.
+            observation["delivers"] = [f"@e{seq}" for seq in event["delivers"]]
         if preview is not None:
             observation["preview"] = preview
         if event["kind"] == USER_MESSAGE:

@@ -149,6 +149,10 @@ def check_first_example(mz: Any, turn: Any, at_packaging: dict[str, Any]) -> Non
     assert result["content"] == "packaged shop-web-1.0.0.tgz"
     assert int(result_ref[2:]) > int(action_ref[2:])
     assert result_ref in turn.steps[1].evaluation["claimed"]
+    assert (
+        f"[{result_ref} tool_result thread=main delivers {action_ref}]"
+        in (turn.steps[1].evaluation["text"])
+    )
     # ...and only then did memory say the package exists, citing that observation.
     release = mz.frame("release")
     assert release["body"] == {

@@ -252,3 +252,17 @@ def test_retries_are_bounded(make_client: Any) -> None:
     assert turn.status == "rejected"
     assert len(model.requests) == 3
     assert "op 0 retire: unknown_ref" in model.requests[-1].prompt
+
+
+def test_revise_that_drops_fields_gets_a_note(ctx: Any) -> None:
+    out = take_apart_reply(ctx.pk, {"text": "(context-tx (revise release (stage packaging)))"})
+    (entry,) = out["transactions"]
+    assert entry["status"] == "committed"
+    assert entry["notes"] == [
+        "revise release dropped goal (revise replaces the whole body; write every field you keep)"
+    ]
+    assert "  note: revise release dropped goal" in out["feedback"]
+    out = take_apart_reply(
+        ctx.pk, {"text": "(context-tx (revise release (goal ship-v1) (stage packaging)))"}
+    )
+    assert "notes" not in out["transactions"][0]

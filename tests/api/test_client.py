@@ -103,3 +103,22 @@ def test_auth_and_maintenance_errors(live_server: Any, transactional_db: Any) ->
         assert gate.value.status == 409
     with pytest.raises(m.NotFoundError):
         m.MorphzClient(live_server.url, token, context="other").context()
+
+
+def test_append_events_goes_through_the_bulk_path_in_batches(mz: Any) -> None:
+    from morphz_client import InvalidRequestError
+
+    items = [
+        {"kind": "external_fact", "content": f"fact {i}", "idempotency_key": f"f-{i}"}
+        for i in range(7)
+    ]
+    answer = mz.append_events(items, batch=3)
+    assert [e["ref"] for e in answer] == [f"@e{i}" for i in range(1, 8)]
+    assert all(e["created"] for e in answer)
+    again = mz.append_events(items)
+    assert [e["ref"] for e in again] == [e["ref"] for e in answer]
+    assert not any(e["created"] for e in again)
+    with pytest.raises(InvalidRequestError):
+        mz.append_events([{"kind": "external_fact", "content": "x"}, {"kind": "nope"}])
+    assert mz.context()["tick"] == 0
+    assert [e["seq"] for e in mz.iter_events()] == list(range(1, 8))

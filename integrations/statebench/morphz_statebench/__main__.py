@@ -1,0 +1,5 @@
+import sys
+
+from morphz_statebench.cli import main
+
+sys.exit(main())

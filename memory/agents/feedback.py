@@ -1,0 +1,80 @@
+"""What the model reads after a reply was taken apart: a few compact lines (R46)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory.errors import Conflict
+
+
+def _receipt_line(entry: dict[str, Any]) -> str:
+    receipt = entry["receipt"]
+    pressure = receipt["pressure"]
+    line = (
+        f"- transaction {entry['ref']} committed: version {receipt['version']}; "
+        f"released {receipt['released_tokens']} tokens; pressure {pressure['level']} "
+        f"({pressure['used_tokens']}/{pressure['capacity_tokens']})"
+    )
+    for pending in receipt.get("pending_release") or []:
+        line += f"; {pending['frame']} retiring until tick {pending['due_tick']}"
+    done = receipt.get("completed_by_successor") or []
+    if done:
+        line += f"; retired by successor: {', '.join(str(d) for d in done)}"
+    return line
+
+
+def _rejection_lines(entry: dict[str, Any]) -> list[str]:
+    error = entry["error"]
+    if error["code"] == Conflict.code:
+        return [
+            f"- transaction NOT written (conflict): {error['message']}. The context below is "
+            "current: write the transaction again against its version."
+        ]
+    ops = [d for d in error.get("details") or [] if isinstance(d, dict) and "index" in d]
+    if not ops:
+        where = ""
+        detail = (error.get("details") or [{}])[0]
+        if isinstance(detail, dict) and "line" in detail:
+            where = f" at line {detail['line']}, column {detail['column']}"
+        return [f"- transaction NOT written ({error['code']}{where}): {error['message']}"]
+    lines = ["- transaction NOT written; fix and resubmit:"]
+    for op in ops:
+        lines.append(f"  op {op['index']} {op['op']}: {op['code']}: {op['message']}")
+    return lines
+
+
+def render_feedback(result: dict[str, Any]) -> str:
+    """The outcome of a reply as a few lines for the model's next input."""
+    lines = []
+    for entry in result["transactions"]:
+        if entry["status"] == "committed":
+            lines.append(_receipt_line(entry))
+            lines.extend(f"  note: {note}" for note in entry.get("notes") or [])
+        elif entry["status"] == "rejected":
+            lines.extend(_rejection_lines(entry))
+        else:
+            lines.append("- a later transaction was skipped (an earlier one was rejected)")
+    for entry in result["reads"]:
+        if entry["status"] == "ok":
+            lines.append(f"- {entry['name']}: result in {entry['ref']}")
+        else:
+            error = entry["error"]
+            lines.append(f"- {entry['name']} failed: {error['code']}: {error['message']}")
+    for entry in result["actions"]:
+        if entry["status"] == "registered":
+            lines.append(
+                f"- action {entry['ref']} {entry['name']} registered; its result arrives as a "
+                "new observation"
+            )
+        else:
+            error = entry["error"]
+            lines.append(f"- action {entry['name']} refused: {error['code']}: {error['message']}")
+    message = result["message"]
+    if message is not None:
+        line = f"- reply recorded as {message['ref']}"
+        if message["delivers"]:
+            line += f", delivers {' '.join(message['delivers'])}"
+        if message.get("delivery_error"):
+            line += f"; delivery refused: {message['delivery_error']['message']}"
+        lines.append(line)
+    return "\n".join(lines) if lines else "- nothing to do in that reply"
