@@ -23,8 +23,7 @@ from api.parsers import StrictJSONParser, check_text
 from memory.models import ApiToken, Context
 from memory.read.access import context_for_person
 from memory.tx.engine import Author
-
-MAX_SEQ = 2**63 - 1
+from memory.vocabulary import MAX_SEQ
 
 
 def check_content_length(request: Request) -> None:

@@ -1,8 +1,9 @@
 """One error shape for the whole API: {"error": {"code", "message", "details"}} (R43).
 
-Every failure a client can cause ends here with a stable code and the HTTP status section 7
-names. Database errors caused by values that slipped past validation become 400s rather than
-500s, so a hostile input can never crash the service into an HTML error page.
+Every failure a client can cause ends here with a stable code and the HTTP status that
+`STATUS_BY_CODE` below gives it (docs/rest.md lists them). Database errors caused by values
+that slipped past validation become 400s rather than 500s, so a hostile input can never
+crash the service into an HTML error page.
 """
 
 from __future__ import annotations
@@ -19,20 +20,45 @@ from memory.errors import MorphzError
 
 log = logging.getLogger(__name__)
 
-STATUS_BY_CODE = {
+# The error registry: every code a client can meet, with the HTTP status of a response that
+# carries it as `error.code`. A rejected transaction answers with its first failing operation's
+# code (422) and lists every failing operation in `details`.
+# docs/transactions.md and docs/rest.md say what each code means and what to do about it.
+# A code missing here is a programming error: tests/api/test_error_registry.py reads every code
+# the source raises and fails on an unlisted one (at run time it would answer 500).
+STATUS_BY_CODE: dict[str, int] = {
+    # 400: the request itself is malformed
     "parse_error": 400,
     "invalid_request": 400,
     "invalid_kind": 400,
     "invalid_cursor": 400,
     "invalid_base_version": 400,
-    "unknown_evaluation": 400,
     "invalid_ref": 400,
     "invalid_offset": 400,
     "invalid_length": 400,
+    "invalid_depth": 400,
+    "invalid_direction": 400,
+    "invalid_flag": 400,
+    "invalid_frame_id": 400,
+    "invalid_limit": 400,
+    "invalid_max_nodes": 400,
+    "invalid_query": 400,
+    "invalid_status": 400,
+    "invalid_thread": 400,
+    "invalid_time": 400,
+    "invalid_type": 400,
+    "invalid_view_version": 400,
+    "invalid_arguments": 400,
+    "unknown_evaluation": 400,
+    "invalid_version": 400,
+    "invalid_export": 400,
+    # 401, 403, 404, 405, 406: who may ask what
     "not_authenticated": 401,
     "permission_denied": 403,
     "not_found": 404,
     "method_not_allowed": 405,
+    "not_acceptable": 406,
+    # 409: the state moved or forbids it now; re-read and retry
     "conflict": 409,
     "stale_cursor": 409,
     "stale_view": 409,
@@ -40,21 +66,33 @@ STATUS_BY_CODE = {
     "idempotency_key_reused": 409,
     "context_exists": 409,
     "context_frozen": 409,
+    # 413, 415, 429: size, media type, rate
     "too_large": 413,
     "unsupported_media_type": 415,
     "throttled": 429,
+    # 422: a transaction or an append broke a rule
+    "rule_violation": 422,
+    "unknown_ref": 422,
+    "unknown_relation": 422,
+    "self_citation": 422,
+    "frame_exists": 422,
+    "frame_retired": 422,
+    "frame_protected": 422,
+    "relation_exists": 422,
+    "not_observation": 422,
+    "request_pending": 422,
+    # 500: our fault, logged
+    "internal_error": 500,
 }
-# Codes a transaction gets when it breaks a rule: any other memory code is a rule, so 422.
-RULE_STATUS = 422
 
 
 def status_for(code: str) -> int:
-    if code in STATUS_BY_CODE:
-        return STATUS_BY_CODE[code]
-    # memory's input checks name the field: invalid_depth, invalid_query, invalid_time, ...
-    if code.startswith("invalid_"):
-        return 400
-    return RULE_STATUS
+    """The HTTP status of `code`; an unlisted code is a bug, answered as 500 and logged."""
+    status_code = STATUS_BY_CODE.get(code)
+    if status_code is None:
+        log.error("error code %r is not in api.errors.STATUS_BY_CODE", code)
+        return 500
+    return status_code
 
 
 def error_body(code: str, message: str, details: list[Any] | None = None) -> dict[str, Any]:

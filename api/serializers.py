@@ -13,11 +13,22 @@ from typing import Any
 from rest_framework import serializers
 
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
-from memory.read.lists import EVENT_STATUSES
-from memory.timeline.events import MAX_BULK_EVENTS, THREAD_RE
-
-MAX_INT = 2**63 - 1
-MAX_CONTENT_CHARS = 4_000_000
+from memory.limits import (
+    CHUNK_DEFAULT,
+    CHUNK_MAX,
+    MAX_BULK_EVENTS,
+    MAX_CONTENT_CHARS,
+    MAX_DELIVERS,
+    RECALL_DEFAULT_DEPTH,
+    RECALL_DEFAULT_NODES,
+    RECALL_MAX_DEPTH,
+    RECALL_MAX_NODES,
+    SEARCH_DEFAULT_LIMIT,
+    SEARCH_MAX_LIMIT,
+    SEARCH_MAX_QUERY_CHARS,
+)
+from memory.read.lists import EVENT_STATUS_FILTERS
+from memory.vocabulary import FRAME_ID_MAX, MAX_SEQ, RELATION_NAME_MAX, THREAD_MAX, THREAD_RE
 
 
 class StrictCharField(serializers.CharField):
@@ -40,10 +51,10 @@ class StrictSerializer(serializers.Serializer):
 
 def thread_field(**kwargs: Any) -> serializers.Field:
     return serializers.RegexField(
-        THREAD_RE,
+        rf"\A(?:{THREAD_RE.pattern})\Z",
         required=False,
         allow_null=True,
-        max_length=100,
+        max_length=THREAD_MAX,
         help_text="execution thread (R8): 1-100 of letters, digits, '.', '_', ':', '-'; "
         "default `main`",
         error_messages={"invalid": "1-100 characters: letters, digits, '.', '_', ':', '-'"},
@@ -74,7 +85,7 @@ def as_of_field() -> serializers.Field:
         required=False,
         allow_null=True,
         min_value=0,
-        max_value=MAX_INT,
+        max_value=MAX_SEQ,
         help_text="answer as of the end of this version (R52), from the history",
     )
 
@@ -99,7 +110,7 @@ class EventAppendIn(StrictSerializer):
     delivers = serializers.ListField(
         child=StrictCharField(max_length=40),
         required=False,
-        max_length=1000,
+        max_length=MAX_DELIVERS,
         help_text='refs of the requests or actions this event answers, e.g. ["@e17"]',
     )
     idempotency_key = idempotency_field()
@@ -139,7 +150,7 @@ class TransactionIn(StrictSerializer):
         help_text='the text form: "(context-tx (base-version 3) ...)"',
     )
     base_version = serializers.IntegerField(
-        required=False, allow_null=True, min_value=0, max_value=MAX_INT
+        required=False, allow_null=True, min_value=0, max_value=MAX_SEQ
     )
     reason = serializers.CharField(required=False, allow_null=True, allow_blank=True)
     ops = serializers.ListField(
@@ -153,26 +164,30 @@ class TransactionIn(StrictSerializer):
         required=False,
         allow_null=True,
         min_value=1,
-        max_value=MAX_INT,
+        max_value=MAX_SEQ,
         help_text="id of the evaluation whose view the transaction was written from",
     )
 
 
 class RecallIn(StrictSerializer):
-    frame_id = StrictCharField(max_length=128)
-    depth = serializers.IntegerField(required=False, default=1, min_value=1, max_value=4)
+    frame_id = StrictCharField(max_length=FRAME_ID_MAX)
+    depth = serializers.IntegerField(
+        required=False, default=RECALL_DEFAULT_DEPTH, min_value=1, max_value=RECALL_MAX_DEPTH
+    )
     direction = serializers.ChoiceField(
         choices=("ancestors", "descendants", "both"), required=False, default="ancestors"
     )
     include_bodies = serializers.BooleanField(required=False, default=True)
     include_events = serializers.BooleanField(required=False, default=False)
-    max_nodes = serializers.IntegerField(required=False, default=32, min_value=1, max_value=128)
+    max_nodes = serializers.IntegerField(
+        required=False, default=RECALL_DEFAULT_NODES, min_value=1, max_value=RECALL_MAX_NODES
+    )
     cursor = StrictCharField(required=False, allow_null=True, max_length=2000)
     view_version = serializers.IntegerField(
-        required=False, allow_null=True, min_value=0, max_value=MAX_INT
+        required=False, allow_null=True, min_value=0, max_value=MAX_SEQ
     )
     evaluation = serializers.IntegerField(
-        required=False, allow_null=True, min_value=1, max_value=MAX_INT
+        required=False, allow_null=True, min_value=1, max_value=MAX_SEQ
     )
     as_observation = serializers.BooleanField(
         required=False,
@@ -196,18 +211,18 @@ class ActionIn(StrictSerializer):
 class EventListQuery(StrictSerializer):
     kind = serializers.ChoiceField(choices=EVENT_KINDS, required=False)
     thread = thread_field()
-    status = serializers.ChoiceField(choices=EVENT_STATUSES, required=False)
+    status = serializers.ChoiceField(choices=EVENT_STATUS_FILTERS, required=False)
     after = serializers.IntegerField(
-        required=False, min_value=0, max_value=MAX_INT, help_text="only events with seq > after"
+        required=False, min_value=0, max_value=MAX_SEQ, help_text="only events with seq > after"
     )
     cursor = cursor_field()
     limit = limit_field(100, 500)
 
 
 class EventChunkQuery(StrictSerializer):
-    offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=MAX_INT)
+    offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=MAX_SEQ)
     length = serializers.IntegerField(
-        required=False, default=65536, min_value=1, max_value=1_048_576
+        required=False, default=CHUNK_DEFAULT, min_value=1, max_value=CHUNK_MAX
     )
 
 
@@ -223,9 +238,9 @@ class FrameDetailQuery(StrictSerializer):
 
 
 class RelationListQuery(StrictSerializer):
-    subject = StrictCharField(required=False, max_length=128)
-    object = StrictCharField(required=False, max_length=128)
-    name = StrictCharField(required=False, max_length=64)
+    subject = StrictCharField(required=False, max_length=FRAME_ID_MAX)
+    object = StrictCharField(required=False, max_length=FRAME_ID_MAX)
+    name = StrictCharField(required=False, max_length=RELATION_NAME_MAX)
     include_removed = serializers.BooleanField(required=False, default=False)
     cursor = cursor_field()
     limit = limit_field(100, 500)
@@ -233,12 +248,12 @@ class RelationListQuery(StrictSerializer):
 
 
 class TransactionListQuery(StrictSerializer):
-    frame = StrictCharField(required=False, max_length=128)
+    frame = StrictCharField(required=False, max_length=FRAME_ID_MAX)
     status = serializers.ChoiceField(choices=TRANSACTION_STATUSES, required=False)
     after = serializers.IntegerField(
         required=False,
         min_value=0,
-        max_value=MAX_INT,
+        max_value=MAX_SEQ,
         help_text="only transactions with id > after",
     )
     cursor = cursor_field()
@@ -246,14 +261,14 @@ class TransactionListQuery(StrictSerializer):
 
 
 class SearchQuery(StrictSerializer):
-    q = StrictCharField(max_length=1000)
+    q = StrictCharField(max_length=SEARCH_MAX_QUERY_CHARS)
     type = serializers.ChoiceField(choices=("frame", "event"), required=False)
     status = StrictCharField(required=False, max_length=20)
     kind = serializers.ChoiceField(choices=EVENT_KINDS, required=False)
     thread = thread_field()
     since = serializers.DateTimeField(required=False)
     until = serializers.DateTimeField(required=False)
-    limit = limit_field(20, 100)
+    limit = limit_field(SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT)
 
 
 def query_data(serializer_class: type[serializers.Serializer], params: Any) -> dict[str, Any]:
@@ -316,6 +331,6 @@ class ReplyIn(StrictSerializer):
         required=False,
         allow_null=True,
         min_value=1,
-        max_value=MAX_INT,
+        max_value=MAX_SEQ,
         help_text="id of the evaluation the reply answers",
     )

@@ -1,4 +1,4 @@
-"""Response shapes (spec section 7): the functions that build them and the serializers that
+"""Response shapes (docs/rest.md): the functions that build them and the serializers that
 document them in the OpenAPI schema. Each `present_*` function sits beside its serializer so
 the two change together; the schema test checks live responses against the schema.
 """
@@ -9,10 +9,11 @@ from typing import Any
 
 from rest_framework import serializers
 
+from memory.kinds import EVENT_STATUSES, event_status
+from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, FrameRevision, Relation, TransactionRecord
 from memory.pressure import pressure_state
-
-EVENT_PREVIEW_CHARS = 200
+from memory.vocabulary import event_ref
 
 
 class ErrorBodySerializer(serializers.Serializer):
@@ -27,6 +28,14 @@ class ErrorBodySerializer(serializers.Serializer):
 
 class ErrorSerializer(serializers.Serializer):
     error = ErrorBodySerializer()
+
+
+class PageSerializer(serializers.Serializer):
+    """A cursor-paged list: the items under their plural name (in the subclass) and the cursor."""
+
+    next_cursor = serializers.CharField(
+        allow_null=True, help_text="pass as `cursor` for the next page; null on the last page"
+    )
 
 
 # -- context -------------------------------------------------------------------------------
@@ -112,8 +121,8 @@ class EventSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     size = serializers.IntegerField(help_text="length of the text in characters")
     tokens = serializers.IntegerField()
-    status = serializers.CharField(
-        allow_null=True, help_text="`active` or `retired` for observations, else null"
+    status = serializers.ChoiceField(
+        choices=EVENT_STATUSES, help_text="`active` or `retired` for observations, else `recorded`"
     )
     pending = serializers.BooleanField(help_text="waiting for an evaluation to claim it")
     request = serializers.CharField(
@@ -135,7 +144,7 @@ class BulkEventSerializer(serializers.Serializer):
     thread = serializers.CharField()
     size = serializers.IntegerField()
     tokens = serializers.IntegerField()
-    status = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(choices=EVENT_STATUSES)
     request = serializers.CharField(allow_null=True)
     created = serializers.BooleanField(
         help_text="false when the item's idempotency_key found an earlier event"
@@ -154,16 +163,10 @@ def present_bulk_event(event: Event, created: bool) -> dict[str, Any]:
         "thread": event.thread,
         "size": event.size_chars,
         "tokens": event.token_estimate,
-        "status": event_status(event),
+        "status": event_status(event.is_observation, event.active),
         "request": event.request_state,
         "created": created,
     }
-
-
-def event_status(event: Event) -> str | None:
-    if not event.is_observation:
-        return None
-    return "active" if event.active else "retired"
 
 
 def present_event(event: Event, preview: str) -> dict[str, Any]:
@@ -175,11 +178,11 @@ def present_event(event: Event, preview: str) -> dict[str, Any]:
         "created_at": event.created_at.isoformat(),
         "size": event.size_chars,
         "tokens": event.token_estimate,
-        "status": event_status(event),
+        "status": event_status(event.is_observation, event.active),
         "pending": event.pending,
         "request": event.request_state,
-        "delivers": [f"@e{seq}" for seq in event.delivers],
-        "delivered_by": f"@e{event.delivered_by_seq}" if event.delivered_by_seq else None,
+        "delivers": [event_ref(seq) for seq in event.delivers],
+        "delivered_by": event_ref(event.delivered_by_seq) if event.delivered_by_seq else None,
         "payload": event.payload,
         "preview": preview
         if len(preview) <= EVENT_PREVIEW_CHARS
@@ -187,15 +190,16 @@ def present_event(event: Event, preview: str) -> dict[str, Any]:
     }
 
 
-class EventListSerializer(serializers.Serializer):
+class EventListSerializer(PageSerializer):
     events = EventSerializer(many=True)
-    next_cursor = serializers.CharField(allow_null=True)
 
 
 class EventChunkSerializer(serializers.Serializer):
     ref = serializers.CharField()
+    seq = serializers.IntegerField()
     kind = serializers.CharField()
-    status = serializers.CharField(allow_null=True)
+    thread = serializers.CharField()
+    status = serializers.ChoiceField(choices=EVENT_STATUSES)
     size = serializers.IntegerField()
     offset = serializers.IntegerField()
     length = serializers.IntegerField()
@@ -226,9 +230,8 @@ class FrameSerializer(serializers.Serializer):
     changed_version = serializers.IntegerField()
 
 
-class FrameListSerializer(serializers.Serializer):
+class FrameListSerializer(PageSerializer):
     frames = FrameSerializer(many=True)
-    next_cursor = serializers.CharField(allow_null=True)
 
 
 class RevisionSerializer(serializers.Serializer):
@@ -284,9 +287,8 @@ def present_relation(relation: Relation) -> dict[str, Any]:
     }
 
 
-class RelationListSerializer(serializers.Serializer):
+class RelationListSerializer(PageSerializer):
     relations = RelationSerializer(many=True)
-    next_cursor = serializers.CharField(allow_null=True)
 
 
 # -- transactions --------------------------------------------------------------------------
@@ -351,9 +353,8 @@ def present_transaction(record: TransactionRecord) -> dict[str, Any]:
     }
 
 
-class TransactionListSerializer(serializers.Serializer):
+class TransactionListSerializer(PageSerializer):
     transactions = TransactionSerializer(many=True)
-    next_cursor = serializers.CharField(allow_null=True)
 
 
 # -- evaluations, recall, search -----------------------------------------------------------

@@ -1,4 +1,4 @@
-"""REST views for contexts, events, evaluations and actions (R37, section 7).
+"""REST views for contexts, events, evaluations and actions (R37, docs/rest.md).
 
 Thin by rule: check access (ContextAPIView), validate input (api.serializers), call one
 `memory` function, shape the answer (api.shapes). Transactions, frames, relations, recall and
@@ -16,7 +16,6 @@ from rest_framework.response import Response
 
 from api import views_history
 from api.base import (
-    MAX_SEQ,
     ApiView,
     ContextAPIView,
     decode_cursor,
@@ -49,16 +48,13 @@ from api.shapes import (
     present_context,
     present_event,
 )
+from memory.limits import EVENT_PREVIEW_CHARS, MAX_BULK_EVENTS
 from memory.models import ApiToken, Event
 from memory.read import lists as reads
 from memory.read.access import contexts_for_person
 from memory.timeline.evaluation import evaluate
-from memory.timeline.events import (
-    MAX_BULK_EVENTS,
-    append_event,
-    append_events,
-    register_action,
-)
+from memory.timeline.events import append_event, append_events, register_action
+from memory.vocabulary import MAX_SEQ, event_ref
 
 TAG_CONTEXT = ["context"]
 TAG_EVENTS = ["events"]
@@ -131,7 +127,7 @@ class ContextDetailView(ContextAPIView):
 def _event_json(event: Event, created: bool | None = None) -> dict[str, Any]:
     preview = getattr(event, "preview", None)
     if preview is None:
-        preview = event.content[: reads.PREVIEW_CHARS]
+        preview = event.content[:EVENT_PREVIEW_CHARS]
     data = present_event(event, preview)
     if created is not None:
         data["created"] = created
@@ -260,7 +256,7 @@ class EventDetailView(ContextAPIView):
     def get(self, request: Request, slug: str, seq: int) -> Response:
         query = query_data(EventChunkQuery, request.query_params)
         if not 1 <= seq <= MAX_SEQ:
-            raise not_found(f"event @e{seq}")
+            raise not_found(f"event {event_ref(seq)}")
         from memory.read.history import read_event_chunk
 
         return Response(read_event_chunk(self.ctx, seq, query["offset"], query["length"]))

@@ -27,12 +27,12 @@ from api.shapes import ContextSerializer, present_context, present_revision
 from memory.contexts import set_frozen
 from memory.models import Context
 from memory.read.lists import frame_view
-from memory.tx.lang import FRAME_ID_RE
 from memory.versions import asof
 from memory.versions.audit import evaluation_summary, get_evaluation, list_evaluations
 from memory.versions.diff import diff
 from memory.versions.forks import fork_context
 from memory.versions.points import Point, resolve_point
+from memory.vocabulary import is_frame_id
 
 MAX_VERSION = 2**63 - 1
 
@@ -167,7 +167,7 @@ def point_of(context: Context, as_of: int | None) -> Point | None:
 
 
 def frame_detail_as_of(context: Context, point: Point, frame_id: str) -> dict[str, Any]:
-    frame = asof.frame_as_of(context, point, frame_id) if FRAME_ID_RE.match(frame_id) else None
+    frame = asof.frame_as_of(context, point, frame_id) if is_frame_id(frame_id) else None
     if frame is None:
         raise not_found(f"frame {frame_id!r} as of version {point.version}")
     data = frame_view(frame, point.tick)

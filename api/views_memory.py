@@ -1,4 +1,4 @@
-"""REST views for transactions, frames, relations, recall and search (R37, section 7)."""
+"""REST views for transactions, frames, relations, recall and search (R37, docs/rest.md)."""
 
 from __future__ import annotations
 
@@ -39,8 +39,8 @@ from api.views_history import frame_detail_as_of, point_of
 from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.tx.engine import submit_transaction
-from memory.tx.lang import FRAME_ID_RE
 from memory.versions import asof
+from memory.vocabulary import is_frame_id
 
 TX_JSON_KEYS = ("base_version", "reason", "ops", "thread")
 
@@ -189,7 +189,7 @@ class FrameDetailView(ContextAPIView):
         point = point_of(self.ctx, query_data(FrameDetailQuery, request.query_params).get("as_of"))
         if point is not None:
             return Response(frame_detail_as_of(self.ctx, point, frame_id))
-        frame = reads.get_frame(self.ctx, frame_id) if FRAME_ID_RE.match(frame_id) else None
+        frame = reads.get_frame(self.ctx, frame_id) if is_frame_id(frame_id) else None
         if frame is None:
             raise not_found(f"frame {frame_id!r}")
         from memory.read.history import frame_write_history

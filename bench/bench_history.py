@@ -185,7 +185,7 @@ def bulk_append_rate(context_id: int) -> float:
                             observed,
                         ]
                     cur.execute(
-                        "INSERT INTO memory_event (context_id, seq, kind, thread, content, "
+                        "INSERT INTO memory_event (context_id, seq, kind, thread, content, "  # noqa: S608 - constant SQL fragments; values are parameters
                         "created_at, size_chars, token_estimate, is_observation, active, "
                         f"status_version, pending, delivers) VALUES {values}",
                         params,

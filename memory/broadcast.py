@@ -1,4 +1,7 @@
-"""Live updates for the explorer, sent only after the database commit (rule 4)."""
+"""Live updates for the explorer, sent only after the database commit.
+
+A page therefore never shows a change that was rolled back.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ log = logging.getLogger(__name__)
 
 
 def group_name(slug: str) -> str:
+    """The Channels group of a context's explorer pages."""
     return f"context.{slug}"
 
 

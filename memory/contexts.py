@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from memory.errors import InvalidRequest
+from memory.errors import InvalidRequest, NotFound
+from memory.locking import lock_context_model
 
 __all__ = [
     "InvalidRequest",
@@ -109,11 +110,7 @@ def create_context(
 @transaction.atomic
 def update_context_settings(context_id: int, **changes: int | str) -> Context:
     """Change name or settings; takes the context row lock like every commit does."""
-    context = Context.objects.select_for_update().get(pk=context_id)
-    if context.frozen and changes:
-        from memory.errors import ContextFrozen
-
-        raise ContextFrozen(context.slug)
+    context = lock_context_model(context_id)
     allowed = {
         "name",
         "grace_ticks",
@@ -147,7 +144,7 @@ def set_frozen(context_id: int, frozen: bool) -> Context:
     under way finishes first; every later write is refused with ContextFrozen."""
     if not isinstance(frozen, bool):
         raise InvalidRequest("frozen must be true or false", details=[{"field": "frozen"}])
-    context = Context.objects.select_for_update().get(pk=context_id)
+    context = lock_context_model(context_id, allow_frozen=True)
     if context.frozen != frozen:
         context.frozen = frozen
         context.save(update_fields=["frozen"])
@@ -159,8 +156,9 @@ def delete_context(context_id: int) -> None:
     """Delete a context and everything it holds (an admin decision, not a memory operation).
 
     Takes the context row lock first so no commit or evaluation is half-way through."""
-    context = Context.objects.select_for_update().filter(pk=context_id).first()
-    if context is None:
+    try:
+        context = lock_context_model(context_id, allow_frozen=True)
+    except NotFound:
         return
     context.delete()
 
@@ -192,7 +190,7 @@ def authenticate_token(raw: str) -> ApiToken | None:
     )
     with connection.cursor() as cur:
         cur.execute(
-            f"SELECT {columns} FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id "
+            f"SELECT {columns} FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id "  # noqa: S608 - column names from model fields, quoted by the backend
             "WHERE t.key_hash = %s AND t.revoked_at IS NULL",
             [hash_token(raw)],
         )

@@ -1,4 +1,4 @@
-"""The closed vocabularies of Morphz (spec section 7)."""
+"""The closed vocabularies of Morphz (docs/concepts.md, docs/rest.md)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,17 @@ ACTIVE = "active"
 RETIRING = "retiring"
 RETIRED = "retired"
 FRAME_STATUSES = (ACTIVE, RETIRING, RETIRED)
+# An event's status: observations are active or retired; other kinds are plain history.
+RECORDED = "recorded"
+EVENT_STATUSES = (ACTIVE, RETIRED, RECORDED)
+
+
+def event_status(is_observation: bool, active: bool) -> str:
+    """The one way an event's `status` is shown: `active`, `retired` or `recorded`."""
+    if not is_observation:
+        return RECORDED
+    return ACTIVE if active else RETIRED
+
 
 REQUEST_OPEN = "open"
 REQUEST_DELIVERED = "delivered"
@@ -41,9 +52,10 @@ COMMITTED = "committed"
 REJECTED = "rejected"
 TRANSACTION_STATUSES = (COMMITTED, REJECTED)
 
-# pending: inside its window; expired: became retired at its due tick; completed: retired
-# early by a successor (R17); cancelled: revise/restore/protect inside the window; stale:
-# its expiry found a newer generation or revision (R16).
+# A retirement request's outcome, moved only by memory.tx.retirement. pending: inside its
+# window; expired: became retired at its due tick; completed: retired early by a successor
+# (R17); cancelled: revise/restore/protect inside the window; stale: its expiry found a newer
+# generation or revision (R16).
 RETIREMENT_OUTCOMES = ("pending", "expired", "completed", "cancelled", "stale")
 
 PRESSURE_OK = "ok"

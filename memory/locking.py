@@ -1,7 +1,8 @@
-"""A process-local queue in front of the context row lock.
+"""The context row lock, and a process-local queue in front of it.
 
-Commits, appends and evaluations of one context serialise on `SELECT ... FOR UPDATE` of
-the context row. When many threads of one process write to the same context, letting them
+Commits, appends, evaluations and settings changes of one context serialise on
+`SELECT ... FOR UPDATE` of the context row, taken only by `lock_context` (the hot paths read
+the returned values; code that saves the row through the ORM calls `lock_context_model`). When many threads of one process write to the same context, letting them
 all wait inside PostgreSQL costs more than the work itself: every release wakes every
 waiter, and the woken threads fight over the GIL. Threads of one process therefore queue
 here first, so at most one of them waits on the row lock; other processes still meet at the
@@ -13,8 +14,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from django.db import connection
+
+from memory.errors import ContextFrozen, NotFound
+from memory.models import Context
 
 _locks: dict[int, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -39,3 +44,48 @@ def context_gate(context_id: int) -> Iterator[None]:
         return
     with _lock_for(context_id):
         yield
+
+
+@dataclass
+class LockedContext:
+    pk: int
+    slug: str
+    version: int
+    tick: int
+    last_seq: int
+    grace_ticks: int
+    capacity_tokens: int
+    pressure_percent: int
+    maintenance_percent: int
+    maintenance_exit_percent: int
+    used_tokens: int
+    in_maintenance: bool
+    observation_budget_tokens: int
+    frozen: bool = False
+
+
+def lock_context(context_id: int, *, allow_frozen: bool = False) -> LockedContext:
+    """SELECT ... FOR UPDATE the context row: serialises commits of one context (R20).
+
+    Every write takes it, so it refuses a frozen context (R54) with ContextFrozen unless
+    `allow_frozen` (freezing, unfreezing and deleting are decisions about the context)."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT id, slug, version, tick, last_seq, grace_ticks, capacity_tokens, pressure_percent, "
+            "maintenance_percent, maintenance_exit_percent, used_tokens, in_maintenance, "
+            "observation_budget_tokens, frozen FROM memory_context WHERE id = %s FOR UPDATE",
+            [context_id],
+        )
+        row = cur.fetchone()
+    if row is None:
+        raise NotFound(f"context {context_id} does not exist")
+    locked = LockedContext(*row)
+    if locked.frozen and not allow_frozen:
+        raise ContextFrozen(locked.slug)
+    return locked
+
+
+def lock_context_model(context_id: int, *, allow_frozen: bool = False) -> Context:
+    """`lock_context`, then the locked row as a model, for code that saves it with the ORM."""
+    lock_context(context_id, allow_frozen=allow_frozen)
+    return Context.objects.get(pk=context_id)

@@ -20,6 +20,7 @@ from memory.kinds import (
     RETIREMENT_OUTCOMES,
     TRANSACTION_STATUSES,
 )
+from memory.vocabulary import event_ref
 
 
 def _choices(values: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -196,11 +197,11 @@ class Event(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"@e{self.seq}"
+        return event_ref(self.seq)
 
     @property
     def ref(self) -> str:
-        return f"@e{self.seq}"
+        return event_ref(self.seq)
 
 
 class TransactionRecord(models.Model):

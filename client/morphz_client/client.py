@@ -1,4 +1,4 @@
-"""A small synchronous client for the Morphz REST API (section 7 of the spec), on httpx.
+"""A small synchronous client for the Morphz REST API (docs/rest.md), on httpx.
 
 One client talks to one context: a token reaches its own context only. Every non-2xx answer
 raises a typed `MorphzAPIError` subclass carrying the server's `code`, `status` and `details`.
@@ -6,6 +6,7 @@ raises a typed `MorphzAPIError` subclass carrying the server's `code`, `status` 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from types import TracebackType
@@ -40,11 +41,16 @@ from morphz_client.types import (
 __all__ = ["MorphzClient"]
 
 
+_EVENT_REF = re.compile(r"@e([1-9][0-9]{0,17})")
+
+
 def _seq(ref: str | int) -> int:
     if isinstance(ref, int):
         return ref
-    if ref.startswith("@e") and ref[2:].isdigit():
-        return int(ref[2:])
+    # The server's rule (memory/vocabulary.py): "@e", ASCII digits, no leading zero.
+    match = _EVENT_REF.fullmatch(ref)
+    if match:
+        return int(match.group(1))
     raise ValueError(f"{ref!r} is not an event reference like '@e42'")
 
 

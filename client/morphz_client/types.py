@@ -1,4 +1,4 @@
-"""Shapes of the API's answers (spec section 7). The server may add fields; these name the
+"""Shapes of the API's answers (docs/rest.md). The server may add fields; these name the
 ones a client can rely on."""
 
 from __future__ import annotations
@@ -7,6 +7,8 @@ from typing import Any, Literal, TypedDict
 
 PressureLevel = Literal["ok", "pressure", "maintenance"]
 FrameStatus = Literal["active", "retiring", "retired"]
+# Observations are active or retired; every other event is plain history.
+EventStatus = Literal["active", "retired", "recorded"]
 AppendableKind = Literal["user_message", "tool_result", "agent_message", "external_fact"]
 Direction = Literal["ancestors", "descendants", "both"]
 
@@ -53,7 +55,7 @@ class Event(TypedDict, total=False):
     created_at: str
     size: int
     tokens: int
-    status: str | None
+    status: EventStatus
     pending: bool
     request: str | None
     delivers: list[str]
@@ -97,7 +99,7 @@ class EventChunk(TypedDict, total=False):
     ref: str
     seq: int
     kind: str
-    status: str | None
+    status: EventStatus
     size: int
     offset: int
     length: int

@@ -55,7 +55,7 @@ def run_read(context: Context, name: str, args: dict[str, Any], thread: str) -> 
     # frame
     from memory.read.history import frame_write_history
     from memory.read.lists import frame_view, get_frame
-    from memory.tx.lang import is_frame_id
+    from memory.vocabulary import is_frame_id
 
     _only(args, ("id",))
     frame_id = args.get("id")

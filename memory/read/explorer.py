@@ -1,6 +1,6 @@
 """What the explorer page needs on first paint, read in a handful of queries (reads only).
 
-Shapes follow the REST contract (MORPHZ.md section 7) so the page's script treats this
+Shapes follow the REST contract (docs/rest.md) so the page's script treats this
 snapshot and later API responses alike: a frame is `{id, revision, status, protected, body,
 sources, retire}`, the context `{slug, version, tick, settings, pressure}`. Everything reads
 the persistent state (R35), never the search index; large event texts are cut in the
@@ -13,10 +13,11 @@ from typing import Any
 
 from django.db.models.functions import Left
 
-from memory.kinds import RETIRING
+from memory.kinds import RETIRING, event_status
 from memory.models import Context, Event, Frame, Relation, TransactionRecord
 from memory.pressure import pressure_state
 from memory.read.lists import frame_view
+from memory.vocabulary import event_ref, seq_of
 
 PREVIEW_CHARS = 240
 RECENT_EVENTS = 60
@@ -24,6 +25,7 @@ RECENT_TRANSACTIONS = 40
 
 
 def context_summary(context: Context) -> dict[str, Any]:
+    """The context header of the explorer page (slug, counters, settings, pressure)."""
     return {
         "slug": context.slug,
         "name": context.name,
@@ -67,12 +69,12 @@ def _event_rows(context: Context, **filters: Any) -> list[dict[str, Any]]:
     )
     return [
         {
-            "ref": f"@e{row['seq']}",
+            "ref": event_ref(row["seq"]),
             "seq": row["seq"],
             "kind": row["kind"],
             "thread": row["thread"],
             "size": row["size_chars"],
-            "status": ("active" if row["active"] else "retired") if row["is_observation"] else None,
+            "status": event_status(row["is_observation"], row["active"]),
             "request": row["request_state"],
             "preview": row["preview"],
             "created_at": row["created_at"].isoformat(),
@@ -82,22 +84,19 @@ def _event_rows(context: Context, **filters: Any) -> list[dict[str, Any]]:
 
 
 def recent_events(context: Context, limit: int = RECENT_EVENTS) -> list[dict[str, Any]]:
+    """The newest `limit` events, oldest first, with previews."""
     rows = _event_rows(context, seq__gt=max(0, context.last_seq - limit))
     return sorted(rows, key=lambda e: e["seq"])
 
 
 def source_events(context: Context, frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The event leaves the frames cite, for the graph's optional source edges."""
-    seqs = {
-        int(ref[2:])
-        for frame in frames
-        for ref in frame["sources"]
-        if isinstance(ref, str) and ref.startswith("@e") and ref[2:].isdigit()
-    }
+    seqs = {seq for frame in frames for seq in map(seq_of, frame["sources"]) if seq is not None}
     return sorted(_event_rows(context, seq__in=seqs), key=lambda e: e["seq"]) if seqs else []
 
 
 def transaction_dict(record: TransactionRecord) -> dict[str, Any]:
+    """A transaction as the explorer's history panel shows it."""
     return {
         "id": record.pk,
         "status": record.status,
@@ -110,12 +109,13 @@ def transaction_dict(record: TransactionRecord) -> dict[str, Any]:
         "text": record.text,
         "frames": list(record.frame_ids),
         "errors": record.errors,
-        "ref": f"@e{record.event.seq}" if record.event is not None else None,
+        "ref": event_ref(record.event.seq) if record.event is not None else None,
         "created_at": record.created_at.isoformat(),
     }
 
 
 def recent_transactions(context: Context, limit: int = RECENT_TRANSACTIONS) -> list[dict[str, Any]]:
+    """The newest `limit` transactions, oldest first."""
     rows = (
         TransactionRecord.objects.filter(context=context)
         .select_related("event")
@@ -125,6 +125,7 @@ def recent_transactions(context: Context, limit: int = RECENT_TRANSACTIONS) -> l
 
 
 def live_relations(context: Context) -> list[dict[str, Any]]:
+    """Every live relation of the context, as graph edges."""
     rows = (
         Relation.objects.filter(context=context, removed_version__isnull=True)
         .order_by("pk")

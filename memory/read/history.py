@@ -3,7 +3,7 @@
 Both read the persistent facts directly, never the search index (R35), and never cross
 contexts (R36): every query is filtered by the context first.
 
-- `read_event_chunk(context, seq, offset=0, length=DEFAULT_CHUNK) -> dict`
+- `read_event_chunk(context, seq, offset=0, length=CHUNK_DEFAULT) -> dict`
   `seq` is an int or a ref like ``"@e42"``; `offset`/`length` count characters. Returns
   ``{ref, seq, kind, thread, size, status, active, retired, created_at, payload, offset,
   length, content, next_offset, total}``; `next_offset` is None after the last chunk. Only
@@ -24,11 +24,10 @@ from typing import Any
 from django.db.models.functions import Length, Substr
 
 from memory.errors import InvalidRequest, NotFound
+from memory.kinds import event_status
+from memory.limits import CHUNK_DEFAULT, CHUNK_MAX
 from memory.models import Context, Event, Frame, FrameRevision
-from memory.timeline.events import EVENT_REF_RE
-
-DEFAULT_CHUNK = 65_536
-MAX_CHUNK = 1_048_576
+from memory.vocabulary import event_ref, seq_from_text
 
 
 def resolve_context(context: Context | int) -> Context:
@@ -42,25 +41,17 @@ def resolve_context(context: Context | int) -> Context:
 
 
 def parse_seq(seq: int | str) -> int:
+    """A sequence number from `42`, `"42"` or `"@e42"`; InvalidRequest (`invalid_ref`) otherwise."""
     if isinstance(seq, bool):
         raise InvalidRequest(f"{seq!r} is not an event reference", code="invalid_ref")
     if isinstance(seq, int):
         if seq < 1:
             raise InvalidRequest(f"event seq must be positive; got {seq}", code="invalid_ref")
         return seq
-    if isinstance(seq, str):
-        text = seq if seq.startswith("@e") else f"@e{seq}"
-        match = EVENT_REF_RE.match(text)
-        if match:
-            return int(match.group(1))
+    number = seq_from_text(seq)
+    if number is not None:
+        return number
     raise InvalidRequest(f'{seq!r} is not an event reference like "@e42"', code="invalid_ref")
-
-
-def event_status(is_observation: bool, active: bool) -> str:
-    """Observations are `active` or `retired`; other kinds are plain history (`recorded`)."""
-    if not is_observation:
-        return "recorded"
-    return "active" if active else "retired"
 
 
 def _check_int(value: Any, name: str, code: str, minimum: int, maximum: int) -> int:
@@ -78,13 +69,13 @@ def read_event_chunk(
     context: Context | int,
     seq: int | str,
     offset: int = 0,
-    length: int = DEFAULT_CHUNK,
+    length: int = CHUNK_DEFAULT,
 ) -> dict[str, Any]:
     """One slice of an event's text, with its size and status (R31)."""
     ctx = resolve_context(context)
     number = parse_seq(seq)
     offset = _check_int(offset, "offset", "invalid_offset", 0, 10**12)
-    length = _check_int(length, "length", "invalid_length", 1, MAX_CHUNK)
+    length = _check_int(length, "length", "invalid_length", 1, CHUNK_MAX)
     row = (
         Event.objects.filter(context=ctx, seq=number)
         .annotate(chunk=Substr("content", offset + 1, length), total=Length("content"))
@@ -103,14 +94,15 @@ def read_event_chunk(
     )
     if row is None:
         raise NotFound(
-            f"event @e{number} does not exist in this context", details=[{"ref": f"@e{number}"}]
+            f"event {event_ref(number)} does not exist in this context",
+            details=[{"ref": event_ref(number)}],
         )
     total = row["total"]
     chunk = row["chunk"] or ""
     end = min(offset, total) + len(chunk)
     status = event_status(row["is_observation"], row["active"])
     return {
-        "ref": f"@e{row['seq']}",
+        "ref": event_ref(row["seq"]),
         "seq": row["seq"],
         "kind": row["kind"],
         "thread": row["thread"],

@@ -9,21 +9,38 @@ transaction row ids), so a page never skips or repeats a row when others are app
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar
 
 from django.db.models import Q, QuerySet
 from django.db.models.functions import Left
 
 from memory.kinds import OBSERVATION_KINDS
+from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
-from memory.tx.retirement import window_view
+from memory.tx.retirement import WindowView, window_view
 
 T = TypeVar("T")
 
 
+class FrameView(TypedDict):
+    """A frame as the API and the explorer show it (docs/rest.md); built by `frame_view`."""
+
+    id: str
+    revision: int
+    status: str
+    protected: bool
+    body: Any
+    sources: list[str]
+    retire: WindowView | None
+    tokens: int
+    created_version: int
+    changed_version: int
+
+
 def frame_view(frame: Frame, tick: int) -> dict[str, Any]:
-    """A frame as the API and the explorer show it (spec section 7 shape)."""
-    return {
+    """The one builder of a frame's JSON shape, checked against `FrameView`; a plain dict so
+    that callers may add fields (a frame's detail adds its revisions)."""
+    view: FrameView = {
         "id": frame.frame_id,
         "revision": frame.revision,
         "status": frame.status,
@@ -41,13 +58,12 @@ def frame_view(frame: Frame, tick: int) -> dict[str, Any]:
         "created_version": frame.created_version,
         "changed_version": frame.changed_version,
     }
+    return dict(view)
 
 
-PREVIEW_CHARS = 200
-
-# Event "status" filter values: observations are active or retired; requests open or delivered;
-# inputs not yet claimed by an evaluation are pending.
-EVENT_STATUSES = ("active", "retired", "pending", "open", "delivered")
+# Event "status" filter values: an event's status (active, retired, recorded); requests open or
+# delivered; inputs not yet claimed by an evaluation are pending.
+EVENT_STATUS_FILTERS = ("active", "retired", "recorded", "pending", "open", "delivered")
 
 
 @dataclass(frozen=True)
@@ -80,6 +96,8 @@ def list_events(
         queryset = queryset.filter(active=True)
     elif status == "retired":
         queryset = queryset.filter(kind__in=OBSERVATION_KINDS, active=False)
+    elif status == "recorded":
+        queryset = queryset.exclude(kind__in=OBSERVATION_KINDS)
     elif status == "pending":
         queryset = queryset.filter(pending=True)
     elif status in ("open", "delivered"):
@@ -90,11 +108,7 @@ def list_events(
 def _with_preview(queryset: QuerySet[Event]) -> QuerySet[Event]:
     """Leave the text out and cut a preview in the database, so a large log is never loaded
     to make a list: lists carry the preview and the size; the text is read in chunks."""
-    return queryset.defer("content").annotate(preview=Left("content", PREVIEW_CHARS))
-
-
-def get_event(context: Context, seq: int) -> Event | None:
-    return _with_preview(Event.objects.filter(context=context, seq=seq)).first()
+    return queryset.defer("content").annotate(preview=Left("content", EVENT_PREVIEW_CHARS))
 
 
 def list_frames(

@@ -55,13 +55,19 @@ from django.core import signing
 from django.db import DatabaseError, connection, transaction
 
 from memory.errors import InvalidRequest, NotFound, StaleCursor, StaleView
+from memory.kinds import event_status
+from memory.limits import (
+    RECALL_DEFAULT_DEPTH,
+    RECALL_DEFAULT_NODES,
+    RECALL_MAX_DEPTH,
+    RECALL_MAX_NODES,
+)
 from memory.models import Context, Evaluation, Event, Frame
-from memory.read.history import event_status, resolve_context
-from memory.timeline.events import EVENT_REF_RE, append_recall_result, check_thread
+from memory.read.history import resolve_context
+from memory.timeline.events import append_recall_result, check_thread
+from memory.vocabulary import event_ref, seq_of
 
 DIRECTIONS = ("ancestors", "descendants", "both")
-MAX_DEPTH = 4
-MAX_NODES = 128
 PAGE_BYTES = 64 * 1024
 PREVIEW_CHARS = 280
 NODE_OVERHEAD = 160  # rough JSON size of a node without body/content
@@ -191,11 +197,11 @@ def _check_params(
             code="invalid_frame_id",
             details=[{"field": "frame_id"}],
         )
-    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= RECALL_MAX_DEPTH:
         raise InvalidRequest(
-            f"depth must be an integer from 1 to {MAX_DEPTH}; got {depth!r}",
+            f"depth must be an integer from 1 to {RECALL_MAX_DEPTH}; got {depth!r}",
             code="invalid_depth",
-            details=[{"field": "depth", "min": 1, "max": MAX_DEPTH}],
+            details=[{"field": "depth", "min": 1, "max": RECALL_MAX_DEPTH}],
         )
     if direction not in DIRECTIONS:
         raise InvalidRequest(
@@ -206,12 +212,12 @@ def _check_params(
     if (
         isinstance(max_nodes, bool)
         or not isinstance(max_nodes, int)
-        or not 1 <= max_nodes <= MAX_NODES
+        or not 1 <= max_nodes <= RECALL_MAX_NODES
     ):
         raise InvalidRequest(
-            f"max_nodes must be an integer from 1 to {MAX_NODES}; got {max_nodes!r}",
+            f"max_nodes must be an integer from 1 to {RECALL_MAX_NODES}; got {max_nodes!r}",
             code="invalid_max_nodes",
-            details=[{"field": "max_nodes", "min": 1, "max": MAX_NODES}],
+            details=[{"field": "max_nodes", "min": 1, "max": RECALL_MAX_NODES}],
         )
     for name, value in flags.items():
         if not isinstance(value, bool):
@@ -523,7 +529,7 @@ def _event_node(row: dict[str, Any], depth: int, content: str | None) -> dict[st
     preview = row["preview"] + ("…" if row["chars"] > PREVIEW_CHARS else "")
     node: dict[str, Any] = {
         "type": "event",
-        "ref": f"@e{row['seq']}",
+        "ref": event_ref(row["seq"]),
         "depth": depth,
         "kind": row["kind"],
         "thread": row["thread"],
@@ -550,10 +556,10 @@ def _edges(walk: _Walk, end: int, page: list[Key]) -> list[dict[str, Any]]:
         for ref in walk.sources.get(pk, []):
             if not isinstance(ref, str):
                 continue
-            match = EVENT_REF_RE.match(ref)
+            seq = seq_of(ref)
             target: Key | None
-            if match:
-                target = ("e", int(match.group(1)))
+            if seq is not None:
+                target = ("e", seq)
             else:
                 other = walk.pk_by_id.get(ref)
                 target = ("f", other) if other is not None else None
@@ -606,11 +612,11 @@ def recall(
     context: Context | int,
     *,
     frame_id: str,
-    depth: int = 1,
+    depth: int = RECALL_DEFAULT_DEPTH,
     direction: str = "ancestors",
     include_bodies: bool = True,
     include_events: bool = False,
-    max_nodes: int = 32,
+    max_nodes: int = RECALL_DEFAULT_NODES,
     cursor: str | None = None,
     view_version: int | None = None,
     evaluation_id: int | None = None,

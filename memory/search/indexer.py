@@ -40,10 +40,10 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import Count, Min
 from django.utils import timezone
 
-from memory.kinds import TRANSACTION
+from memory.kinds import TRANSACTION, event_status
 from memory.models import Context, Event, Frame, FrameRevision, IndexIntent
-from memory.read.history import event_status
 from memory.search import textindex
+from memory.vocabulary import event_ref
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
             context_id=context_id,
             frame_id=None,
             event_id=pk,
-            ref=f"@e{seq}",
+            ref=event_ref(seq),
             status=event_status(observed, active),
             kind=kind,
             thread=thread,
@@ -151,6 +151,7 @@ CREATE TEMP TABLE IF NOT EXISTS morphz_search_stage (
   thread text, created_at timestamptz, tokens tsvector
 ) ON COMMIT DELETE ROWS
 """
+# S608: the column list is a constant; {target} is filled with a fixed column name below.
 _UPSERT = f"""
 INSERT INTO memory_searchdocument ({_STAGE_COLUMNS}, indexed_at)
 SELECT {_STAGE_COLUMNS}, now() FROM morphz_search_stage WHERE {{target}} IS NOT NULL
@@ -159,7 +160,7 @@ ON CONFLICT ({{target}}) DO UPDATE SET
   ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
   created_at = EXCLUDED.created_at, tokens = EXCLUDED.tokens,
   indexed_at = EXCLUDED.indexed_at
-"""
+"""  # noqa: S608
 
 
 def _upsert(documents: list[Document], fail_after: int | None) -> int:

@@ -40,15 +40,14 @@ from django.utils.dateparse import parse_datetime
 
 from memory.errors import InvalidRequest
 from memory.kinds import EVENT_KINDS, FRAME_STATUSES
+from memory.limits import SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS
 from memory.models import Context
 from memory.read.history import resolve_context
 from memory.search import textindex
 from memory.search.indexer import index_lag
-from memory.timeline.events import THREAD_RE
+from memory.vocabulary import is_thread_name
 
-MAX_QUERY_CHARS = 1000
 MAX_QUERY_TOKENS = 32
-MAX_LIMIT = 100
 WINDOW_BEFORE = 60
 WINDOW_CHARS = 400
 STATUSES = (*FRAME_STATUSES, "recorded")
@@ -120,9 +119,9 @@ def _time(value: Any, name: str) -> datetime | None:
 
 
 def _check(q: Any, type: Any, status: Any, kind: Any, thread: Any, limit: Any) -> list[str]:
-    if not isinstance(q, str) or not q.strip() or len(q) > MAX_QUERY_CHARS:
+    if not isinstance(q, str) or not q.strip() or len(q) > SEARCH_MAX_QUERY_CHARS:
         raise InvalidRequest(
-            f"q must be a non-empty query of at most {MAX_QUERY_CHARS} characters",
+            f"q must be a non-empty query of at most {SEARCH_MAX_QUERY_CHARS} characters",
             code="invalid_query",
             details=[{"field": "q"}],
         )
@@ -147,15 +146,15 @@ def _check(q: Any, type: Any, status: Any, kind: Any, thread: Any, limit: Any) -
             code="invalid_kind",
             details=[{"field": "kind"}],
         )
-    if thread is not None and (not isinstance(thread, str) or not THREAD_RE.match(thread)):
+    if thread is not None and not is_thread_name(thread):
         raise InvalidRequest(
             "thread is not a valid thread name",
             code="invalid_thread",
             details=[{"field": "thread"}],
         )
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SEARCH_MAX_LIMIT:
         raise InvalidRequest(
-            f"limit must be an integer from 1 to {MAX_LIMIT}",
+            f"limit must be an integer from 1 to {SEARCH_MAX_LIMIT}",
             code="invalid_limit",
             details=[{"field": "limit"}],
         )
@@ -172,7 +171,7 @@ def search(
     thread: str | None = None,
     since: datetime | str | None = None,
     until: datetime | str | None = None,
-    limit: int = 20,
+    limit: int = SEARCH_DEFAULT_LIMIT,
 ) -> dict[str, Any]:
     """Ranked hits for `q` in this context, with snippets and the index lag."""
     query_tokens = _check(q, type, status, kind, thread, limit)

@@ -12,6 +12,7 @@ from typing import Any
 from django.db.models.functions import Right, Substr
 
 from memory.kinds import ACTION, REQUEST_OPEN, RETIRED, USER_MESSAGE
+from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, Relation
 from memory.pressure import pressure_state
 from memory.tokens import (
@@ -21,8 +22,8 @@ from memory.tokens import (
     fit_suffix,
 )
 from memory.tx.retirement import window_view
+from memory.vocabulary import event_ref
 
-PREVIEW_CHARS = 200
 # Of an observation's budget, what its head and its tail may take in a preview; the rest is
 # the item header and the note saying how to read what is not shown.
 HEAD_SHARE, TAIL_SHARE, NOTE_TOKENS = 0.6, 0.25, 60
@@ -70,7 +71,7 @@ def bounded_content(
     }
 
 
-def _preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+def _preview(text: str, limit: int = EVENT_PREVIEW_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
@@ -194,7 +195,7 @@ def compile_active_context(context: Context) -> dict[str, Any]:
     observation_items: list[dict[str, Any]] = []
     open_requests: list[dict[str, Any]] = []
     for event in observations:
-        ref = f"@e{event['seq']}"
+        ref = event_ref(event["seq"])
         content, preview = bounded_content(
             ref, event["head"], event["tail"], event["size_chars"], budget
         )
@@ -207,7 +208,7 @@ def compile_active_context(context: Context) -> dict[str, Any]:
         }
         if event["delivers"]:
             # A tool result names the action it answers.
-            observation["delivers"] = [f"@e{seq}" for seq in event["delivers"]]
+            observation["delivers"] = [event_ref(seq) for seq in event["delivers"]]
         if preview is not None:
             observation["preview"] = preview
         if event["kind"] == USER_MESSAGE:
@@ -219,7 +220,11 @@ def compile_active_context(context: Context) -> dict[str, Any]:
         observation_items.append(observation)
     state = pressure_state(context)
     actions = [
-        {"ref": f"@e{a['seq']}", "thread": a["thread"], "name": (a["payload"] or {}).get("name")}
+        {
+            "ref": event_ref(a["seq"]),
+            "thread": a["thread"],
+            "name": (a["payload"] or {}).get("name"),
+        }
         for a in pending_actions
     ]
     summary: dict[str, Any] = {

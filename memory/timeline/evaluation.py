@@ -9,14 +9,15 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from memory.broadcast import broadcast_after_commit
-from memory.errors import Conflict, ContextFrozen, InvalidRequest
-from memory.kinds import EXTERNAL_FACT_KINDS, RETIRED, RETIRING
-from memory.locking import context_gate
-from memory.models import Context, Evaluation, Event, Frame, IndexIntent, RetirementRequest
+from memory.errors import Conflict, InvalidRequest
+from memory.kinds import EXTERNAL_FACT_KINDS
+from memory.locking import context_gate, lock_context_model
+from memory.models import Evaluation, Event
 from memory.pressure import pressure_state
 from memory.timeline.compile import compile_active_context
 from memory.timeline.events import check_thread
-from memory.tx.retirement import expiry_applies
+from memory.tx.retirement import apply_due_expiries
+from memory.vocabulary import event_ref
 
 
 def evaluate(
@@ -65,9 +66,7 @@ def _evaluate(
     continuation: bool,
     include_instructions: bool = False,
 ) -> dict[str, Any]:
-    context = Context.objects.select_for_update().get(pk=context_id)
-    if context.frozen:
-        raise ContextFrozen(context.slug)
+    context = lock_context_model(context_id)
     if idempotency_key is not None:
         existing = Evaluation.objects.filter(
             context=context, idempotency_key=idempotency_key
@@ -117,7 +116,7 @@ def _evaluate(
         "view_version": context.version,
         "thread": evaluation.thread,
         "continuation": continuation,
-        "claimed": [f"@e{seq}" for _, seq, _ in claimed],
+        "claimed": [event_ref(seq) for _, seq, _ in claimed],
         "expired": expired,
         "context": compiled["context"],
         "text": compiled["text"],
@@ -142,60 +141,3 @@ def _evaluate(
             },
         )
     return result
-
-
-def apply_due_expiries(context: Context) -> list[str]:
-    """Expire every retirement due at the context's (new) tick. Caller holds the context lock
-    and saves the context afterwards (used_tokens changes)."""
-    due = list(
-        Frame.objects.filter(context=context, status=RETIRING, retire_due_tick__lte=context.tick)
-        .order_by("frame_id")
-        .values_list("pk", "retire_generation", "revision")
-    )
-    expired = []
-    for pk, generation, revision in due:
-        frame_id = expire_retirement(
-            context, pk, expected_generation=generation, expected_revision=revision
-        )
-        if frame_id is not None:
-            expired.append(frame_id)
-    return expired
-
-
-def expire_retirement(
-    context: Context, frame_pk: int, *, expected_generation: int, expected_revision: int
-) -> str | None:
-    """Complete one retirement request if it is still the one scheduled (R16).
-
-    Caller holds the context row lock. Returns the frame id when it retired, None when the
-    expiry was stale (another thread revised, restored or protected the frame meanwhile).
-    """
-    frame = Frame.objects.filter(pk=frame_pk, context=context).first()
-    if frame is None or not expiry_applies(
-        status=frame.status,
-        generation=frame.retire_generation,
-        revision=frame.revision,
-        expected_generation=expected_generation,
-        expected_revision=expected_revision,
-        due_tick=frame.retire_due_tick,
-        tick=context.tick,
-    ):
-        if frame is not None:
-            RetirementRequest.objects.filter(
-                frame=frame, generation=expected_generation, outcome="pending"
-            ).exclude(frame__status=RETIRING, frame__retire_generation=expected_generation).update(
-                outcome="stale", resolved_tick=context.tick, resolved_version=context.version
-            )
-        return None
-    Frame.objects.filter(pk=frame.pk).update(
-        status=RETIRED,
-        retire_due_tick=None,
-        retire_requested_tick=None,
-        changed_version=context.version,
-    )
-    RetirementRequest.objects.filter(
-        frame=frame, generation=expected_generation, outcome="pending"
-    ).update(outcome="expired", resolved_tick=context.tick, resolved_version=context.version)
-    context.used_tokens = max(0, context.used_tokens - frame.token_estimate)
-    IndexIntent.objects.create(context=context, frame=frame)
-    return frame.frame_id

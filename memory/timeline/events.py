@@ -8,7 +8,6 @@ pending flag and request state.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,15 +26,12 @@ from memory.kinds import (
     REQUEST_OPEN,
     USER_MESSAGE,
 )
-from memory.locking import context_gate
+from memory.limits import MAX_BULK_EVENTS, MAX_CONTENT_CHARS, MAX_DELIVERS
+from memory.locking import LockedContext, context_gate, lock_context
 from memory.models import Event
 from memory.pressure import pressure_state
 from memory.tokens import observation_tokens
-from memory.tx.store import LockedContext, lock_context
-
-THREAD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$")
-EVENT_REF_RE = re.compile(r"^@e([1-9][0-9]{0,17})$")
-MAX_CONTENT_CHARS = 4_000_000
+from memory.vocabulary import MAIN_THREAD, THREAD_MAX, event_ref, is_thread_name, seq_of
 
 
 @dataclass(frozen=True)
@@ -45,23 +41,25 @@ class AppendResult:
 
 
 def check_thread(thread: str | None) -> str:
+    """The thread name to store: `main` when absent or empty; InvalidRequest when malformed."""
     if thread is None or thread == "":
-        return "main"
-    if not isinstance(thread, str) or not THREAD_RE.match(thread):
+        return MAIN_THREAD
+    if not is_thread_name(thread):
         raise InvalidRequest(
-            "thread must be 1-100 characters: letters, digits, '.', '_', ':', '-'",
+            f"thread must be 1-{THREAD_MAX} characters: letters, digits, '.', '_', ':', '-'",
             details=[{"field": "thread"}],
         )
     return thread
 
 
 def parse_event_ref(ref: Any) -> int:
-    match = EVENT_REF_RE.match(ref) if isinstance(ref, str) else None
-    if match is None:
+    """The sequence number of an event ref; InvalidRequest when `ref` is not one."""
+    seq = seq_of(ref)
+    if seq is None:
         raise InvalidRequest(
             f'{ref!r} is not an event reference like "@e17"', details=[{"ref": ref}]
         )
-    return int(match.group(1))
+    return seq
 
 
 def append_event(
@@ -237,8 +235,6 @@ def _append_locked(
     return AppendResult(event, created=True)
 
 
-MAX_BULK_EVENTS = 1000
-MAX_DELIVERS = 1000
 _ITEM_FIELDS = frozenset({"kind", "content", "payload", "thread", "delivers", "idempotency_key"})
 
 
@@ -425,9 +421,9 @@ def _check_batch_deliveries(
             if kind is None:
                 kind = found.get(seq)
             if kind is None:
-                problems.append({"ref": f"@e{seq}", "problem": "does not exist"})
+                problems.append({"ref": event_ref(seq), "problem": "does not exist"})
             elif kind not in (USER_MESSAGE, ACTION):
-                problems.append({"ref": f"@e{seq}", "problem": "is not a request"})
+                problems.append({"ref": event_ref(seq), "problem": "is not a request"})
     if problems:
         raise RuleViolation(
             "delivers must name user requests or actions of this context: "
@@ -442,7 +438,7 @@ def _check_delivery_targets(context_id: int, seqs: list[int]) -> None:
         Event.objects.filter(context_id=context_id, seq__in=seqs).only("pk", "seq", "kind")
     )
     found = {e.seq for e in targets}
-    missing = [f"@e{s}" for s in seqs if s not in found]
+    missing = [event_ref(s) for s in seqs if s not in found]
     bad = [e.ref for e in targets if e.kind not in (USER_MESSAGE, ACTION)]
     if missing or bad:
         raise RuleViolation(
@@ -536,7 +532,7 @@ def _insert_events(context: LockedContext, events: list[Event]) -> None:
     params.append(context.pk)
     with connection.cursor() as cur:
         cur.execute(
-            f"WITH ev AS (INSERT INTO memory_event ({_EVENT_COLUMNS}) VALUES "
+            f"WITH ev AS (INSERT INTO memory_event ({_EVENT_COLUMNS}) VALUES "  # noqa: S608 - constant columns; rows are placeholders only
             + ", ".join([row] * len(events))
             + " RETURNING id, seq),"
             " intent AS (INSERT INTO memory_indexintent (context_id, event_id, created_at)"

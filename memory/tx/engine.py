@@ -14,15 +14,15 @@ from django.db import transaction
 from memory.broadcast import broadcast_after_commit
 from memory.errors import Conflict, InvalidRequest, MorphzError, ParseError, RuleViolation
 from memory.kinds import REJECTED
-from memory.locking import context_gate
+from memory.limits import MAX_OPS
+from memory.locking import context_gate, lock_context
 from memory.models import Context, Evaluation, TransactionRecord
 from memory.pressure import PressureState, pressure_state
 from memory.timeline.events import check_thread
 from memory.tx import lang as txlang
 from memory.tx.apply import ApplyOutcome, TransactionApplier, find_conflicts, referenced_items
-from memory.tx.store import SqlLoader, lock_context, write_commit
-
-MAX_OPS = 500
+from memory.tx.store import SqlLoader, write_commit
+from memory.vocabulary import event_ref
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class CommitResult:
 
     @property
     def event_ref(self) -> str:
-        return f"@e{self.event_seq}"
+        return event_ref(self.event_seq)
 
     @property
     def record(self) -> TransactionRecord:

@@ -1,18 +1,38 @@
-"""Two-step frame retirement as plain rules (R14–R17), shared by the engine and expiry."""
+"""Two-step frame retirement (R14–R17): the state machine, its rules and its writes.
+
+A frame is `active`, `retiring` or `retired`. `retire` opens a request (a new generation) and
+a window of `grace_ticks` ticks: the frame stays in the model input as `retiring` until the
+context's tick reaches `due_tick` (R14; zero grace retires at once). Revise, restore or
+protect inside the window cancels the request (R15). An expiry acts only on the very request
+and revision it was scheduled for; anything else makes it `stale` (R16). A retiring frame
+that a live successor supersedes and cites retires at once: the request is `completed` (R17).
+
+Each request is a `RetirementRequest` row whose `outcome` moves from `pending` to one of
+`expired`, `completed`, `cancelled` or `stale`. This module decides those moves and writes
+them: `write_requests` inside a commit (hand-written SQL, on the commit's cursor) and
+`apply_due_expiries` inside an evaluation (ORM). `memory.tx.apply` calls the window functions
+on its working copy and keeps the token accounting.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from memory.kinds import ACTIVE, RETIRED, RETIRING
+from memory.kinds import RETIRED, RETIRING
+from memory.models import Context, Frame, IndexIntent, RetirementRequest
+
+if TYPE_CHECKING:
+    from memory.tx.apply.state import FrameState
+
+PENDING = "pending"
+EXPIRED = "expired"
+COMPLETED = "completed"
+CANCELLED = "cancelled"
+STALE = "stale"
 
 
-@dataclass
-class RetireWindow:
-    requested_tick: int
-    due_tick: int
-    reason: str
-    generation: int
+# --------------------------------------------------------------------------- rules
 
 
 def due_tick_for(tick: int, grace_ticks: int) -> int:
@@ -21,10 +41,12 @@ def due_tick_for(tick: int, grace_ticks: int) -> int:
 
 
 def ticks_left(due_tick: int, tick: int) -> int:
+    """Ticks until a window ends; 0 once it is due."""
     return max(0, due_tick - tick)
 
 
 def is_due(due_tick: int, tick: int) -> bool:
+    """A request due at `due_tick` expires at the first evaluation whose tick reaches it."""
     return tick >= due_tick
 
 
@@ -48,9 +70,18 @@ def expiry_applies(
     )
 
 
+class WindowView(TypedDict):
+    """A retiring frame's window, as models, people and API clients see it (`retire`)."""
+
+    requested_tick: int | None
+    due_tick: int
+    ticks_left: int
+    reason: str
+
+
 def window_view(
     status: str, requested_tick: int | None, due_tick: int | None, reason: str | None, tick: int
-) -> dict[str, object] | None:
+) -> WindowView | None:
     """How a retiring frame's window is shown to models, people and API clients."""
     if status != RETIRING or due_tick is None:
         return None
@@ -62,20 +93,138 @@ def window_view(
     }
 
 
-def counts_in_input(status: str) -> bool:
-    """Active and retiring frames are in the model input; retiring ones keep their cost."""
-    return status in (ACTIVE, RETIRING)
+# --------------------------------------------------------------------------- the window
 
 
-__all__ = [
-    "ACTIVE",
-    "RETIRED",
-    "RETIRING",
-    "RetireWindow",
-    "counts_in_input",
-    "due_tick_for",
-    "expiry_applies",
-    "is_due",
-    "ticks_left",
-    "window_view",
-]
+def open_window(frame: FrameState, *, tick: int, grace_ticks: int, reason: str) -> str:
+    """R14: open a new request on `frame`; returns the status the frame takes now
+    (`retiring` until its due tick, or `retired` at once when `grace_ticks` is 0)."""
+    frame.retire_generation += 1
+    frame.retire_requested = True
+    frame.retire_cancelled = False
+    frame.retire_requested_tick = tick
+    frame.retire_due_tick = due_tick_for(tick, grace_ticks)
+    frame.retire_reason = reason
+    return RETIRED if grace_ticks == 0 else RETIRING
+
+
+def cancel_window(frame: FrameState) -> None:
+    """R15: revise, restore or protect inside the window cancels the pending request."""
+    frame.retire_cancelled = True
+    frame.retire_requested_tick = None
+    frame.retire_due_tick = None
+    frame.retire_reason = None
+
+
+def close_window(frame: FrameState) -> None:
+    """The request completed (zero grace, or a successor under R17): the frame retires."""
+    frame.retire_due_tick = None
+    frame.retire_requested_tick = None
+
+
+# --------------------------------------------------------------------------- writes
+
+SqlValue = tuple[str, list[Any]]
+
+
+def write_requests(
+    cur: Any,
+    touched: list[FrameState],
+    *,
+    tick: int,
+    version: int,
+    frame_sql: Callable[[FrameState], SqlValue],
+) -> None:
+    """A commit's request rows: resolve the pending request of cancelled and early-completed
+    frames, insert the requests this commit opened. `frame_sql` names a frame's row id in SQL
+    (a parameter, or a subquery for a frame inserted by the same commit)."""
+    for f in touched:
+        if (f.retire_cancelled or f.retire_completed_early) and f.pk is not None:
+            cur.execute(
+                "UPDATE memory_retirementrequest SET outcome = %s, resolved_tick = %s, "
+                "resolved_version = %s WHERE frame_id = %s AND outcome = %s",
+                [
+                    COMPLETED if f.retire_completed_early else CANCELLED,
+                    tick,
+                    version,
+                    f.pk,
+                    PENDING,
+                ],
+            )
+        if f.retire_requested:
+            done = f.status != RETIRING
+            due = f.retire_due_tick if f.retire_due_tick is not None else tick
+            frame_expr, frame_params = frame_sql(f)
+            cur.execute(
+                "INSERT INTO memory_retirementrequest (frame_id, generation, requested_tick, "  # noqa: S608 - frame_expr is '%s' or a fixed subquery; values are parameters
+                "due_tick, reason, requested_version, outcome, resolved_tick, resolved_version) "
+                f"VALUES ({frame_expr}, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [
+                    *frame_params,
+                    f.retire_generation,
+                    tick,
+                    due,
+                    f.retire_reason or "",
+                    version,
+                    COMPLETED if done else PENDING,
+                    tick if done else None,
+                    version if done else None,
+                ],
+            )
+
+
+def apply_due_expiries(context: Context) -> list[str]:
+    """Expire every retirement due at the context's (new) tick. Caller holds the context lock
+    and saves the context afterwards (used_tokens changes)."""
+    due = list(
+        Frame.objects.filter(context=context, status=RETIRING, retire_due_tick__lte=context.tick)
+        .order_by("frame_id")
+        .values_list("pk", "retire_generation", "revision")
+    )
+    expired = []
+    for pk, generation, revision in due:
+        frame_id = expire_retirement(
+            context, pk, expected_generation=generation, expected_revision=revision
+        )
+        if frame_id is not None:
+            expired.append(frame_id)
+    return expired
+
+
+def expire_retirement(
+    context: Context, frame_pk: int, *, expected_generation: int, expected_revision: int
+) -> str | None:
+    """Complete one retirement request if it is still the one scheduled (R16).
+
+    Caller holds the context row lock. Returns the frame id when it retired, None when the
+    expiry was stale (another thread revised, restored or protected the frame meanwhile).
+    """
+    frame = Frame.objects.filter(pk=frame_pk, context=context).first()
+    if frame is None or not expiry_applies(
+        status=frame.status,
+        generation=frame.retire_generation,
+        revision=frame.revision,
+        expected_generation=expected_generation,
+        expected_revision=expected_revision,
+        due_tick=frame.retire_due_tick,
+        tick=context.tick,
+    ):
+        if frame is not None:
+            RetirementRequest.objects.filter(
+                frame=frame, generation=expected_generation, outcome=PENDING
+            ).exclude(frame__status=RETIRING, frame__retire_generation=expected_generation).update(
+                outcome=STALE, resolved_tick=context.tick, resolved_version=context.version
+            )
+        return None
+    Frame.objects.filter(pk=frame.pk).update(
+        status=RETIRED,
+        retire_due_tick=None,
+        retire_requested_tick=None,
+        changed_version=context.version,
+    )
+    RetirementRequest.objects.filter(
+        frame=frame, generation=expected_generation, outcome=PENDING
+    ).update(outcome=EXPIRED, resolved_tick=context.tick, resolved_version=context.version)
+    context.used_tokens = max(0, context.used_tokens - frame.token_estimate)
+    IndexIntent.objects.create(context=context, frame=frame)
+    return frame.frame_id

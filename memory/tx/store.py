@@ -1,20 +1,20 @@
 """Reading and writing the rows of one commit in few, hand-written SQL statements.
 
-The commit path is the hottest in Morphz (issue 3 targets a p50 near hand-written SQL), so
-the engine's loads and writes go through this module instead of the ORM. It decides
-nothing: `memory.tx.apply` does. Every function expects the caller to hold the context row
-lock (`lock_context`) inside one database transaction.
+The commit path is the hottest in Morphz (bench/bench_engine.py compares it with the same
+writes in hand-written SQL), so the engine's loads and writes go through this module instead
+of the ORM. It decides nothing: `memory.tx.apply` does. Every function expects the caller to
+hold the context row lock (`memory.locking.lock_context`) inside one database transaction.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
 from django.utils import timezone
 
+from memory.locking import LockedContext
 from memory.tx.apply import (
     SUPERSEDES,
     ApplyOutcome,
@@ -23,11 +23,36 @@ from memory.tx.apply import (
     RelationKey,
     RelationState,
 )
+from memory.tx.retirement import write_requests
 
-FRAME_COLUMNS = (
-    "id, frame_id, revision, body, sources, status, protected, retire_requested_tick, "
-    "retire_due_tick, retire_reason, retire_generation, token_estimate, created_version, changed_version"
+# A frame's state columns, in one order for the loader's SELECT and the writer's INSERT and
+# UPDATE; `_frame_state_values` gives the values in the same order.
+FRAME_STATE_COLUMNS = (
+    "revision",
+    "body",
+    "sources",
+    "status",
+    "protected",
+    "retire_requested_tick",
+    "retire_due_tick",
+    "retire_reason",
+    "retire_generation",
+    "token_estimate",
 )
+FRAME_COLUMNS = ("id", "frame_id", *FRAME_STATE_COLUMNS, "created_version", "changed_version")
+_FRAME_SELECT = ", ".join(FRAME_COLUMNS)
+# `id` is read as `pk`, the EventState field name.
+_EVENT_COLUMNS = (
+    "pk",
+    "seq",
+    "kind",
+    "is_observation",
+    "active",
+    "request_state",
+    "token_estimate",
+    "status_version",
+)
+_EVENT_SELECT = "id AS pk, " + ", ".join(_EVENT_COLUMNS[1:])
 
 
 def _json(value: Any) -> str:
@@ -38,65 +63,29 @@ def _loads(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-@dataclass
-class LockedContext:
-    pk: int
-    slug: str
-    version: int
-    tick: int
-    last_seq: int
-    grace_ticks: int
-    capacity_tokens: int
-    pressure_percent: int
-    maintenance_percent: int
-    maintenance_exit_percent: int
-    used_tokens: int
-    in_maintenance: bool
-    observation_budget_tokens: int
-    frozen: bool = False
-
-
-def lock_context(context_id: int) -> LockedContext:
-    """SELECT ... FOR UPDATE the context row: serialises commits of one context (R20).
-    Every write takes it, so it refuses frozen contexts (R54) with ContextFrozen."""
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT id, slug, version, tick, last_seq, grace_ticks, capacity_tokens, pressure_percent, "
-            "maintenance_percent, maintenance_exit_percent, used_tokens, in_maintenance, "
-            "observation_budget_tokens, frozen FROM memory_context WHERE id = %s FOR UPDATE",
-            [context_id],
-        )
-        row = cur.fetchone()
-    if row is None:
-        from memory.errors import NotFound
-
-        raise NotFound(f"context {context_id} does not exist")
-    locked = LockedContext(*row)
-    if locked.frozen:
-        from memory.errors import ContextFrozen
-
-        raise ContextFrozen(locked.slug)
-    return locked
-
-
 def _frame_from_row(row: tuple[Any, ...]) -> FrameState:
-    return FrameState(
-        pk=row[0],
-        frame_id=row[1],
-        revision=row[2],
-        body=_loads(row[3]),
-        sources=list(_loads(row[4])),
-        status=row[5],
-        protected=row[6],
-        retire_requested_tick=row[7],
-        retire_due_tick=row[8],
-        retire_reason=row[9],
-        retire_generation=row[10],
-        token_estimate=row[11],
-        created_version=row[12],
-        changed_version=row[13],
-        original_status=row[5],
-    )
+    """A `FrameState` from a row selected as `FRAME_COLUMNS`."""
+    values = dict(zip(FRAME_COLUMNS, row, strict=True))
+    pk = values.pop("id")
+    values["body"] = _loads(values["body"])
+    values["sources"] = list(_loads(values["sources"]))
+    return FrameState(pk=pk, original_status=values["status"], **values)
+
+
+def _frame_state_values(f: FrameState) -> list[Any]:
+    """`f`'s values for `FRAME_STATE_COLUMNS`, in that order."""
+    return [
+        f.revision,
+        _json(f.body),
+        _json(f.sources),
+        f.status,
+        f.protected,
+        f.retire_requested_tick,
+        f.retire_due_tick,
+        f.retire_reason,
+        f.retire_generation,
+        f.token_estimate,
+    ]
 
 
 class SqlLoader:
@@ -110,33 +99,23 @@ class SqlLoader:
             return {}
         with connection.cursor() as cur:
             cur.execute(
-                f"SELECT {FRAME_COLUMNS} FROM memory_frame WHERE context_id = %s AND frame_id = ANY(%s)",
+                f"SELECT {_FRAME_SELECT} FROM memory_frame WHERE context_id = %s AND frame_id = ANY(%s)",  # noqa: S608 - a constant column list; values are parameters
                 [self.context_id, sorted(frame_ids)],
             )
-            return {row[1]: _frame_from_row(row) for row in cur.fetchall()}
+            loaded = [_frame_from_row(row) for row in cur.fetchall()]
+        return {frame.frame_id: frame for frame in loaded}
 
     def events(self, seqs: set[int]) -> dict[int, EventState]:
         if not seqs:
             return {}
         with connection.cursor() as cur:
             cur.execute(
-                "SELECT id, seq, kind, is_observation, active, request_state, token_estimate, status_version "
-                "FROM memory_event WHERE context_id = %s AND seq = ANY(%s)",
+                f"SELECT {_EVENT_SELECT} FROM memory_event "  # noqa: S608 - a constant column list; values are parameters
+                "WHERE context_id = %s AND seq = ANY(%s)",
                 [self.context_id, sorted(seqs)],
             )
-            return {
-                row[1]: EventState(
-                    pk=row[0],
-                    seq=row[1],
-                    kind=row[2],
-                    is_observation=row[3],
-                    active=row[4],
-                    request_state=row[5],
-                    token_estimate=row[6],
-                    status_version=row[7],
-                )
-                for row in cur.fetchall()
-            }
+            loaded = [EventState(**dict(zip(_EVENT_COLUMNS, row, strict=True))) for row in cur]
+        return {event.seq: event for event in loaded}
 
     def relations_between(
         self, keys: set[RelationKey], frames: dict[str, FrameState]
@@ -223,7 +202,7 @@ def write_commit(
             ],
         )
         record_cur.execute(
-            "INSERT INTO memory_transactionrecord (context_id, author, author_kind, thread, "
+            "INSERT INTO memory_transactionrecord (context_id, author, author_kind, thread, "  # noqa: S608 - _Keys.EVENT is a fixed subquery; values are parameters
             "base_version, committed_version, status, reason, text, ops, receipt, frame_ids, "
             "event_id, evaluation_id, created_at) VALUES (%s, %s, %s, %s, %s, %s, 'committed', "
             f"%s, %s, %s, %s, %s, {ids.EVENT}, %s, %s) RETURNING id",
@@ -262,11 +241,11 @@ def write_commit(
                 ]
             )
             cur.execute(
-                "INSERT INTO memory_framerevision (frame_id, revision, body, sources, "
+                "INSERT INTO memory_framerevision (frame_id, revision, body, sources, "  # noqa: S608 - rows holds only placeholders and fixed subqueries (_rows)
                 f"transaction_id, version, created_at) VALUES {rows}",
                 params,
             )
-        _write_retirements(cur, context, touched, version, ids)
+        write_requests(cur, touched, tick=context.tick, version=version, frame_sql=ids.frame)
         _write_relations(cur, context, outcome, version, ids)
         if changed_events:
             cur.execute(
@@ -292,7 +271,7 @@ def write_commit(
             [(("%s", [context.pk]), frame, event, ("%s", [now])) for frame, event in intents]
         )
         cur.execute(
-            "INSERT INTO memory_indexintent (context_id, frame_id, event_id, created_at) "
+            "INSERT INTO memory_indexintent (context_id, frame_id, event_id, created_at) "  # noqa: S608 - rows holds only placeholders and fixed subqueries (_rows)
             f"VALUES {rows}",
             params,
         )
@@ -347,6 +326,7 @@ def _rows(rows: list[tuple[SqlValue, ...]]) -> tuple[str, list[Any]]:
 
 
 def _write_frames(cur: Any, context: LockedContext, outcome: ApplyOutcome, version: int) -> None:
+    columns = ", ".join(FRAME_STATE_COLUMNS)
     created = [f for f in outcome.frames.values() if f.created]
     if created:
         rows, params = _rows(
@@ -357,16 +337,7 @@ def _write_frames(cur: Any, context: LockedContext, outcome: ApplyOutcome, versi
                         for value in (
                             context.pk,
                             f.frame_id,
-                            f.revision,
-                            _json(f.body),
-                            _json(f.sources),
-                            f.status,
-                            f.protected,
-                            f.retire_requested_tick,
-                            f.retire_due_tick,
-                            f.retire_reason,
-                            f.retire_generation,
-                            f.token_estimate,
+                            *_frame_state_values(f),
                             version,
                             version,
                         )
@@ -377,67 +348,19 @@ def _write_frames(cur: Any, context: LockedContext, outcome: ApplyOutcome, versi
             ]
         )
         cur.execute(
-            "INSERT INTO memory_frame (context_id, frame_id, revision, body, sources, status, "
-            "protected, retire_requested_tick, retire_due_tick, retire_reason, retire_generation, "
-            f"token_estimate, created_version, changed_version, updated_at) VALUES {rows}",
+            f"INSERT INTO memory_frame (context_id, frame_id, {columns}, created_version, "  # noqa: S608 - constant columns; rows holds only placeholders (_rows)
+            f"changed_version, updated_at) VALUES {rows}",
             params,
         )
+    assignments = ", ".join(f"{column} = %s" for column in FRAME_STATE_COLUMNS)
     for f in outcome.frames.values():
         if not f.touched or f.created:
             continue
         cur.execute(
-            "UPDATE memory_frame SET revision = %s, body = %s, sources = %s, status = %s, "
-            "protected = %s, retire_requested_tick = %s, retire_due_tick = %s, retire_reason = %s, "
-            "retire_generation = %s, token_estimate = %s, changed_version = %s, updated_at = now() "
+            f"UPDATE memory_frame SET {assignments}, changed_version = %s, updated_at = now() "  # noqa: S608 - constant columns; values are parameters
             "WHERE id = %s",
-            [
-                f.revision,
-                _json(f.body),
-                _json(f.sources),
-                f.status,
-                f.protected,
-                f.retire_requested_tick,
-                f.retire_due_tick,
-                f.retire_reason,
-                f.retire_generation,
-                f.token_estimate,
-                f.changed_version,
-                f.pk,
-            ],
+            [*_frame_state_values(f), f.changed_version, f.pk],
         )
-
-
-def _write_retirements(
-    cur: Any, context: LockedContext, touched: list[FrameState], version: int, ids: _Keys
-) -> None:
-    tick = context.tick
-    for f in touched:
-        if (f.retire_cancelled or f.retire_completed_early) and f.pk is not None:
-            cur.execute(
-                "UPDATE memory_retirementrequest SET outcome = %s, resolved_tick = %s, "
-                "resolved_version = %s WHERE frame_id = %s AND outcome = 'pending'",
-                ["completed" if f.retire_completed_early else "cancelled", tick, version, f.pk],
-            )
-        if f.retire_requested:
-            done = f.status != "retiring"
-            due = f.retire_due_tick if f.retire_due_tick is not None else tick
-            frame_sql, frame_params = ids.frame(f)
-            cur.execute(
-                "INSERT INTO memory_retirementrequest (frame_id, generation, requested_tick, "
-                "due_tick, reason, requested_version, outcome, resolved_tick, resolved_version) "
-                f"VALUES ({frame_sql}, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [
-                    *frame_params,
-                    f.retire_generation,
-                    tick,
-                    due,
-                    f.retire_reason or "",
-                    version,
-                    "completed" if done else "pending",
-                    tick if done else None,
-                    version if done else None,
-                ],
-            )
 
 
 def _write_relations(
@@ -463,7 +386,7 @@ def _write_relations(
             ]
         )
         cur.execute(
-            "INSERT INTO memory_relation (context_id, subject_id, name, object_id, created_version) "
+            "INSERT INTO memory_relation (context_id, subject_id, name, object_id, created_version) "  # noqa: S608 - rows holds only placeholders and fixed subqueries (_rows)
             f"VALUES {rows}",
             params,
         )

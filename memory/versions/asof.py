@@ -124,7 +124,7 @@ def relations_as_of(
     if name:
         where.append("r.name = %(name)s")
     sql = (
-        f"SELECT r.id, r.name, r.created_version, r.removed_version, s.frame_id, o.frame_id "
+        f"SELECT r.id, r.name, r.created_version, r.removed_version, s.frame_id, o.frame_id "  # noqa: S608 - constant SQL fragments; values are parameters
         f"FROM ({RELATIONS_AT}) r JOIN memory_frame s ON s.id = r.subject_id "
         f"JOIN memory_frame o ON o.id = r.object_id WHERE {' AND '.join(where)} "
         "ORDER BY r.id LIMIT %(limit)s"

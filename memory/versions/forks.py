@@ -91,17 +91,17 @@ def _statements(point: Point) -> list[str]:
         # (dropped first too: inside an enclosing transaction ON COMMIT comes later)
         "DROP TABLE IF EXISTS fork_eval, fork_event, fork_record, fork_frame",
         # id maps: old id -> new id, drawn from each table's own sequence
-        "CREATE TEMP TABLE fork_eval ON COMMIT DROP AS "
+        "CREATE TEMP TABLE fork_eval ON COMMIT DROP AS "  # noqa: S608 - constant SQL fragments; values are parameters
         f"SELECT id AS old, nextval({_seq_name('memory_evaluation')}) AS new "
         "FROM memory_evaluation WHERE context_id = %(ctx)s AND view_version <= %(v)s",
-        "CREATE TEMP TABLE fork_event ON COMMIT DROP AS "
+        "CREATE TEMP TABLE fork_event ON COMMIT DROP AS "  # noqa: S608 - constant SQL fragments; values are parameters
         f"SELECT id AS old, nextval({_seq_name('memory_event')}) AS new "
         "FROM memory_event WHERE context_id = %(ctx)s AND seq <= %(seq)s",
-        "CREATE TEMP TABLE fork_record ON COMMIT DROP AS "
+        "CREATE TEMP TABLE fork_record ON COMMIT DROP AS "  # noqa: S608 - constant SQL fragments; values are parameters
         f"SELECT id AS old, nextval({_seq_name('memory_transactionrecord')}) AS new "
         "FROM memory_transactionrecord WHERE context_id = %(ctx)s "
         "AND (committed_version <= %(v)s OR (committed_version IS NULL AND id < %(rec)s))",
-        "CREATE TEMP TABLE fork_frame ON COMMIT DROP AS "
+        "CREATE TEMP TABLE fork_frame ON COMMIT DROP AS "  # noqa: S608 - constant SQL fragments; values are parameters
         f"SELECT id AS old, nextval({_seq_name('memory_frame')}) AS new "
         "FROM memory_frame WHERE context_id = %(ctx)s AND created_version <= %(v)s",
         "ANALYZE fork_eval, fork_event, fork_record, fork_frame",
@@ -114,7 +114,7 @@ def _statements(point: Point) -> list[str]:
         "ELSE v.result END, v.created_at "
         "FROM memory_evaluation v JOIN fork_eval m ON m.old = v.id",
         # events as of the point
-        "INSERT INTO memory_event (id, context_id, seq, kind, thread, content, payload, "
+        "INSERT INTO memory_event (id, context_id, seq, kind, thread, content, payload, "  # noqa: S608 - constant SQL fragments; values are parameters
         "created_at, idempotency_key, size_chars, token_estimate, is_observation, active, "
         "status_version, pending, evaluation_id, delivers, request_state, delivered_by_seq) "
         "SELECT m.new, %(dst)s, e.seq, e.kind, e.thread, e.content, e.payload, e.created_at, "
@@ -133,7 +133,7 @@ def _statements(point: Point) -> list[str]:
         "LEFT JOIN fork_event me ON me.old = t.event_id "
         "LEFT JOIN fork_eval mv ON mv.old = t.evaluation_id",
         # frames as of the point, their revisions, logs, relations and retirement requests
-        "INSERT INTO memory_frame (id, context_id, frame_id, revision, body, sources, status, "
+        "INSERT INTO memory_frame (id, context_id, frame_id, revision, body, sources, status, "  # noqa: S608 - constant SQL fragments; values are parameters
         "protected, retire_requested_tick, retire_due_tick, retire_reason, retire_generation, "
         "token_estimate, created_version, changed_version, updated_at) "
         "SELECT m.new, %(dst)s, f.frame_id, f.revision, f.body, f.sources, f.status, "
@@ -158,7 +158,7 @@ def _statements(point: Point) -> list[str]:
         "INSERT INTO memory_maintenancechange (context_id, version, last_seq, in_maintenance) "
         "SELECT %(dst)s, version, last_seq, in_maintenance FROM memory_maintenancechange "
         "WHERE context_id = %(ctx)s AND last_seq <= %(seq)s ORDER BY id",
-        "INSERT INTO memory_relation (context_id, subject_id, name, object_id, "
+        "INSERT INTO memory_relation (context_id, subject_id, name, object_id, "  # noqa: S608 - constant SQL fragments; values are parameters
         "created_version, removed_version) "
         "SELECT %(dst)s, ms.new, r.name, mo.new, r.created_version, r.removed_version "
         f"FROM ({relations}) r JOIN fork_frame ms ON ms.old = r.subject_id "

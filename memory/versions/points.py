@@ -220,7 +220,7 @@ SELECT c.id, c.slug, c.name, %(v)s AS version, %(tick)s AS tick, %(seq)s AS last
        c.created_at, c.frozen, c.forked_from_id, c.forked_version, c.forked_tick,
        c.observation_budget_tokens
 FROM memory_context c WHERE c.id = %(ctx)s
-"""
+"""  # noqa: S608 - constant SQL fragments; values are parameters
 
 CONTEXT_COLUMNS = (
     "id",

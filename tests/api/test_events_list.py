@@ -65,3 +65,12 @@ def test_bad_query_values_are_400(api: Api) -> None:
         response = api.get("events/", params)
         assert response.status_code == 400, params
         assert error_of(response)["code"] in {"invalid_request", "invalid_cursor"}
+
+
+def test_an_event_has_one_status_wherever_it_is_read(api: Api) -> None:
+    _seed(api)
+    listed = {e["ref"]: e["status"] for e in api.get("events/").json()["events"]}
+    assert listed == {"@e1": "active", "@e2": "active", "@e3": "active", "@e4": "recorded"}
+    assert api.get("events/4/").json()["status"] == "recorded"
+    recorded = api.get("events/", {"status": "recorded"}).json()["events"]
+    assert [e["seq"] for e in recorded] == [4]

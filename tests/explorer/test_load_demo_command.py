@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from memory.demo.loader import FIRST_EXAMPLE, INDUCTION_EXAMPLE
+from memory.demo.story import FIRST_EXAMPLE, INDUCTION_EXAMPLE
 from memory.models import Context, Event, Frame, Relation, TransactionRecord
 from memory.tx.lang import parse_text
 

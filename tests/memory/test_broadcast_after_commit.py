@@ -1,4 +1,4 @@
-"""Live updates leave only after the database commit (rule 4), on the configured layer
+"""Live updates leave only after the database commit, on the configured layer
 (in memory by default; Redis when CHANNEL_LAYER_URL is set, as in CI's second pass).
 
 Each test body runs on a worker thread, as sync views do under the server: the main thread

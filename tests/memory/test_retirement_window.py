@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory.models import RetirementRequest
-from memory.timeline.evaluation import expire_retirement
+from memory.tx.retirement import expire_retirement
 
 
 @pytest.fixture

@@ -96,6 +96,13 @@ def test_derive_with_unknown_source_fails_with_index():
     assert [(e.index, e.code, e.ref) for e in outcome.errors] == [(1, "unknown_ref", "ghost")]
 
 
+def test_a_frame_citing_itself_has_its_own_code():
+    derived = apply("(context-tx (derive a (from a) (x y)))")
+    revised = apply("(context-tx (revise note (from note) (x z)))", frames=[frame("note")])
+    for outcome, ref in ((derived, "a"), (revised, "note")):
+        assert [(e.index, e.code, e.ref) for e in outcome.errors] == [(0, "self_citation", ref)]
+
+
 def test_retire_of_open_request_is_request_pending():
     request = EventState(
         seq=7,

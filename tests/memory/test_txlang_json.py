@@ -1,4 +1,4 @@
-"""The JSON form of transactions (section 7): validation, normalisation, error paths, helpers."""
+"""The JSON form of transactions (docs/transactions.md): validation, normalisation, error paths, helpers."""
 
 from __future__ import annotations
 
@@ -8,21 +8,23 @@ from typing import Any
 import pytest
 
 from memory.tx.lang import (
-    EVENT_REF_RE,
-    FRAME_ID_RE,
     MAX_BASE_VERSION,
     MAX_BODY_DEPTH,
-    RELATION_NAME_RE,
     TxError,
     TxValidationError,
+    parse_text,
+    validate_json,
+)
+from memory.vocabulary import (
+    EVENT_REF_RE,
+    FRAME_ID_RE,
+    RELATION_NAME_RE,
     event_ref,
     event_seq,
     is_event_ref,
     is_frame_id,
     is_ref,
     is_relation_name,
-    parse_text,
-    validate_json,
 )
 
 from .test_txlang_parse import PROCEDURE_EXAMPLE, RELEASE_EXAMPLE
@@ -132,7 +134,9 @@ def test_from_is_an_ordinary_key_inside_nested_maps():
         ({"reason": 5, "ops": []}, "reason", "must be a string or null"),
         ({"reason": "a\x00b", "ops": []}, "reason", "NUL"),
         ({"thread": "", "ops": []}, "thread", "cannot be empty"),
-        ({"thread": "t" * 129, "ops": []}, "thread", "at most 128"),
+        ({"thread": "t" * 101, "ops": []}, "thread", "at most 100"),
+        ({"thread": "main thread", "ops": []}, "thread", "letters, digits"),
+        ({"thread": "w1\n", "ops": []}, "thread", "letters, digits"),
         ({"ops": [7]}, "ops[0]", "must be an object"),
         ({"ops": [{}]}, "ops[0].op", "found nothing"),
         ({"ops": [{"op": "delete"}]}, "ops[0].op", 'found "delete"'),
@@ -231,7 +235,7 @@ def test_validation_error_is_a_tx_error_with_a_serialisable_summary():
 @pytest.mark.parametrize("good", ["a", "0", "release-procedure", "v1.2_x", "a" * 128])
 def test_frame_ids(good: str):
     assert is_frame_id(good)
-    assert FRAME_ID_RE.match(good)
+    assert FRAME_ID_RE.fullmatch(good)
     assert is_ref(good)
 
 
@@ -242,7 +246,7 @@ def test_not_frame_ids(bad: object):
 
 def test_relation_names_are_at_most_64_characters():
     assert is_relation_name("s" * 64)
-    assert RELATION_NAME_RE.match("depends-on")
+    assert RELATION_NAME_RE.fullmatch("depends-on")
     assert not is_relation_name("s" * 65)
     assert not is_relation_name("Supports")
 
@@ -250,7 +254,7 @@ def test_relation_names_are_at_most_64_characters():
 @pytest.mark.parametrize("good", ["@e1", "@e42", "@e" + "9" * 18])
 def test_event_refs(good: str):
     assert is_event_ref(good)
-    assert EVENT_REF_RE.match(good)
+    assert EVENT_REF_RE.fullmatch(good)
     assert is_ref(good)
     assert event_ref(event_seq(good)) == good
 

@@ -140,7 +140,12 @@ def test_reason_may_be_a_bare_word_or_an_empty_string():
 
 
 def test_thread_may_be_quoted():
-    assert parse_text(tx('(thread "main thread")', "(retire @e1)"))["thread"] == "main thread"
+    assert parse_text(tx('(thread "worker:2")', "(retire @e1)"))["thread"] == "worker:2"
+
+
+def test_thread_follows_the_one_thread_rule():
+    with pytest.raises(TxParseError, match="letters, digits"):
+        parse_text(tx('(thread "main thread")', "(retire @e1)"))
 
 
 # ------------------------------------------------------------------- operations

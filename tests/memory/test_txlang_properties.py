@@ -20,11 +20,11 @@ from memory.tx.lang import (
     OPERATIONS,
     TxParseError,
     TxValidationError,
-    event_ref,
     parse_text,
     to_text,
     validate_json,
 )
+from memory.vocabulary import event_ref
 
 from .test_txlang_parse import PROCEDURE_EXAMPLE, RELEASE_EXAMPLE
 
@@ -43,6 +43,7 @@ frame_ids = st.from_regex(r"[a-z0-9][a-z0-9._-]{0,8}", fullmatch=True)
 relation_names = st.from_regex(r"[a-z0-9][a-z0-9._-]{0,8}", fullmatch=True)
 event_refs = st.integers(1, 10**18 - 1).map(event_ref)
 refs = st.one_of(event_refs, frame_ids)
+thread_names = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,8}", fullmatch=True)
 
 # Storable text: anything but NUL and lone surrogates.
 storable_chars = st.characters(codec="utf-8", exclude_characters="\x00")
@@ -107,7 +108,7 @@ transactions = st.fixed_dictionaries(
     {
         "base_version": st.none() | st.integers(0, MAX_BASE_VERSION),
         "reason": st.none() | strings,
-        "thread": st.none() | keys,
+        "thread": st.none() | thread_names,
         "ops": st.lists(operations, min_size=1, max_size=4),
     }
 ).map(validate_json)

@@ -159,10 +159,13 @@ def ensure_learned(
     for domain in domains:
         dataset = load_domain(data, domain)
         existing = known.get(domain)
-        if existing and existing.url == url and existing.manifest.matches(dataset, learner_name):
-            print(f"{domain}: reusing {existing.slug} (manifest matches its inputs)")
-            out[domain] = existing
-            continue
+        if existing and existing.manifest.matches(dataset, learner_name):
+            existing.url = url  # the server may listen elsewhere this time
+            if _still_frozen(existing):
+                print(f"{domain}: reusing {existing.slug} (its manifest matches the inputs)")
+                save_context(existing)
+                out[domain] = existing
+                continue
         if morphz_dir is None:
             raise SystemExit("creating a context needs MORPHZ_DIR (the Morphz checkout)")
         slug = f"statebench-{domain.replace('_', '-')}-{learner_name}-{int(time.time())}"
@@ -177,6 +180,17 @@ def ensure_learned(
         )
         out[domain] = learned
     return out
+
+
+def _still_frozen(learned: LearnedContext) -> bool:
+    from morphz_client import MorphzError
+
+    try:
+        with learned.client() as client:
+            context = client.context()
+    except MorphzError:
+        return False
+    return bool(context.get("frozen")) and int(context["version"]) == learned.manifest.version
 
 
 def _write_shims(folder: Path) -> None:

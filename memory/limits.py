@@ -1,0 +1,32 @@
+"""The sizes and counts Morphz accepts, defined once for the domain and the API.
+
+The API's request validation (`api.serializers`) uses these same names, so a limit shows up
+identically in a 400's details, in the OpenAPI schema and in the domain's own checks.
+Name lengths (frame ids, relation names, threads) live in `memory.vocabulary`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Events
+MAX_CONTENT_CHARS: Final = 4_000_000  # an event's text, in characters
+EVENT_PREVIEW_CHARS: Final = 200  # the `preview` of an event in lists and the compiled context
+MAX_DELIVERS: Final = 1000  # refs one event may deliver
+MAX_BULK_EVENTS: Final = 1000  # events in one bulk append
+CHUNK_DEFAULT: Final = 65_536  # characters of an event's text per chunk read
+CHUNK_MAX: Final = 1_048_576
+
+# Transactions
+MAX_OPS: Final = 500  # operations in one transaction
+
+# Recall
+RECALL_DEFAULT_DEPTH: Final = 1
+RECALL_MAX_DEPTH: Final = 4
+RECALL_DEFAULT_NODES: Final = 32
+RECALL_MAX_NODES: Final = 128
+
+# Search
+SEARCH_MAX_QUERY_CHARS: Final = 1000
+SEARCH_DEFAULT_LIMIT: Final = 20
+SEARCH_MAX_LIMIT: Final = 100

@@ -1,0 +1,71 @@
+"""Applying a context transaction's operations to a working copy of the cognitive state.
+
+Plain Python (R10–R17, R20): the engine loads what the transaction references through a
+`StateLoader`, this package decides every rule, and the engine writes the outcome. Tests can
+drive it with an in-memory loader.
+
+- `state`: the working copy's types, `referenced_items`, `find_conflicts`
+- `base`: the bookkeeping every operation shares (errors, touches, token accounting)
+- `frames`: derive, revise, relate, unrelate
+- `status`: retire, restore, protect, unprotect, and the successor rule (R17)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory.tx.apply.frames import FrameOperations
+from memory.tx.apply.state import (
+    SUPERSEDES,
+    ApplyOutcome,
+    ConflictItem,
+    EventState,
+    FrameState,
+    OpError,
+    RelationKey,
+    RelationState,
+    StateLoader,
+    find_conflicts,
+    referenced_items,
+)
+from memory.tx.apply.status import StatusOperations
+
+__all__ = [
+    "SUPERSEDES",
+    "ApplyOutcome",
+    "ConflictItem",
+    "EventState",
+    "FrameState",
+    "OpError",
+    "RelationKey",
+    "RelationState",
+    "StateLoader",
+    "TransactionApplier",
+    "find_conflicts",
+    "referenced_items",
+]
+
+
+class TransactionApplier(FrameOperations, StatusOperations):
+    """Applies operations in order; a later operation sees the earlier ones (R10)."""
+
+    def apply(self, ops: list[dict[str, Any]]) -> ApplyOutcome:
+        for index, op in enumerate(ops):
+            handler = getattr(self, f"_op_{op['op']}")
+            errors_before = len(self.errors)
+            result = handler(index, op)
+            if len(self.errors) == errors_before:
+                self.results.append(result)
+            else:
+                self.results.append({"op": op["op"], "error": True})
+        completed = self._apply_successor_rule() if not self.errors else []
+        return ApplyOutcome(
+            frames=self.frames,
+            events=self.events,
+            relations=self.relations,
+            results=self.results,
+            errors=self.errors,
+            token_delta=self.token_delta,
+            released_tokens=self.released_tokens,
+            completed_by_successor=completed,
+        )

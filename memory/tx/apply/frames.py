@@ -1,0 +1,166 @@
+"""derive, revise, relate and unrelate (R4, R5, R10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory.kinds import ACTIVE, RETIRED, RETIRING
+from memory.tokens import estimate_frame_tokens
+from memory.tx.apply.base import ApplierBase
+from memory.tx.apply.state import FrameState, RelationKey, RelationState
+
+
+class FrameOperations(ApplierBase):
+    def _op_derive(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
+        frame_id = op["id"]
+        existing = self._frame(frame_id)
+        if existing is not None:
+            self._fail(
+                index,
+                "derive",
+                "frame_exists",
+                f"frame {frame_id!r} already exists (status {existing.status}, revision "
+                f"{existing.revision}); ids are unique forever: revise it or pick another id",
+                frame_id,
+            )
+            return {}
+        sources = list(dict.fromkeys(op.get("from", [])))
+        if frame_id in sources:
+            self._fail(
+                index, "derive", "self_citation", f"frame {frame_id!r} cannot cite itself", frame_id
+            )
+            return {}
+        if not all(self._resolve_source(index, "derive", ref) for ref in sources):
+            return {}
+        tokens = estimate_frame_tokens(frame_id, op["body"], sources)
+        self.frames[frame_id] = FrameState(
+            frame_id=frame_id,
+            revision=1,
+            body=op["body"],
+            sources=sources,
+            status=ACTIVE,
+            protected=False,
+            retire_requested_tick=None,
+            retire_due_tick=None,
+            retire_reason=None,
+            retire_generation=0,
+            token_estimate=tokens,
+            created_version=self.new_version,
+            changed_version=self.new_version,
+            created=True,
+            touched=True,
+            revised=True,
+            original_status=ACTIVE,
+        )
+        self.token_delta += tokens
+        return {"op": "derive", "id": frame_id, "revision": 1, "status": ACTIVE, "tokens": tokens}
+
+    def _op_revise(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
+        frame_id = op["id"]
+        frame = self._frame(frame_id)
+        if frame is None:
+            self._fail(
+                index,
+                "revise",
+                "unknown_ref",
+                f"frame {frame_id!r} does not exist; derive it first",
+                frame_id,
+            )
+            return {}
+        if frame.status == RETIRED:
+            self._fail(
+                index,
+                "revise",
+                "frame_retired",
+                f"frame {frame_id!r} is retired; restore it first (restore then revise may "
+                "stand in the same transaction)",
+                frame_id,
+            )
+            return {}
+        new_sources = [s for s in dict.fromkeys(op.get("from", [])) if s not in frame.sources]
+        if frame_id in new_sources:
+            self._fail(
+                index, "revise", "self_citation", f"frame {frame_id!r} cannot cite itself", frame_id
+            )
+            return {}
+        if not all(self._resolve_source(index, "revise", ref) for ref in new_sources):
+            return {}
+        cancelled = frame.status == RETIRING
+        self._cancel_window(frame)
+        frame.sources = frame.sources + new_sources
+        frame.body = op["body"]
+        frame.revision += 1
+        frame.revised = True
+        old_tokens = frame.token_estimate
+        frame.token_estimate = estimate_frame_tokens(frame_id, frame.body, frame.sources)
+        self.token_delta += frame.token_estimate - old_tokens
+        self._touch(frame)
+        result = {
+            "op": "revise",
+            "id": frame_id,
+            "revision": frame.revision,
+            "status": frame.status,
+            "tokens": frame.token_estimate,
+        }
+        if cancelled:
+            result["retirement_cancelled"] = True
+        return result
+
+    def _relation_endpoints(self, index: int, op: dict[str, Any]) -> bool:
+        ok = True
+        for end in (op["subject"], op["object"]):
+            if end not in self.frames:
+                self._fail(
+                    index,
+                    op["op"],
+                    "unknown_ref",
+                    f"frame {end!r} does not exist in this context",
+                    end,
+                )
+                ok = False
+        return ok
+
+    def _op_relate(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
+        if not self._relation_endpoints(index, op):
+            return {}
+        key = RelationKey(op["subject"], op["name"], op["object"])
+        relation = self.relations.get(key)
+        if relation is not None and relation.live:
+            self._fail(
+                index,
+                "relate",
+                "relation_exists",
+                f"relation {key.subject} {key.name} {key.object} already exists",
+                key.subject,
+            )
+            return {}
+        if relation is None:
+            relation = RelationState(key=key, live=False, changed_version=self.new_version)
+            self.relations[key] = relation
+        relation.live = True
+        relation.created = True
+        relation.removed = False
+        relation.changed_version = self.new_version
+        return {"op": "relate", "subject": key.subject, "name": key.name, "object": key.object}
+
+    def _op_unrelate(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
+        if not self._relation_endpoints(index, op):
+            return {}
+        key = RelationKey(op["subject"], op["name"], op["object"])
+        relation = self.relations.get(key)
+        if relation is None or not relation.live:
+            self._fail(
+                index,
+                "unrelate",
+                "unknown_relation",
+                f"there is no relation {key.subject} {key.name} {key.object} to remove",
+                key.subject,
+            )
+            return {}
+        relation.live = False
+        if relation.created:
+            relation.created = False  # related and unrelated in one transaction: no row
+        else:
+            relation.removed = True
+        relation.changed_version = self.new_version
+        return {"op": "unrelate", "subject": key.subject, "name": key.name, "object": key.object}

@@ -1,0 +1,363 @@
+"""The parser of the text form: tokens to the JSON form, with errors naming line and column."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from typing import Any
+
+from memory.tx.lang.names import (
+    _HEADERS,
+    MAX_BASE_VERSION,
+    MAX_BODY_DEPTH,
+    OPERATIONS,
+    BodyValue,
+    Transaction,
+    TxParseError,
+    _frame_id_problem,
+    _ref_problem,
+    _relation_name_problem,
+    _thread_problem,
+)
+from memory.tx.lang.printer import _format_string
+from memory.tx.lang.tokens import _ATOM, _CLOSER, _EOF, _STRING, _Token, _tokenize
+
+
+def _describe(token: _Token) -> str:
+    if token.kind == _EOF:
+        return "end of input"
+    shown = token.text if len(token.text) <= 40 else token.text[:40] + "…"
+    quoted = json.dumps(shown, ensure_ascii=False)
+    return f"the string {quoted}" if token.kind == _STRING else quoted
+
+
+def _height(value: BodyValue) -> int:
+    """Levels of maps and lists in `value` (a string has none)."""
+    if isinstance(value, str):
+        return 0
+    children = value.values() if isinstance(value, dict) else value
+    return 1 + max((_height(child) for child in children), default=0)
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self._tokens = _tokenize(text)
+        self._index = 0
+
+    def _next(self) -> _Token:
+        token = self._tokens[self._index]
+        if token.kind != _EOF:
+            self._index += 1
+        return token
+
+    def _peek(self) -> _Token:
+        return self._tokens[self._index]
+
+    @staticmethod
+    def _error(token: _Token, message: str, expected: str | None = None) -> TxParseError:
+        return TxParseError(message, token.line, token.column, expected)
+
+    def _unexpected(self, token: _Token, expected: str, opener: _Token, label: str) -> TxParseError:
+        """`token` is not what the form `label` (opened by `opener`) can hold at this point."""
+        if token.kind == _EOF:
+            close = _CLOSER[opener.kind]
+            return self._error(
+                token,
+                f'unexpected end of input: expected {expected}; add "{close}" to close '
+                f'"{label}" opened at line {opener.line}, column {opener.column}',
+                expected,
+            )
+        return self._error(token, f"expected {expected}, found {_describe(token)}", expected)
+
+    def _close(self, opener: _Token, label: str) -> None:
+        token = self._next()
+        if token.kind != ")":
+            raise self._unexpected(token, f'")" to end "{label}"', opener, label)
+
+    def _word(self, opener: _Token, label: str, expected: str) -> _Token:
+        token = self._next()
+        if token.kind not in (_ATOM, _STRING):
+            raise self._unexpected(token, expected, opener, label)
+        return token
+
+    def _checked(self, token: _Token, expected: str, problem: str | None) -> str:
+        if problem is not None:
+            raise self._error(
+                token, f"expected {expected}, found {_describe(token)}: {problem}", expected
+            )
+        return token.text
+
+    # ----------------------------------------------------------------- transaction
+
+    def parse(self) -> Transaction:
+        opener = self._next()
+        if opener.kind != "(":
+            raise self._error(
+                opener,
+                f'expected "(context-tx" to start the transaction, found {_describe(opener)}',
+                '"(context-tx"',
+            )
+        head = self._next()
+        if head.kind != _ATOM or head.text != "context-tx":
+            raise self._unexpected(head, '"context-tx"', opener, "(")
+        label = "(context-tx"
+        tx: Transaction = {"base_version": None, "reason": None, "thread": None, "ops": []}
+        seen_headers: dict[str, _Token] = {}
+        while True:
+            clause = self._next()
+            if clause.kind == ")":
+                break
+            if clause.kind != "(":
+                raise self._unexpected(clause, 'an operation like "(derive" or ")"', opener, label)
+            name = self._next()
+            if name.kind != _ATOM:
+                raise self._unexpected(name, "an operation name", clause, "(")
+            if name.text in _HEADERS:
+                if tx["ops"]:
+                    raise self._error(
+                        name, f'the header "({name.text}" must come before the operations'
+                    )
+                if name.text in seen_headers:
+                    first = seen_headers[name.text]
+                    raise self._error(
+                        name,
+                        f'duplicate header "({name.text}"; it was already given at line '
+                        f"{first.line}, column {first.column}",
+                    )
+                seen_headers[name.text] = name
+                self._header(name.text, clause, tx)
+            elif name.text in OPERATIONS:
+                tx["ops"].append(self._operation(name.text, clause))
+            else:
+                raise self._error(name, _unknown_clause_message(name.text), "an operation")
+        if not tx["ops"]:
+            raise self._error(
+                clause,
+                "a transaction needs at least one operation: " + ", ".join(OPERATIONS),
+                "an operation",
+            )
+        trailing = self._next()
+        if trailing.kind != _EOF:
+            raise self._error(
+                trailing,
+                f"unexpected text after the end of the transaction: found {_describe(trailing)}; "
+                f'the ")" at line {clause.line}, column {clause.column} already closed '
+                '"(context-tx"',
+                "end of input",
+            )
+        return tx
+
+    def _header(self, name: str, opener: _Token, tx: Transaction) -> None:
+        label = f"({name}"
+        if name == "base-version":
+            token = self._word(opener, label, "a non-negative integer")
+            if token.kind != _ATOM or not re.fullmatch(r"[0-9]+", token.text):
+                raise self._error(
+                    token,
+                    f"expected a non-negative integer (the version you read), found "
+                    f"{_describe(token)}",
+                    "a non-negative integer",
+                )
+            # Compare lengths first: int() refuses very long digit strings with ValueError.
+            digits = token.text.lstrip("0") or "0"
+            if len(digits) > 19 or int(digits) > MAX_BASE_VERSION:
+                raise self._error(token, "base-version is too large", "a non-negative integer")
+            tx["base_version"] = int(digits)
+        elif name == "reason":
+            token = self._word(opener, label, 'the reason as a "quoted string"')
+            tx["reason"] = token.text
+        else:
+            token = self._word(opener, label, "a thread name")
+            tx["thread"] = self._checked(token, "a thread name", _thread_problem(token.text))
+        token = self._peek()
+        if token.kind in (_ATOM, _STRING):
+            raise self._error(
+                token,
+                f'"{label}" takes a single value; put text with spaces in double quotes',
+                '")"',
+            )
+        self._close(opener, label)
+
+    # ----------------------------------------------------------------- operations
+
+    def _operation(self, name: str, opener: _Token) -> dict[str, Any]:
+        label = f"({name}"
+        if name in ("derive", "revise"):
+            token = self._word(opener, label, "a frame id")
+            frame_id = self._checked(token, "a frame id", _frame_id_problem(token.text))
+            sources: list[str] = []
+            body = self._entries(")", opener, label, 1, sources)
+            return {"op": name, "id": frame_id, "from": sources, "body": body}
+        if name in ("relate", "unrelate"):
+            token = self._word(opener, label, "the subject frame id")
+            subject = self._checked(token, "a frame id", _frame_id_problem(token.text))
+            token = self._word(opener, label, "a relation name")
+            relation = self._checked(token, "a relation name", _relation_name_problem(token.text))
+            token = self._word(opener, label, "the object frame id")
+            target = self._checked(token, "a frame id", _frame_id_problem(token.text))
+            token = self._peek()
+            if token.kind in (_ATOM, _STRING):
+                raise self._error(
+                    token,
+                    f'"{label}" takes exactly three words: subject, relation name, object; '
+                    f"found an extra {_describe(token)}",
+                    '")"',
+                )
+            self._close(opener, label)
+            return {"op": name, "subject": subject, "name": relation, "object": target}
+        frames_only = name in ("protect", "unprotect")
+        refs = self._refs(opener, label, frames_only)
+        return {"op": name, "refs" if name == "retire" else "ids": refs}
+
+    def _refs(self, opener: _Token, label: str, frames_only: bool) -> list[str]:
+        """One or more refs up to and including the closing ")"."""
+        expected = "a frame id" if frames_only else "a ref (@eN or a frame id)"
+        refs: list[str] = []
+        while True:
+            token = self._next()
+            if token.kind == ")" and refs:
+                return refs
+            if token.kind == ")":
+                raise self._error(token, f'"{label}" needs at least one ref: {expected}', expected)
+            if token.kind not in (_ATOM, _STRING):
+                raise self._unexpected(token, f'{expected} or ")"', opener, label)
+            check = _frame_id_problem if frames_only else _ref_problem
+            refs.append(self._checked(token, expected, check(token.text)))
+
+    # ----------------------------------------------------------------- bodies
+
+    def _entries(
+        self,
+        closer: str,
+        opener: _Token,
+        label: str,
+        depth: int,
+        sources: list[str] | None = None,
+    ) -> dict[str, BodyValue]:
+        """The fields of a map at nesting `depth`, up to and including `closer`.
+
+        `sources` is given only for the top of a derive/revise body, where a leading
+        ``(from ...)`` is the sources clause; it receives the refs.
+        """
+        result: dict[str, BodyValue] = {}
+        keys: dict[str, _Token] = {}
+        seen_from = False
+        while True:
+            token = self._next()
+            if token.kind == closer:
+                return result
+            if token.kind != "(":
+                raise self._unexpected(
+                    token, f'a field like (key value) or "{closer}"', opener, label
+                )
+            key_token = self._word(token, "(", "a field name")
+            key = key_token.text
+            if sources is not None and key == "from":
+                if seen_from or result:
+                    where = "only once" if seen_from else "before the fields"
+                    raise self._error(
+                        key_token,
+                        f'"(from ...)" must come {where}, right after the frame id in "{label}"',
+                    )
+                seen_from = True
+                sources.extend(self._refs(token, "(from", frames_only=False))
+                continue
+            if not key:
+                raise self._error(key_token, "a field name cannot be empty", "a field name")
+            if key in keys:
+                first = keys[key]
+                raise self._error(
+                    key_token,
+                    f"duplicate field {json.dumps(key, ensure_ascii=False)} in this map; it was "
+                    f"already given at line {first.line}, column {first.column}",
+                )
+            keys[key] = key_token
+            result[key] = self._field_value(token, key, depth)
+
+    def _field_value(self, opener: _Token, key: str, depth: int) -> BodyValue:
+        """The value of the field opened by `opener` in a map at `depth`, through its ")"."""
+        label = f"({_format_string(key)}"
+        first = self._peek()
+        if first.kind == ")":
+            raise self._error(
+                first,
+                f'the field {json.dumps(key, ensure_ascii=False)} has no value; write "" for an '
+                "empty string, [] for an empty list or {} for an empty map",
+                "a value",
+            )
+        if first.kind == "(":
+            # All items are fields: the value is a nested map.
+            if depth + 1 > MAX_BODY_DEPTH:
+                raise self._too_deep(first)
+            return self._entries(")", opener, label, depth + 1)
+        values = [self._value(self._next(), depth + 1, opener, label)]
+        if self._peek().kind == ")":
+            self._next()
+            return values[0]
+        # Several values make a list; it sits at depth + 1 and its elements one level deeper.
+        if depth + 1 + _height(values[0]) > MAX_BODY_DEPTH:
+            raise self._too_deep(first)
+        while True:
+            token = self._next()
+            if token.kind == ")":
+                return values
+            if token.kind == "(":
+                raise self._error(
+                    token,
+                    f'"{label}" holds values, so it cannot also hold (key value) fields; '
+                    "write a map among values as {(key value) ...}",
+                    "a value",
+                )
+            values.append(self._value(token, depth + 2, opener, label))
+
+    def _value(self, token: _Token, depth: int, opener: _Token, label: str) -> BodyValue:
+        """One value starting at `token`; a list or map made here sits at `depth`."""
+        if token.kind in (_ATOM, _STRING):
+            return token.text
+        if token.kind == "[":
+            if depth > MAX_BODY_DEPTH:
+                raise self._too_deep(token)
+            items: list[BodyValue] = []
+            while True:
+                item = self._next()
+                if item.kind == "]":
+                    return items
+                if item.kind == "(":
+                    raise self._error(
+                        item,
+                        "a list holds values, not (key value) fields; write a map inside a "
+                        "list as {(key value) ...}",
+                        "a value",
+                    )
+                if item.kind in ")}":
+                    raise self._unexpected(item, 'a value or "]"', token, "[")
+                items.append(self._value(item, depth + 1, token, "["))
+        if token.kind == "{":
+            if depth > MAX_BODY_DEPTH:
+                raise self._too_deep(token)
+            return self._entries("}", token, "{", depth)
+        raise self._unexpected(
+            token, 'a value (a word, a "string", [a list] or {a map})', opener, label
+        )
+
+    def _too_deep(self, token: _Token) -> TxParseError:
+        return self._error(
+            token, f"the body nests too deeply: at most {MAX_BODY_DEPTH} levels of maps and lists"
+        )
+
+
+def _unknown_clause_message(name: str) -> str:
+    message = (
+        f"unknown operation {json.dumps(name, ensure_ascii=False)}; the operations are "
+        f"{', '.join(OPERATIONS)} and the headers are {', '.join(_HEADERS)}"
+    )
+    close = difflib.get_close_matches(name.lower(), [*OPERATIONS, *_HEADERS], n=1, cutoff=0.6)
+    return f'{message}; did you mean "{close[0]}"?' if close else message
+
+
+def parse_text(text: str) -> Transaction:
+    """Parse the text form into the JSON form, or raise `TxParseError` saying where and why."""
+    if not isinstance(text, str):
+        raise TypeError(f"parse_text() needs a str, not {type(text).__name__}")
+    return _Parser(text).parse()

@@ -1,0 +1,157 @@
+"""The tokenizer of the text form: atoms, strings (JSON escapes), punctuation, positions."""
+
+from __future__ import annotations
+
+import re
+from typing import Final, NamedTuple
+
+from memory.tx.lang.names import _FORBIDDEN_RE, TxParseError, _forbidden_char_problem, _quote_char
+
+_ATOM: Final = "atom"
+_STRING: Final = "string"
+_EOF: Final = "end"
+_PUNCTUATION: Final = "()[]{}"
+_CLOSER: Final = {"(": ")", "[": "]", "{": "}"}
+
+
+class _Token(NamedTuple):
+    kind: str  # _ATOM, _STRING, _EOF, or the punctuation character itself
+    text: str  # the atom, or the string's decoded value
+    line: int
+    column: int
+
+
+_ATOM_RE: Final = re.compile(r'[^\s()\[\]{}";]+')
+_CONTROL_RE: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_SPACE_RE: Final = re.compile(r"[^\S\n]+")
+_STRING_RUN_RE: Final = re.compile(r'[^"\\\n]+')
+_HEX4_RE: Final = re.compile(r"[0-9a-fA-F]{4}")
+_SIMPLE_ESCAPES: Final = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
+
+
+def _position(text: str, index: int) -> tuple[int, int]:
+    line_start = text.rfind("\n", 0, index) + 1
+    return text.count("\n", 0, index) + 1, index - line_start + 1
+
+
+def _tokenize(text: str) -> list[_Token]:
+    bad = _FORBIDDEN_RE.search(text)
+    if bad is not None:
+        raise TxParseError(_forbidden_char_problem(bad.group()), *_position(text, bad.start()))
+    tokens: list[_Token] = []
+    length = len(text)
+    # A byte-order mark at the very start is an editor artefact, not content.
+    index = line_start = 1 if text.startswith("\ufeff") else 0
+    line = 1
+    while index < length:
+        char = text[index]
+        if char == "\n":
+            index += 1
+            line += 1
+            line_start = index
+            continue
+        space = _SPACE_RE.match(text, index)
+        if space is not None:
+            index = space.end()
+            continue
+        column = index - line_start + 1
+        if char == ";":
+            newline = text.find("\n", index)
+            index = length if newline < 0 else newline
+        elif char in _PUNCTUATION:
+            tokens.append(_Token(char, char, line, column))
+            index += 1
+        elif char == '"':
+            value, index, end_line, line_start = _read_string(text, index, line, line_start)
+            tokens.append(_Token(_STRING, value, line, column))
+            line = end_line
+        else:
+            atom = _ATOM_RE.match(text, index)
+            assert atom is not None  # `char` is neither space nor special, so it starts an atom
+            control = _CONTROL_RE.search(atom.group())
+            if control is not None:
+                raise TxParseError(
+                    f"control character {_quote_char(control.group())} is not allowed outside "
+                    "a string",
+                    line,
+                    column + control.start(),
+                )
+            tokens.append(_Token(_ATOM, atom.group(), line, column))
+            index = atom.end()
+    tokens.append(_Token(_EOF, "", line, index - line_start + 1))
+    return tokens
+
+
+def _read_string(text: str, start: int, line: int, line_start: int) -> tuple[str, int, int, int]:
+    """Decode the string opening at `start`; returns (value, next index, line, line start)."""
+    open_line, open_column = line, start - line_start + 1
+    parts: list[str] = []
+    index = start + 1
+    while True:
+        run = _STRING_RUN_RE.match(text, index)
+        if run is not None:
+            parts.append(run.group())
+            index = run.end()
+        if index >= len(text):
+            raise TxParseError(
+                'unterminated string: no closing " for the string that starts here',
+                open_line,
+                open_column,
+                '"',
+            )
+        char = text[index]
+        if char == '"':
+            return "".join(parts), index + 1, line, line_start
+        if char == "\n":
+            parts.append("\n")
+            index += 1
+            line += 1
+            line_start = index
+            continue
+        # A backslash: decode one escape.
+        column = index - line_start + 1
+        escape = text[index + 1 : index + 2]
+        if escape in _SIMPLE_ESCAPES:
+            parts.append(_SIMPLE_ESCAPES[escape])
+            index += 2
+        elif escape == "u":
+            char, index = _read_unicode_escape(text, index, line, column)
+            parts.append(char)
+        elif not escape:
+            raise TxParseError(
+                'unterminated string: no closing " for the string that starts here',
+                open_line,
+                open_column,
+                '"',
+            )
+        else:
+            shown = (
+                f"\\{escape}" if escape.isprintable() else f"\\ followed by {_quote_char(escape)}"
+            )
+            raise TxParseError(
+                f'unknown escape "{shown}" in a string; the escapes are \\" \\\\ \\n \\t \\r '
+                "and \\uXXXX (write \\\\ for a backslash)",
+                line,
+                column,
+                "an escape",
+            )
+
+
+def _read_unicode_escape(text: str, index: int, line: int, column: int) -> tuple[str, int]:
+    """Decode ``\\uXXXX`` at `index` (a surrogate pair spans two escapes, as in JSON)."""
+    digits = _HEX4_RE.match(text, index + 2)
+    if digits is None:
+        raise TxParseError(
+            "\\u must be followed by exactly four hex digits, e.g. \\u00e9", line, column, "XXXX"
+        )
+    code = int(digits.group(), 16)
+    if code == 0:
+        raise TxParseError(_forbidden_char_problem("\x00"), line, column)
+    if 0xD800 <= code <= 0xDBFF and text.startswith("\\u", index + 6):
+        low = _HEX4_RE.match(text, index + 8)
+        if low is not None and 0xDC00 <= int(low.group(), 16) <= 0xDFFF:
+            combined = 0x10000 + ((code - 0xD800) << 10) + (int(low.group(), 16) - 0xDC00)
+            return chr(combined), index + 12
+    if 0xD800 <= code <= 0xDFFF:
+        raise TxParseError(_forbidden_char_problem(chr(code)), line, column)
+    return chr(code), index + 6

@@ -1,0 +1,49 @@
+"""The README and docs/ stand alone: every link and named path is inside the repository."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from api.errors import STATUS_BY_CODE
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+PAGES = [ROOT / "README.md", *DOCS]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+# Backticked repository paths in the docs: `memory/tx/engine.py`, `tests/api/`, ...
+REPO_PATH = re.compile(
+    r"`((?:memory|api|explorer|client|morphz|tests|bench|static|templates|docs)/[\w./-]*)`"
+)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_links_point_inside_the_repository(page: Path) -> None:
+    for target in LINK.findall(page.read_text()):
+        if target.startswith(("http://", "https://", "#")):
+            continue
+        resolved = (page.parent / target.split("#")[0]).resolve()
+        assert resolved.is_relative_to(ROOT), f"{page.name} links outside the repository: {target}"
+        assert resolved.exists(), f"{page.name} links to a missing file: {target}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_named_paths_exist(page: Path) -> None:
+    text = page.read_text()
+    assert "../shared" not in text
+    missing = [p for p in REPO_PATH.findall(text) if not (ROOT / p).exists()]
+    assert missing == [], f"{page.name} names paths that do not exist"
+
+
+def test_the_rules_index_covers_every_rule() -> None:
+    text = (ROOT / "docs" / "rules.md").read_text()
+    listed = set(re.findall(r"^\| (R\d+) \|", text, re.M))
+    assert listed == {f"R{n}" for n in range(1, 57)}
+
+
+def test_every_error_code_is_documented() -> None:
+    text = "\n".join(page.read_text() for page in DOCS)
+    undocumented = [code for code in STATUS_BY_CODE if f"`{code}`" not in text]
+    assert undocumented == []
