@@ -90,20 +90,25 @@ def _statements(point: Point) -> list[str]:
         "SET LOCAL morphz.copying = 'on'",
         # (dropped first too: inside an enclosing transaction ON COMMIT comes later)
         "DROP TABLE IF EXISTS fork_eval, fork_event, fork_record, fork_frame",
-        # id maps: old id -> new id, drawn from each table's own sequence
+        # id maps: old id -> new id, drawn from each table's own sequence in the old ids'
+        # order (evaluations and records are ordered by id)
         "CREATE TEMP TABLE fork_eval ON COMMIT DROP AS "  # noqa: S608 - constant SQL fragments; values are parameters
         f"SELECT id AS old, nextval({_seq_name('memory_evaluation')}) AS new "
-        "FROM memory_evaluation WHERE context_id = %(ctx)s AND view_version <= %(v)s",
+        "FROM (SELECT id FROM memory_evaluation WHERE context_id = %(ctx)s "
+        "AND view_version <= %(v)s ORDER BY id) s",
         "CREATE TEMP TABLE fork_event ON COMMIT DROP AS "  # noqa: S608 - constant SQL fragments; values are parameters
         f"SELECT id AS old, nextval({_seq_name('memory_event')}) AS new "
-        "FROM memory_event WHERE context_id = %(ctx)s AND seq <= %(seq)s",
+        "FROM (SELECT id FROM memory_event WHERE context_id = %(ctx)s AND seq <= %(seq)s "
+        "ORDER BY seq) s",
         "CREATE TEMP TABLE fork_record ON COMMIT DROP AS "  # noqa: S608 - constant SQL fragments; values are parameters
         f"SELECT id AS old, nextval({_seq_name('memory_transactionrecord')}) AS new "
-        "FROM memory_transactionrecord WHERE context_id = %(ctx)s "
-        "AND (committed_version <= %(v)s OR (committed_version IS NULL AND id < %(rec)s))",
+        "FROM (SELECT id FROM memory_transactionrecord WHERE context_id = %(ctx)s "
+        "AND (committed_version <= %(v)s OR (committed_version IS NULL AND id < %(rec)s)) "
+        "ORDER BY id) s",
         "CREATE TEMP TABLE fork_frame ON COMMIT DROP AS "  # noqa: S608 - constant SQL fragments; values are parameters
         f"SELECT id AS old, nextval({_seq_name('memory_frame')}) AS new "
-        "FROM memory_frame WHERE context_id = %(ctx)s AND created_version <= %(v)s",
+        "FROM (SELECT id FROM memory_frame WHERE context_id = %(ctx)s "
+        "AND created_version <= %(v)s ORDER BY id) s",
         "ANALYZE fork_eval, fork_event, fork_record, fork_frame",
         # evaluations (the stored result names its own id: rewritten)
         "INSERT INTO memory_evaluation (id, context_id, thread, idempotency_key, continuation, "
