@@ -105,22 +105,29 @@ def idempotency_key(request: Request, body_key: Any) -> Any:
 
 
 # -- cursors -------------------------------------------------------------------------------
-# A list cursor is opaque to clients: the last key seen plus a fingerprint of the filters, so
-# a cursor replayed with other filters is refused instead of silently paging another list.
+# A list cursor is opaque to clients: the last key seen plus a fingerprint of the context and
+# the filters, so a cursor replayed on another context or with other filters is refused
+# (400 `invalid_cursor`) instead of silently paging another list. One rule everywhere (recall
+# too): malformed or foreign -> 400 `invalid_cursor`; outdated -> 409 `stale_cursor`.
 
 
-def _fingerprint(filters: dict[str, Any]) -> str:
-    canonical = json.dumps(filters, sort_keys=True, default=str)
+def invalid_cursor(message: str = "cursor is malformed") -> ApiError:
+    return ApiError("invalid_cursor", message, [{"field": "cursor"}])
+
+
+def _fingerprint(filters: dict[str, Any], context: int) -> str:
+    canonical = json.dumps({"context": context, **filters}, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
-def encode_cursor(after: Any, filters: dict[str, Any]) -> str:
-    raw = json.dumps({"a": after, "f": _fingerprint(filters)}, separators=(",", ":"))
+def encode_cursor(after: Any, filters: dict[str, Any], *, context: int) -> str:
+    raw = json.dumps({"a": after, "f": _fingerprint(filters, context)}, separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str | None, filters: dict[str, Any], kind: type) -> Any:
-    """The `after` key of a cursor made for these filters; None when no cursor was given."""
+def decode_cursor(cursor: str | None, filters: dict[str, Any], kind: type, *, context: int) -> Any:
+    """The `after` key of a cursor made for these filters on this context; None when no
+    cursor was given."""
     if not cursor:
         return None
     try:
@@ -129,15 +136,14 @@ def decode_cursor(cursor: str | None, filters: dict[str, Any], kind: type) -> An
         after = data["a"]
         fingerprint = data["f"]
     except (ValueError, KeyError, TypeError, UnicodeError):
-        raise ApiError("invalid_cursor", "cursor is malformed", [{"field": "cursor"}]) from None
+        raise invalid_cursor() from None
     if not isinstance(after, kind) or isinstance(after, bool):
-        raise ApiError("invalid_cursor", "cursor is malformed", [{"field": "cursor"}])
+        raise invalid_cursor()
     if isinstance(after, int) and not 0 <= after <= MAX_SEQ:
-        raise ApiError("invalid_cursor", "cursor is malformed", [{"field": "cursor"}])
-    if fingerprint != _fingerprint(filters):
-        raise ApiError(
-            "invalid_cursor",
-            "cursor belongs to a list with other filters; restart without a cursor",
-            [{"field": "cursor"}],
+        raise invalid_cursor()
+    if fingerprint != _fingerprint(filters, context):
+        raise invalid_cursor(
+            "cursor belongs to another context or to a list with other filters; "
+            "restart without a cursor"
         )
     return after

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.db import DataError
+from django.db import DataError, InterfaceError, OperationalError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -36,6 +36,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_ref": 400,
     "invalid_offset": 400,
     "invalid_length": 400,
+    "invalid_host": 400,
     "invalid_depth": 400,
     "invalid_direction": 400,
     "invalid_flag": 400,
@@ -83,7 +84,11 @@ STATUS_BY_CODE: dict[str, int] = {
     "request_pending": 422,
     # 500: our fault, logged
     "internal_error": 500,
+    # 503: PostgreSQL unreachable; nothing was written
+    "database_unavailable": 503,
 }
+# Seconds a client should wait before retrying while PostgreSQL is unreachable.
+RETRY_AFTER_SECONDS = 1
 
 
 def status_for(code: str) -> int:
@@ -159,7 +164,34 @@ _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
 ]
 
 
+def database_unavailable(exc: BaseException) -> bool:
+    """Whether `exc` means PostgreSQL cannot be reached (down, restarting, connection lost),
+    as opposed to an error in a statement: those keep their own handling."""
+    if isinstance(exc, InterfaceError):
+        return True
+    if not isinstance(exc, OperationalError):
+        return False
+    state = getattr(exc.__cause__, "sqlstate", None)
+    # No SQLSTATE: the connection failed or the pool timed out; 08xxx connection exceptions;
+    # 57P01-57P03 the server shutting down, crashed or starting.
+    return state is None or state.startswith("08") or state in ("57P01", "57P02", "57P03")
+
+
+def unavailable_response() -> Response:
+    response = error_response(
+        "database_unavailable",
+        "the database is unavailable; nothing was written, retry shortly",
+        503,
+        [{"retry_after_seconds": RETRY_AFTER_SECONDS}],
+    )
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if database_unavailable(exc):
+        log.warning("database unavailable: %s", exc)
+        return unavailable_response()
     if isinstance(exc, MorphzError):
         return error_response(exc.code, exc.message, details=exc.details)
     if isinstance(exc, ApiError):

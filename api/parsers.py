@@ -22,6 +22,27 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+class DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refusing a key given twice (json's default keeps the last silently)."""
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise DuplicateKey(key)
+        obj[key] = value
+    return obj
+
+
+def loads_strict(text: str) -> Any:
+    """json.loads without NaN/Infinity and without duplicate keys (DuplicateKey names it)."""
+    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_object)
+
+
 def check_value(value: Any) -> None:
     """Raise ApiError when `value` holds something the database cannot store."""
     stack: list[tuple[Any, str, int]] = [(value, "", 1)]
@@ -75,7 +96,13 @@ class StrictJSONParser(BaseParser):
         except UnicodeDecodeError as exc:
             raise ApiError("invalid_request", f"body is not UTF-8 (byte {exc.start})") from None
         try:
-            data = json.loads(text, parse_constant=_reject_constant)
+            data = loads_strict(text)
+        except DuplicateKey as exc:
+            raise ApiError(
+                "invalid_request",
+                f"duplicate key {exc.key!r} in a JSON object; send each key once",
+                [{"field": exc.key, "reason": "duplicate_key"}],
+            ) from None
         except json.JSONDecodeError as exc:
             raise ApiError(
                 "parse_error",

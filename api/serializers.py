@@ -12,6 +12,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from api.errors import ApiError
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
 from memory.limits import (
     CHUNK_DEFAULT,
@@ -28,6 +29,7 @@ from memory.limits import (
     SEARCH_MAX_QUERY_CHARS,
 )
 from memory.read.lists import EVENT_STATUS_FILTERS
+from memory.read.pages import HISTORY_PAGE, MAX_HISTORY_PAGE
 from memory.vocabulary import FRAME_ID_MAX, MAX_SEQ, RELATION_NAME_MAX, THREAD_MAX, THREAD_RE
 
 
@@ -37,6 +39,22 @@ class StrictCharField(serializers.CharField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class ContentField(StrictCharField):
+    """Event content or transaction text: at most MAX_CONTENT_CHARS characters (the one
+    content limit, defined in memory.events). Longer is 413 `too_large`, like a body over
+    MORPHZ_MAX_REQUEST_BYTES: the size is the problem, not the form."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if isinstance(data, str) and len(data) > MAX_CONTENT_CHARS:
+            raise ApiError(
+                "too_large",
+                f"{self.field_name} is {len(data)} characters, over the limit of "
+                f"{MAX_CONTENT_CHARS}; nothing was written",
+                [{"field": self.field_name, "limit_chars": MAX_CONTENT_CHARS}],
+            )
         return super().to_internal_value(data)
 
 
@@ -104,7 +122,7 @@ def cursor_field() -> serializers.Field:
 
 class EventAppendIn(StrictSerializer):
     kind = serializers.ChoiceField(choices=APPENDABLE_KINDS)
-    content = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=MAX_CONTENT_CHARS)
+    content = ContentField(allow_blank=True, trim_whitespace=False, max_length=MAX_CONTENT_CHARS)
     payload = serializers.JSONField(required=False, allow_null=True)
     thread = thread_field()
     delivers = serializers.ListField(
@@ -143,7 +161,7 @@ class EvaluationIn(StrictSerializer):
 class TransactionIn(StrictSerializer):
     """Either `text` (the S-expression) or the JSON form (`base_version`, `reason`, `ops`)."""
 
-    text = StrictCharField(
+    text = ContentField(
         required=False,
         trim_whitespace=False,
         max_length=MAX_CONTENT_CHARS,
@@ -167,6 +185,7 @@ class TransactionIn(StrictSerializer):
         max_value=MAX_SEQ,
         help_text="id of the evaluation whose view the transaction was written from",
     )
+    idempotency_key = idempotency_field()
 
 
 class RecallIn(StrictSerializer):
@@ -235,6 +254,19 @@ class FrameListQuery(StrictSerializer):
 
 class FrameDetailQuery(StrictSerializer):
     as_of = as_of_field()
+    history_before = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_SEQ,
+        help_text="only revisions older than this one (`history.next_before` of the last page)",
+    )
+    history_limit = serializers.IntegerField(
+        required=False,
+        default=HISTORY_PAGE,
+        min_value=1,
+        max_value=MAX_HISTORY_PAGE,
+        help_text="revisions per page, newest first",
+    )
 
 
 class RelationListQuery(StrictSerializer):
@@ -268,7 +300,19 @@ class SearchQuery(StrictSerializer):
     thread = thread_field()
     since = serializers.DateTimeField(required=False)
     until = serializers.DateTimeField(required=False)
+    transactions = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="include transaction events (left out by default: they echo the frames)",
+    )
     limit = limit_field(SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT)
+    offset = serializers.IntegerField(
+        required=False,
+        default=0,
+        min_value=0,
+        max_value=999,
+        help_text="skip this many ranked hits (next page: the result's `next_offset`)",
+    )
 
 
 def query_data(serializer_class: type[serializers.Serializer], params: Any) -> dict[str, Any]:

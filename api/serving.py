@@ -12,12 +12,24 @@ response there and sends it from the loop. Because it runs through `sync_to_asyn
 the request that calls `async_to_sync` (websocket broadcasts after commit) still reaches
 the server's own event loop, as under Django's ASGI handler. Websockets are untouched.
 
+`CollectAfterLargeBodies` wraps the WSGI app (whatever serves it): after a request or
+response larger than COLLECT_ABOVE_BYTES it runs a full garbage collection once the response
+is closed. Measured cause of the resident-memory growth of issue 10: REST framework's
+view/request/response and Django's one-to-one caches (an event and its transaction record)
+form reference cycles, so a request's rows, data and rendered body (7x the response size at
+peak) stay alive until the next full collection; large strings are not counted by the
+collector's thresholds, so that collection may come only many large requests later.
+
 Bodies are read up to MAX_REQUEST_BYTES + 1: the API answers 413 to anything longer (the
 Content-Length check or the parser sees the extra byte), so a huge upload is never buffered.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
+import json
 import sys
 from collections.abc import Awaitable, Callable, Iterable
 from io import BytesIO
@@ -33,6 +45,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 IN_MEMORY_BODY = 256 * 1024  # larger bodies spill to a temporary file
+COLLECT_ABOVE_BYTES = 1024 * 1024  # request + response bytes that trigger a full collection
 
 
 class Disconnected(Exception):
@@ -72,6 +85,115 @@ def wsgi_environ(scope: Scope, body: IO[bytes]) -> dict[str, Any]:
         value = raw_value.decode("latin1")
         environ[name] = f"{environ[name]},{value}" if name in environ else value
     return environ
+
+
+class RefuseLargeBodies:
+    """ASGI middleware: a request whose Content-Length header exceeds MAX_REQUEST_BYTES is
+    answered 413 `too_large` at once, before a byte of its body is read (a client declaring
+    99,999,999,999 bytes does not hold a worker while it sends them). The connection is then
+    closed, since the unread body cannot be skipped cheaply."""
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            limit = settings.MAX_REQUEST_BYTES
+            for name, value in scope.get("headers", []):
+                if name.lower() == b"content-length" and _declared(value) > limit:
+                    await send_json(send, 413, too_large_body(limit), close=True)
+                    return
+        await self.app(scope, receive, send)
+
+
+def _declared(value: bytes) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        return 0  # not a number: Django's own check answers 400 for it
+
+
+def too_large_body(limit: int) -> dict[str, Any]:
+    from api.errors import TooLarge, error_body
+
+    error = TooLarge(limit)
+    return error_body(error.code, error.message, error.details)
+
+
+async def send_json(send: Send, status: int, data: Any, *, close: bool = False) -> None:
+    body = json.dumps(data).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class CollectAfterLargeBodies:
+    """WSGI middleware: a full garbage collection after a request whose body or response
+    exceeded COLLECT_ABOVE_BYTES, once the response is closed (so the request's cycles are
+    unreachable by then). Costs a collection (~10 ms) only after requests that moved that
+    many bytes, which themselves take longer than that."""
+
+    def __init__(self, app: WSGIApp) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        size = _int(environ.get("CONTENT_LENGTH"))
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            nonlocal size
+            for name, value in headers:
+                if name.lower() == "content-length":
+                    size += _int(value)
+            return start_response(status, headers, exc_info)
+
+        result = self.app(environ, start)
+        return _Collecting(result, lambda: size)
+
+
+def _load_malloc_trim() -> Callable[[], Any]:
+    """glibc's malloc_trim(0): hand freed heap pages back to the system (no-op elsewhere)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return lambda: None
+    return lambda: trim(0)
+
+
+_malloc_trim = _load_malloc_trim()
+
+
+def _int(value: Any) -> int:
+    try:
+        return max(0, int(value or 0))
+    except ValueError:
+        return 0
+
+
+class _Collecting:
+    """The app's response iterable; close() closes it, drops it, then collects if large."""
+
+    def __init__(self, result: Iterable[bytes], size: Callable[[], int]) -> None:
+        self.result: Iterable[bytes] | None = result
+        self.size = size
+
+    def __iter__(self) -> Any:
+        assert self.result is not None
+        return iter(self.result)
+
+    def close(self) -> None:
+        result, self.result = self.result, None
+        close = getattr(result, "close", None)
+        try:
+            if close is not None:
+                close()
+        finally:
+            del result, close
+            if self.size() > COLLECT_ABOVE_BYTES:
+                gc.collect()
+                _malloc_trim()
 
 
 def run_wsgi(app: WSGIApp, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:

@@ -236,7 +236,13 @@ class FrameListSerializer(PageSerializer):
 
 class RevisionSerializer(serializers.Serializer):
     revision = serializers.IntegerField()
-    body = serializers.JSONField()
+    body = serializers.JSONField(
+        allow_null=True, help_text="null when `body_omitted` (read the revision on its own)"
+    )
+    body_omitted = serializers.BooleanField(
+        help_text="the body is longer than the page allows; GET frames/{id}/revisions/{n}/"
+    )
+    body_chars = serializers.IntegerField(required=False, help_text="size of the body as JSON")
     sources = serializers.ListField(child=serializers.CharField())
     version = serializers.IntegerField(help_text="committed version that wrote it")
     transaction = serializers.IntegerField()
@@ -254,12 +260,21 @@ def present_revision(revision: FrameRevision) -> dict[str, Any]:
     }
 
 
+class HistoryPageSerializer(serializers.Serializer):
+    next_before = serializers.IntegerField(
+        allow_null=True, help_text="pass as `history_before` for older revisions; null at the first"
+    )
+    limit = serializers.IntegerField()
+
+
 class FrameDetailSerializer(FrameSerializer):
     revisions = RevisionSerializer(many=True)
     write_history = serializers.ListField(
         child=serializers.JSONField(),
-        help_text="the transactions that wrote the frame (R32): text, base and committed version",
+        help_text="the transactions that wrote the frame (R32): text (cut at 16,384 "
+        "characters, `text_truncated`), base and committed version",
     )
+    history = HistoryPageSerializer()
 
 
 # -- relations -----------------------------------------------------------------------------
@@ -321,8 +336,12 @@ class TransactionSerializer(serializers.Serializer):
     base_version = serializers.IntegerField(allow_null=True)
     committed_version = serializers.IntegerField(allow_null=True)
     reason = serializers.CharField(allow_blank=True)
-    text = serializers.CharField()
+    text = serializers.CharField(help_text="cut at 16,384 characters in lists")
+    text_truncated = serializers.BooleanField(
+        help_text="the text was cut: read the transaction's event (`ref`) in chunks"
+    )
     ops = serializers.JSONField(allow_null=True)
+    ops_omitted = serializers.BooleanField(help_text="ops longer than 16,384 characters left out")
     receipt = serializers.JSONField(allow_null=True)
     # Declared fields leave the class namespace (DRF metaclass); the names only look shadowed.
     errors = serializers.JSONField(allow_null=True)  # type: ignore[assignment]
@@ -343,7 +362,9 @@ def present_transaction(record: TransactionRecord) -> dict[str, Any]:
         "committed_version": record.committed_version,
         "reason": record.reason,
         "text": record.text,
+        "text_truncated": getattr(record, "text_truncated", False),
         "ops": record.ops,
+        "ops_omitted": getattr(record, "ops_omitted", False),
         "receipt": record.receipt,
         "errors": record.errors,
         "frames": list(record.frame_ids),
@@ -370,7 +391,13 @@ class EvaluationSerializer(serializers.Serializer):
     claimed = serializers.ListField(child=serializers.CharField(), help_text="refs claimed")
     expired = serializers.ListField(child=serializers.CharField(), help_text="frames retired")
     context = serializers.JSONField(  # type: ignore[assignment]
-        help_text="the active context, structured"
+        allow_null=True,
+        help_text="the active context, structured; null when `context_omitted`",
+    )
+    context_omitted = serializers.BooleanField(
+        required=False,
+        help_text="true when `context` and `text` together were over the response limit: "
+        "`text` alone is sent",
     )
     text = serializers.CharField(help_text="the active context rendered for a prompt")
     tokens = serializers.JSONField()
@@ -405,5 +432,12 @@ class SearchResultSerializer(serializers.Serializer):
     lag = serializers.JSONField(
         help_text="how far the index is behind the facts: `{pending_intents, "
         "oldest_pending_seconds}`"
+    )
+    total = serializers.IntegerField(
+        help_text="documents matching, counted up to 1000 (`total_exact` false beyond)"
+    )
+    total_exact = serializers.BooleanField()
+    next_offset = serializers.IntegerField(
+        allow_null=True, help_text="`offset` of the next page, null on the last"
     )
     query = serializers.JSONField(required=False)

@@ -32,6 +32,11 @@ urlpatterns = [
         views_memory.FrameDetailView.as_view(),
         name="api-frame",
     ),
+    path(
+        CONTEXT + "frames/<str:frame_id>/revisions/<int:revision>/",
+        views_memory.FrameRevisionView.as_view(),
+        name="api-frame-revision",
+    ),
     path(CONTEXT + "relations/", views_memory.RelationListView.as_view(), name="api-relations"),
     path(CONTEXT + "recall/", views_memory.RecallView.as_view(), name="api-recall"),
     path(CONTEXT + "search/", views_memory.SearchView.as_view(), name="api-search"),

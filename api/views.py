@@ -7,8 +7,10 @@ search are in `api.views_memory`.
 
 from __future__ import annotations
 
+import json
 from typing import Any, cast
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import permissions
 from rest_framework.request import Request
@@ -145,11 +147,15 @@ class EventListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(EventListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("kind", "thread", "status")}
-        after = decode_cursor(query.get("cursor"), filters, int)
+        after = decode_cursor(query.get("cursor"), filters, int, context=self.ctx.pk)
         if after is None:
             after = query.get("after", 0)
         page = reads.list_events(self.ctx, after_seq=after, limit=query["limit"], **filters)
-        next_cursor = encode_cursor(page.items[-1].seq, filters) if page.has_more else None
+        next_cursor = (
+            encode_cursor(page.items[-1].seq, filters, context=self.ctx.pk)
+            if page.has_more
+            else None
+        )
         return Response(
             {"events": [_event_json(e) for e in page.items], "next_cursor": next_cursor}
         )
@@ -262,6 +268,16 @@ class EventDetailView(ContextAPIView):
         return Response(read_event_chunk(self.ctx, seq, query["offset"], query["length"]))
 
 
+def bounded_evaluation(result: dict[str, Any]) -> dict[str, Any]:
+    """The evaluation answer within MAX_RESPONSE_BYTES: the structured `context` repeats what
+    `text` renders, so when both would not fit, `context` is left out (`context_omitted`) and
+    the prompt text stays whole."""
+    size = len(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+    if size <= settings.MAX_RESPONSE_BYTES:
+        return result
+    return {**result, "context": None, "context_omitted": True}
+
+
 class EvaluationView(ContextAPIView):
     @extend_schema(
         tags=["evaluations"],
@@ -282,7 +298,7 @@ class EvaluationView(ContextAPIView):
             continuation=data["continuation"],
             include_instructions=data["include_instructions"],
         )
-        return Response(result, status=201)
+        return Response(bounded_evaluation(result), status=201)
 
     @views_history.LIST_SCHEMA
     def get(self, request: Request, slug: str) -> Response:

@@ -226,11 +226,11 @@ def list_evaluations_response(view: ContextAPIView, request: Request) -> Respons
     """GET evaluations/ (called by api.views.EvaluationView)."""
     query = query_data(EvaluationListQuery, request.query_params)
     filters = {"thread": query.get("thread")}
-    after = decode_cursor(query.get("cursor"), filters, int) or 0
+    after = decode_cursor(query.get("cursor"), filters, int, context=view.ctx.pk) or 0
     rows, has_more = list_evaluations(
         view.ctx, thread=filters["thread"], after_pk=after, limit=query["limit"]
     )
-    next_cursor = encode_cursor(rows[-1].pk, filters) if has_more else None
+    next_cursor = encode_cursor(rows[-1].pk, filters, context=view.ctx.pk) if has_more else None
     return Response(
         {"evaluations": [evaluation_summary(e) for e in rows], "next_cursor": next_cursor}
     )

@@ -9,7 +9,14 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import ContextAPIView, decode_cursor, encode_cursor, not_found
+from api.base import (
+    MAX_SEQ,
+    ContextAPIView,
+    decode_cursor,
+    encode_cursor,
+    idempotency_key,
+    not_found,
+)
 from api.errors import ApiError
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
@@ -29,15 +36,17 @@ from api.shapes import (
     RecallSerializer,
     ReceiptSerializer,
     RelationListSerializer,
+    RevisionSerializer,
     SearchResultSerializer,
     TransactionListSerializer,
     present_relation,
-    present_revision,
     present_transaction,
 )
+from api.views import IDEMPOTENCY_HEADER
 from api.views_history import frame_detail_as_of, point_of
 from memory.read import lists as reads
 from memory.read.lists import frame_view
+from memory.read.pages import frame_history_page, revision_detail
 from memory.tx.engine import submit_transaction
 from memory.versions import asof
 from memory.vocabulary import is_frame_id
@@ -76,14 +85,21 @@ class TransactionView(ContextAPIView):
         description="Send `text` (the S-expression) or the JSON form (`base_version`, "
         "`reason`, `ops`), optionally `thread` and `evaluation`. The whole transaction commits "
         "or nothing does: 400 `parse_error` names line and column, 422 lists each failing "
-        "operation's `index`, 409 `conflict` names each item changed since `base_version`.",
+        "operation's `index`, 409 `conflict` names each item changed since `base_version`. "
+        "With `idempotency_key` (or the Idempotency-Key header) a retry of a committed "
+        "transaction returns its first receipt (200) and writes nothing; the same key with "
+        "another request is 409 `idempotency_key_reused`.",
         request=TransactionIn,
+        parameters=[IDEMPOTENCY_HEADER],
         examples=[TEXT_EXAMPLE, JSON_EXAMPLE],
-        responses=responses({201: ReceiptSerializer}, *WRITE_ERRORS, 409, 422),
+        responses=responses(
+            {201: ReceiptSerializer, 200: ReceiptSerializer}, *WRITE_ERRORS, 409, 422
+        ),
     )
     def post(self, request: Request, slug: str) -> Response:
         data = body_data(TransactionIn, request.data)
         evaluation_id = data.get("evaluation")
+        key = idempotency_key(request, data.get("idempotency_key"))
         if "text" in data:
             extra = sorted(k for k in ("base_version", "reason", "ops") if k in request.data)
             if extra:
@@ -99,6 +115,7 @@ class TransactionView(ContextAPIView):
                 author=self.author(),
                 thread=data.get("thread"),
                 evaluation_id=evaluation_id,
+                idempotency_key=key,
             )
         else:
             if "ops" not in data:
@@ -116,12 +133,13 @@ class TransactionView(ContextAPIView):
                 author=self.author(),
                 thread=data.get("thread"),
                 evaluation_id=evaluation_id,
+                idempotency_key=key,
             )
         receipt: dict[str, Any] = dict(result.receipt)
         # From the commit result itself: `result.record` would re-read the row (a query).
         receipt["transaction"] = result.record_id
         receipt["ref"] = result.event_ref
-        return Response(receipt, status=201)
+        return Response(receipt, status=200 if result.replayed else 201)
 
     @extend_schema(
         tags=["transactions"],
@@ -135,9 +153,17 @@ class TransactionView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(TransactionListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("frame", "status")}
-        after = decode_cursor(query.get("cursor"), filters, int) or query.get("after") or 0
+        after = (
+            decode_cursor(query.get("cursor"), filters, int, context=self.ctx.pk)
+            or query.get("after")
+            or 0
+        )
         page = reads.list_transactions(self.ctx, after_pk=after, limit=query["limit"], **filters)
-        next_cursor = encode_cursor(page.items[-1].pk, filters) if page.has_more else None
+        next_cursor = (
+            encode_cursor(page.items[-1].pk, filters, context=self.ctx.pk)
+            if page.has_more
+            else None
+        )
         return Response(
             {
                 "transactions": [present_transaction(r) for r in page.items],
@@ -160,7 +186,7 @@ class FrameListView(ContextAPIView):
         point = point_of(self.ctx, query.get("as_of"))
         if point is not None:
             filters["as_of"] = point.version
-        after = decode_cursor(query.get("cursor"), filters, str) or ""
+        after = decode_cursor(query.get("cursor"), filters, str, context=self.ctx.pk) or ""
         if point is None:
             page = reads.list_frames(
                 self.ctx, after_id=after, limit=query["limit"], status=filters["status"]
@@ -171,7 +197,11 @@ class FrameListView(ContextAPIView):
                 self.ctx, point, after_id=after, limit=query["limit"], status=filters["status"]
             )
             tick = point.tick
-        next_cursor = encode_cursor(page.items[-1].frame_id, filters) if page.has_more else None
+        next_cursor = (
+            encode_cursor(page.items[-1].frame_id, filters, context=self.ctx.pk)
+            if page.has_more
+            else None
+        )
         return Response(
             {"frames": [frame_view(f, tick) for f in page.items], "next_cursor": next_cursor}
         )
@@ -181,23 +211,53 @@ class FrameDetailView(ContextAPIView):
     @extend_schema(
         tags=["frames"],
         operation_id="frames_read",
-        summary="One frame with its revisions and write history",
-        parameters=[OpenApiParameter("frame_id", str, OpenApiParameter.PATH)],
+        summary="One frame with a page of its revisions and write history",
+        description="The newest `history_limit` revisions (default 20), oldest first, in "
+        "`revisions` and `write_history`; `history.next_before` pages further back. A body or "
+        "transaction text longer than 16,384 characters is left out of the page "
+        "(`body_omitted`, `text_truncated`): read it with `frames/{id}/revisions/{n}/` or the "
+        "transaction's event in chunks.",
+        parameters=[OpenApiParameter("frame_id", str, OpenApiParameter.PATH), FrameDetailQuery],
         responses=responses({200: FrameDetailSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str, frame_id: str) -> Response:
-        point = point_of(self.ctx, query_data(FrameDetailQuery, request.query_params).get("as_of"))
+        query = query_data(FrameDetailQuery, request.query_params)
+        point = point_of(self.ctx, query.get("as_of"))
         if point is not None:
             return Response(frame_detail_as_of(self.ctx, point, frame_id))
+        frame = self._frame(frame_id)
+        data = frame_view(frame, self.ctx.tick)
+        page = frame_history_page(
+            frame, before=query.get("history_before"), limit=query["history_limit"]
+        )
+        data["revisions"] = page["revisions"]
+        data["write_history"] = page["write_history"]
+        data["history"] = {"next_before": page["next_before"], "limit": query["history_limit"]}
+        return Response(data)
+
+    def _frame(self, frame_id: str) -> Any:
         frame = reads.get_frame(self.ctx, frame_id) if is_frame_id(frame_id) else None
         if frame is None:
             raise not_found(f"frame {frame_id!r}")
-        from memory.read.history import frame_write_history
+        return frame
 
-        data = frame_view(frame, self.ctx.tick)
-        data["revisions"] = [present_revision(r) for r in reads.frame_revisions(frame)]
-        data["write_history"] = frame_write_history(self.ctx, frame.frame_id)
-        return Response(data)
+
+class FrameRevisionView(FrameDetailView):
+    @extend_schema(
+        tags=["frames"],
+        operation_id="frames_revision_read",
+        summary="One revision of a frame with its whole body",
+        parameters=[
+            OpenApiParameter("frame_id", str, OpenApiParameter.PATH),
+            OpenApiParameter("revision", int, OpenApiParameter.PATH),
+        ],
+        responses=responses({200: RevisionSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str, frame_id: str, revision: int) -> Response:  # type: ignore[override]
+        frame = self._frame(frame_id)
+        if not 1 <= revision <= MAX_SEQ:
+            raise not_found(f"revision {revision} of frame {frame_id!r}")
+        return Response(revision_detail(frame, revision))
 
 
 class RelationListView(ContextAPIView):
@@ -215,7 +275,7 @@ class RelationListView(ContextAPIView):
         point = point_of(self.ctx, query.get("as_of"))
         if point is not None:
             filters["as_of"] = point.version
-        after = decode_cursor(query.get("cursor"), filters, int) or 0
+        after = decode_cursor(query.get("cursor"), filters, int, context=self.ctx.pk) or 0
         page = (
             reads.list_relations if point is None else partial(asof.relations_as_of, point=point)
         )(
@@ -227,7 +287,11 @@ class RelationListView(ContextAPIView):
             after_pk=after,
             limit=query["limit"],
         )
-        next_cursor = encode_cursor(page.items[-1].pk, filters) if page.has_more else None
+        next_cursor = (
+            encode_cursor(page.items[-1].pk, filters, context=self.ctx.pk)
+            if page.has_more
+            else None
+        )
         return Response(
             {"relations": [present_relation(r) for r in page.items], "next_cursor": next_cursor}
         )
@@ -274,9 +338,13 @@ class SearchView(ContextAPIView):
         tags=["search"],
         operation_id="search",
         summary="Lexical search over frames and events (R33)",
-        description="Filters `type` (frame, event), `status`, `kind`, `thread`, `since`, "
-        "`until`. Hits carry refs and a highlighted snippet; `lag` says how far the index is "
-        "behind the facts.",
+        description="Ranked: a frame whose id is the query first, then by relevance (rare "
+        "words, frame id, then body, then event text); a question need not match every word. "
+        "Filters `type` (frame, event), `status`, `kind`, `thread`, `since`, `until`; "
+        "transaction events only with `transactions=true` or `kind=transaction`. `total` "
+        "counts the matches (exact while `total_exact`), `offset` + `next_offset` page. Hits "
+        "carry refs and a highlighted snippet; `lag` says how far the index is behind the "
+        "facts.",
         parameters=[SearchQuery],
         responses=responses({200: SearchResultSerializer}, *READ_ERRORS),
     )
@@ -293,6 +361,8 @@ class SearchView(ContextAPIView):
             thread=query.get("thread"),
             since=query.get("since"),
             until=query.get("until"),
+            transactions=query["transactions"],
             limit=query["limit"],
+            offset=query["offset"],
         )
         return Response(result)

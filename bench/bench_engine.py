@@ -57,21 +57,21 @@ def bench_commit_latency(context_id: int, n: int) -> list[float]:
     return samples
 
 
-def bench_handwritten_sql(context_id: int, n: int) -> list[float]:
+def bench_handwritten_sql(context_id: int, n: int, prefix: str = "h") -> list[float]:
     """The same rows the engine writes for the first example, in one psycopg transaction."""
     import json
 
     import psycopg
     from django.db import connection
 
-    pairs = prepare_targets(context_id, "h", n)
+    pairs = prepare_targets(context_id, prefix, n)
     params = connection.get_connection_params()
     conn = psycopg.connect(
         **{k: v for k, v in params.items() if k != "cursor_factory"}, autocommit=False
     )
     samples = []
     for k, seq in pairs:
-        text = FIRST_TX.format(base=0, k=f"h{k}", seq=seq)
+        text = FIRST_TX.format(base=0, k=f"{prefix}{k}", seq=seq)
         start = time.perf_counter()
         with conn.cursor() as cur:
             cur.execute(
@@ -82,7 +82,7 @@ def bench_handwritten_sql(context_id: int, n: int) -> list[float]:
             cur.execute(
                 "SELECT id, frame_id, revision, sources, changed_version FROM memory_frame "
                 "WHERE context_id = %s AND frame_id = ANY(%s)",
-                [context_id, [f"release-h{k}", f"test-result-h{k}"]],
+                [context_id, [f"release-{prefix}{k}", f"test-result-{prefix}{k}"]],
             )
             release_pk = cur.fetchone()[0]
             cur.execute(
@@ -110,7 +110,7 @@ def bench_handwritten_sql(context_id: int, n: int) -> list[float]:
                     text,
                     "[]",
                     json.dumps({"version": new_version}),
-                    [f"release-h{k}", f"test-result-h{k}"],
+                    [f"release-{prefix}{k}", f"test-result-{prefix}{k}"],
                     tx_event,
                 ],
             )
@@ -121,7 +121,7 @@ def bench_handwritten_sql(context_id: int, n: int) -> list[float]:
                 "(%s, %s, 1, %s, %s, 'active', false, 0, 10, %s, %s, now()) RETURNING id",
                 [
                     context_id,
-                    f"test-result-h{k}",
+                    f"test-result-{prefix}{k}",
                     '{"tests":"passed"}',
                     json.dumps([f"@e{seq}"]),
                     new_version,
@@ -177,7 +177,9 @@ def bench_handwritten_sql(context_id: int, n: int) -> list[float]:
     return samples
 
 
-def bench_throughput(context_ids: list[int], threads: int, per_thread: int) -> float:
+def bench_throughput(
+    context_ids: list[int], threads: int, per_thread: int, prefix: str = ""
+) -> float:
     from django.db import connection
 
     from memory.tx.engine import submit_transaction
@@ -185,7 +187,7 @@ def bench_throughput(context_ids: list[int], threads: int, per_thread: int) -> f
     plans = []
     for t in range(threads):
         context_id = context_ids[t % len(context_ids)]
-        plans.append((context_id, prepare_targets(context_id, f"t{t}x", per_thread), t))
+        plans.append((context_id, prepare_targets(context_id, f"{prefix}t{t}x", per_thread), t))
     barrier = threading.Barrier(threads + 1)
     errors: list[BaseException] = []
 
@@ -195,7 +197,7 @@ def bench_throughput(context_ids: list[int], threads: int, per_thread: int) -> f
             for k, seq in pairs:
                 submit_transaction(
                     context_id,
-                    text=FIRST_TX.format(base=0, k=f"t{t}x{k}", seq=seq).replace(
+                    text=FIRST_TX.format(base=0, k=f"{prefix}t{t}x{k}", seq=seq).replace(
                         "(base-version 0)\n  ", ""
                     ),
                 )

@@ -3,6 +3,9 @@ REST API from the page's script, so a person's correction is an ordinary transac
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from django.contrib.auth.decorators import user_passes_test
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -10,6 +13,26 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 
 from memory.read.access import context_for_person, contexts_for_person, person_can_see_all
 from memory.read.explorer import context_cards, explorer_snapshot
+
+# What the page embeds is bounded (issue 10 item 2): a large body or transaction text is left
+# out of the first paint and loaded through the API when the frame is selected.
+EMBED_BODY_CHARS = 4_000
+EMBED_TEXT_CHARS = 4_000
+
+
+def bounded_snapshot(snapshot: dict[str, Any]) -> dict[str, Any]:
+    for frame in snapshot["frames"]:
+        size = len(json.dumps(frame["body"], ensure_ascii=False))
+        if size > EMBED_BODY_CHARS:
+            frame["body"] = {"(not loaded)": f"{size} characters; select the frame to load it"}
+            frame["body_omitted"] = True
+    for record in snapshot["transactions"]:
+        text = record.get("text") or ""
+        if len(text) > EMBED_TEXT_CHARS:
+            record["text"] = text[:EMBED_TEXT_CHARS] + f"… ({len(text)} characters)"
+            record["text_truncated"] = True
+    return snapshot
+
 
 # Only staff people review memory; anyone else is sent to the admin login form.
 staff_required = user_passes_test(person_can_see_all)
@@ -27,7 +50,7 @@ def context_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context = context_for_person(slug, request.user)
     if context is None:
         raise Http404("no such context")
-    snapshot = explorer_snapshot(context)
+    snapshot = bounded_snapshot(explorer_snapshot(context))
     return render(
         request,
         "explorer/context.html",

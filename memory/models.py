@@ -226,6 +226,10 @@ class TransactionRecord(models.Model):
     evaluation = models.ForeignKey(
         Evaluation, null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
     )
+    # A retry with the same key returns this commit's receipt (R49); `request_hash` tells a
+    # retry (same request) from a reuse of the key for another request.
+    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    request_hash = models.CharField(max_length=64, blank=True, default="", db_default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -235,6 +239,11 @@ class TransactionRecord(models.Model):
                 fields=["context", "committed_version"],
                 condition=Q(committed_version__isnull=False),
                 name="transaction_version_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["context", "idempotency_key"],
+                condition=Q(idempotency_key__isnull=False) & Q(status="committed"),
+                name="transaction_idempotency_unique",
             ),
             models.CheckConstraint(
                 condition=_in("status", TRANSACTION_STATUSES), name="transaction_status_valid"

@@ -13,15 +13,16 @@ ensure_database()
 
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 
+from api.serving import CollectAfterLargeBodies, OneHopHTTP, RefuseLargeBodies  # noqa: E402
+
 # Plain HTTP runs Django's (synchronous) request cycle in one thread hop per request; see
 # api/serving.py for why not Django's ASGI handler.
-django_http_app = get_wsgi_application()
+django_http_app = CollectAfterLargeBodies(get_wsgi_application())
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from api.serving import OneHopHTTP  # noqa: E402
 from explorer.routing import websocket_urlpatterns  # noqa: E402
 from memory.search.indexer import start_background_indexer  # noqa: E402
 
@@ -43,7 +44,7 @@ async def http_with_mcp(scope: Any, receive: Any, send: Any) -> None:
 
 application = ProtocolTypeRouter(
     {
-        "http": http_with_mcp,
+        "http": RefuseLargeBodies(http_with_mcp),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

@@ -6,6 +6,7 @@ ask where the embedded PostgreSQL lives before settings are loaded.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,25 @@ def env_int(
     return value
 
 
+def env_float(
+    name: str, default: float, *, minimum: float | None = None, maximum: float | None = None
+) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {raw!r}") from None
+    if not math.isfinite(value):
+        raise ConfigError(f"{name} must be a finite number, got {raw!r}")
+    if minimum is not None and value < minimum:
+        raise ConfigError(f"{name} must be at least {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ConfigError(f"{name} must be at most {maximum}, got {value}")
+    return value
+
+
 def env_bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
     if raw is None or raw == "":
@@ -60,12 +80,19 @@ class DatabaseConfig:
     port: str
     embedded: bool
 
-    def django_settings(self, pool_max: int = 0) -> dict[str, object]:
+    def django_settings(self, pool_max: int = 0, wait_seconds: float = 1.0) -> dict[str, object]:
         # Under ASGI each request may run on a fresh thread; a pool spares every request a
         # new PostgreSQL backend. Django requires CONN_MAX_AGE = 0 with a pool.
-        options: dict[str, object] = {}
+        # `wait_seconds` bounds how long a request waits for a connection: with PostgreSQL
+        # down it answers 503 `database_unavailable` after that, instead of hanging (the
+        # pool's default is 30 s). libpq's connect_timeout cannot go below 2 s.
+        options: dict[str, object] = {"connect_timeout": max(2, math.ceil(wait_seconds))}
         if pool_max > 0:
-            options["pool"] = {"min_size": min(2, pool_max), "max_size": pool_max, "timeout": 30}
+            options["pool"] = {
+                "min_size": min(2, pool_max),
+                "max_size": pool_max,
+                "timeout": wait_seconds,
+            }
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": self.name,

@@ -15,6 +15,7 @@ from morphz.config import (
     data_dir,
     database_config,
     env_bool,
+    env_float,
     env_int,
     env_str,
 )
@@ -62,6 +63,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "api.middleware.ApiHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -70,6 +72,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "api.middleware.DatabaseUnavailableMiddleware",
+    "api.middleware.ResponseCapMiddleware",
 ]
 
 ROOT_URLCONF = "morphz.urls"
@@ -92,7 +96,10 @@ TEMPLATES = [
 
 DATABASE = database_config()
 DATABASES = {
-    "default": DATABASE.django_settings(pool_max=env_int("MORPHZ_DB_POOL_MAX", 16, minimum=0))
+    "default": DATABASE.django_settings(
+        pool_max=env_int("MORPHZ_DB_POOL_MAX", 16, minimum=0),
+        wait_seconds=env_float("MORPHZ_DB_WAIT_SECONDS", 1.0, minimum=0.1, maximum=60),
+    )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -117,6 +124,11 @@ LOGIN_URL = "/admin/login/"
 # Largest request body an agent may send (events carry long logs); larger gets 413.
 MAX_REQUEST_BYTES = env_int("MORPHZ_MAX_REQUEST_BYTES", 8 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
+# Largest answer the API sends; lists page and large bodies are read on demand well below
+# it, and anything still larger is refused with 413 `too_large` (never cut silently).
+MAX_RESPONSE_BYTES = env_int(
+    "MORPHZ_MAX_RESPONSE_BYTES", 4 * MAX_REQUEST_BYTES, minimum=2 * MAX_REQUEST_BYTES
+)
 
 _channel_url = env_str("CHANNEL_LAYER_URL", "").strip()
 CHANNEL_LAYERS: dict[str, dict[str, Any]]
@@ -131,6 +143,10 @@ elif _channel_url.startswith(("redis://", "rediss://", "unix://")):
     }
 else:
     raise ConfigError(f"CHANNEL_LAYER_URL must be a redis:// URL, got {_channel_url!r}")
+
+# An open explorer websocket re-checks its person's access this often while quiet (and
+# before every update it forwards); a revoked person's socket is closed.
+MORPHZ_WS_RECHECK_SECONDS = env_int("MORPHZ_WS_RECHECK_SECONDS", 5, minimum=1)
 
 # Background indexer inside the served application (R34); `run_indexer` runs it alone.
 MORPHZ_INDEXER_IN_PROCESS = env_bool("MORPHZ_INDEXER_IN_PROCESS", True)

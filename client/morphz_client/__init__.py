@@ -4,6 +4,7 @@ from morphz_client.client import MorphzClient
 from morphz_client.errors import (
     AuthError,
     ConflictError,
+    DatabaseUnavailableError,
     IdempotencyKeyReusedError,
     InvalidRequestError,
     MaintenanceRequiredError,
@@ -22,6 +23,7 @@ from morphz_client.errors import (
 __all__ = [
     "AuthError",
     "ConflictError",
+    "DatabaseUnavailableError",
     "IdempotencyKeyReusedError",
     "InvalidRequestError",
     "MaintenanceRequiredError",

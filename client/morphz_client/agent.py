@@ -159,6 +159,10 @@ class MemoryAgent:
     ) -> None:
         self.mz = mz
         self.model = model
+        taken = {tool["name"] for tool in TOOLS}
+        clashes = sorted(tool.name for tool in tools if tool.name in taken)
+        if clashes:
+            raise ValueError(f"tool names reserved for memory tools: {', '.join(clashes)}")
         self.tools = {tool.name: tool for tool in tools}
         self.thread = thread
         self.max_steps = max_steps

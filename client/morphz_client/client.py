@@ -7,6 +7,7 @@ raises a typed `MorphzAPIError` subclass carrying the server's `code`, `status` 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from datetime import datetime
 from types import TracebackType
@@ -14,7 +15,7 @@ from typing import Any, cast
 
 import httpx
 
-from morphz_client.errors import MorphzError, ServerError, error_for
+from morphz_client.errors import DatabaseUnavailableError, MorphzError, ServerError, error_for
 from morphz_client.types import (
     AppendableKind,
     AppendedEvent,
@@ -72,6 +73,10 @@ def _body(**values: Any) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
 
 
+class _TransportFailure(Exception):
+    """The connection failed or dropped: the request may or may not have reached the server."""
+
+
 class MorphzClient:
     """Client for one context.
 
@@ -87,7 +92,14 @@ class MorphzClient:
         context: str | None = None,
         timeout: float = 30.0,
         http: httpx.Client | None = None,
+        retries: int = 2,
+        retry_wait: float = 0.5,
     ) -> None:
+        """`retries`: how often a request that is safe to repeat (a read, or a write with an
+        idempotency key) is sent again after a dropped connection or a 503
+        `database_unavailable`; the server answers a repeated write with its first result."""
+        self.retries = retries
+        self.retry_wait = retry_wait
         self._http = http or httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout)
         self._http.headers["Authorization"] = f"Bearer {token}"
         self._owns_http = http is None
@@ -119,8 +131,32 @@ class MorphzClient:
         json: Any = None,
         headers: dict[str, str] | None = None,
     ) -> Any:
+        repeatable = method == "GET" or (isinstance(json, dict) and "idempotency_key" in json)
+        attempt = 0
+        while True:
+            try:
+                return self._once(method, path, params=params, json=json, headers=headers)
+            except (DatabaseUnavailableError, _TransportFailure) as exc:
+                attempt += 1
+                if not repeatable or attempt > self.retries:
+                    if isinstance(exc, _TransportFailure):
+                        raise MorphzError(f"{method} {path}: {exc.__cause__}") from exc.__cause__
+                    raise
+                time.sleep(self.retry_wait * attempt)
+
+    def _once(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        json: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
         try:
             response = self._http.request(method, path, params=params, json=json, headers=headers)
+        except httpx.TransportError as exc:
+            raise _TransportFailure(str(exc)) from exc
         except httpx.HTTPError as exc:
             raise MorphzError(f"{method} {path}: {exc}") from exc
         try:
@@ -258,13 +294,19 @@ class MorphzClient:
         reason: str | None = None,
         thread: str | None = None,
         evaluation: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Receipt:
         """Submit a transaction: its text form, or the JSON form (`ops` with `base_version`
-        and `reason`). Raises ParseError, RuleViolationError or ConflictError on rejection."""
+        and `reason`). Raises ParseError, RuleViolationError or ConflictError on rejection.
+
+        With `idempotency_key` the submission is retried after a dropped connection: the
+        server answers a retry with the first receipt and writes nothing (R49)."""
         if (text is None) == (ops is None):
             raise ValueError("pass either text or ops")
         if text is not None:
-            body = _body(text=text, thread=thread, evaluation=evaluation)
+            body = _body(
+                text=text, thread=thread, evaluation=evaluation, idempotency_key=idempotency_key
+            )
         else:
             body = _body(
                 base_version=base_version,
@@ -272,6 +314,7 @@ class MorphzClient:
                 ops=ops,
                 thread=thread,
                 evaluation=evaluation,
+                idempotency_key=idempotency_key,
             )
         return cast(Receipt, self._request("POST", self._ctx("transactions/"), json=body))
 
@@ -386,7 +429,10 @@ class MorphzClient:
         since: datetime | str | None = None,
         until: datetime | str | None = None,
         limit: int | None = None,
+        offset: int | None = None,
+        transactions: bool | None = None,
     ) -> SearchResult:
+        """Ranked hits; `total` counts the matches, `next_offset` is the next page's offset."""
         params = _params(
             q=q,
             type=type,
@@ -396,6 +442,8 @@ class MorphzClient:
             since=since,
             until=until,
             limit=limit,
+            offset=offset,
+            transactions=transactions,
         )
         return cast(SearchResult, self._request("GET", self._ctx("search/"), params=params))
 

@@ -77,6 +77,10 @@ class ServerError(MorphzAPIError):
     """5xx, or an answer that is not the API's JSON error shape."""
 
 
+class DatabaseUnavailableError(ServerError):
+    """503 `database_unavailable`: PostgreSQL is down; nothing was written, retry later."""
+
+
 BY_CODE: dict[str, type[MorphzAPIError]] = {
     "parse_error": ParseError,
     "conflict": ConflictError,
@@ -86,6 +90,7 @@ BY_CODE: dict[str, type[MorphzAPIError]] = {
     "idempotency_key_reused": IdempotencyKeyReusedError,
     "too_large": TooLargeError,
     "throttled": ThrottledError,
+    "database_unavailable": DatabaseUnavailableError,
 }
 BY_STATUS: dict[int, type[MorphzAPIError]] = {
     400: InvalidRequestError,

@@ -227,6 +227,9 @@ class RecallResult(TypedDict, total=False):
 
 class SearchResult(TypedDict, total=False):
     hits: list[dict[str, Any]]
+    total: int
+    total_exact: bool
+    next_offset: int | None
     lag: Any
 
 

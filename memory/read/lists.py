@@ -17,6 +17,7 @@ from django.db.models.functions import Left
 from memory.kinds import OBSERVATION_KINDS
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
+from memory.read.pages import bounded_transaction_queryset, bounded_transactions
 from memory.tx.retirement import WindowView, window_view
 
 T = TypeVar("T")
@@ -174,4 +175,8 @@ def list_transactions(
         queryset = queryset.filter(Q(frame_ids__contains=[frame]))
     if status:
         queryset = queryset.filter(status=status)
-    return _page(queryset.order_by("pk"), limit)
+    # Texts and operations are bounded per record (memory.read.pages): a page of 200 transactions
+    # each 4 MB long must not be loaded, let alone sent.
+    page = _page(bounded_transaction_queryset(queryset).order_by("pk"), limit)
+    bounded_transactions(page.items)
+    return page

@@ -21,7 +21,9 @@ Returns ``{nodes, edges, next_cursor, version, page}``.
 - Paging: at most `max_nodes` nodes and about PAGE_BYTES bytes per page, whole nodes only;
   a node larger than the budget comes alone. `next_cursor` is None on the last page.
   Cursors are signed (django.core.signing), bound to the context, the query parameters and
-  the cognitive version; anything else raises StaleCursor (code ``stale_cursor``).
+  the cognitive version. A malformed, altered or foreign cursor (other context, other
+  parameters) raises InvalidRequest (``invalid_cursor``, 400); a cursor from an earlier
+  version raises StaleCursor (``stale_cursor``, 409).
 - `view_version` / `evaluation_id`: a recall inside an evaluation whose view is not the
   current version raises StaleView (``stale_view``).
 - `as_observation`: the page is also appended as a `recall_result` observation (R30); the
@@ -37,9 +39,11 @@ within the parent); each level is LIMITed to what the page still needs and each 
 neighbours to a bounded number of rows, so a page costs at most (offset + max_nodes + 1)
 discovered nodes, never the whole context. The same statement returns the rows of the
 page's candidates, the relations between them and earlier nodes, and the context version.
-Later pages recompute the walk up to their offset: the graph is frozen by the version the
-cursor is bound to, so the order is the same. Outside a transaction the statement runs
-prepared (planning it cost as much as running it).
+Later pages continue the walk (memory.recall.walk keeps it in this process, bound to the
+version the cursor is bound to, so the graph and the order are the same) and read their
+rows in one repeatable-read snapshot; a walk not kept here is walked again from the start,
+linearly. Outside a transaction the first page's statement runs prepared (planning it cost
+as much as running it).
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ from memory.limits import (
 )
 from memory.models import Context, Evaluation, Event, Frame
 from memory.read.history import resolve_context
+from memory.recall.walk import state_for as walk_state_for
 from memory.timeline.events import append_recall_result, check_thread
 from memory.vocabulary import event_ref, seq_of
 
@@ -382,36 +387,130 @@ def _walk(
     return walk
 
 
+_PAGE_FRAMES_SQL = """
+SELECT id, frame_id, revision, status, protected, sources::text, retire_requested_tick,
+       retire_due_tick, retire_reason, octet_length(body::text),
+       CASE WHEN %(bodies)s AND octet_length(body::text) <= %(budget)s THEN body::text END
+FROM memory_frame WHERE id = ANY(%(ids)s)
+"""
+_PAGE_EVENTS_SQL = """
+SELECT seq, kind, thread, is_observation, active, created_at, left(content, %(preview)s),
+       char_length(content), octet_length(content),
+       CASE WHEN %(contents)s AND octet_length(content) <= %(budget)s THEN content END
+FROM memory_event WHERE context_id = %(ctx)s AND seq = ANY(%(seqs)s)
+"""
+_PAGE_RELATIONS_SQL = """
+SELECT r.id, r.subject_id, r.name, r.object_id FROM memory_relation r
+WHERE r.subject_id = ANY(%(page)s) AND r.object_id = ANY(%(known)s) AND r.removed_version IS NULL
+UNION
+SELECT r.id, r.subject_id, r.name, r.object_id FROM memory_relation r
+WHERE r.object_id = ANY(%(page)s) AND r.subject_id = ANY(%(known)s) AND r.removed_version IS NULL
+ORDER BY 1
+"""
+
+
+def _continue_walk(
+    context_pk: int, version: int, qhash: str, query: _Query, offset: int
+) -> _Walk | None:
+    """A later page from the walk kept in this process (memory.recall.walk), continued as
+    far as this page needs, with its rows read in the caller's snapshot. Same result as
+    `_walk` for the same offset; None when the root frame does not exist."""
+    root = (
+        Frame.objects.filter(context_id=context_pk, frame_id=query.frame_id)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if root is None:
+        return None
+    target = offset + query.max_nodes + 1
+    state = walk_state_for(
+        (context_pk, version, qhash, query.direction, query.depth),
+        root,
+        query.direction,
+        query.depth,
+    )
+    with state.lock:
+        state.walk_until(context_pk, target, expanded=offset + query.max_nodes)
+        order = state.order[:target]
+        known = order[: offset + query.max_nodes]
+        state.load_frames([pk for kind, pk in known if kind == "f"])
+        walk = _Walk(
+            version=version,
+            order=order,
+            depth=dict(state.depth),
+            frame_id=dict(state.frame_id),
+            sources=dict(state.sources),
+            pk_by_id=dict(state.pk_by_id),
+        )
+    candidates = order[offset : offset + query.max_nodes]
+    frame_pks = [pk for kind, pk in candidates if kind == "f"]
+    seqs = [pk for kind, pk in candidates if kind == "e"]
+    params: dict[str, Any] = {
+        "ctx": context_pk,
+        "ids": frame_pks,
+        "seqs": seqs,
+        "bodies": query.include_bodies,
+        "contents": query.include_events,
+        "budget": query.page_bytes,
+        "preview": PREVIEW_CHARS,
+        "page": frame_pks,
+        "known": [pk for kind, pk in known if kind == "f"],
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_PAGE_FRAMES_SQL, params)
+        for row in cursor.fetchall():
+            frame = dict(zip(_FRAME_COLUMNS, row, strict=True))
+            frame["sources_chars"] = len(frame["sources"] or "[]")
+            frame["sources"] = json.loads(frame["sources"] or "[]")
+            frame["body"] = json.loads(frame["body"]) if frame["body"] is not None else _MISSING
+            walk.frames[frame["pk"]] = frame
+        if seqs:
+            cursor.execute(_PAGE_EVENTS_SQL, params)
+            for row in cursor.fetchall():
+                event = dict(zip(_EVENT_COLUMNS, row, strict=True))
+                if event["content"] is None:
+                    event["content"] = _MISSING
+                walk.events[event["seq"]] = event
+        if frame_pks:
+            cursor.execute(_PAGE_RELATIONS_SQL, params)
+            walk.relations = [(r[0], r[1], r[2], r[3]) for r in cursor.fetchall()]
+    return walk
+
+
 def _params_hash(params: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _bad_cursor(message: str, reason: str) -> InvalidRequest:
+    """Malformed, altered or foreign cursors are the caller's input: 400 `invalid_cursor`
+    (like the lists); only an outdated one is 409 `stale_cursor`."""
+    return InvalidRequest(
+        message, code="invalid_cursor", details=[{"field": "cursor", "reason": reason}]
+    )
 
 
 def _read_cursor(cursor: Any, context_pk: int, qhash: str) -> int:
     """The offset a cursor stands for; its version is checked against the walk's snapshot
     by `_check_cursor_version`."""
     if not isinstance(cursor, str):
-        raise StaleCursor(
-            "cursor must be the string a previous page returned", details=[{"reason": "malformed"}]
-        )
+        raise _bad_cursor("cursor must be the string a previous page returned", "malformed")
     try:
         data = signing.loads(cursor, salt=CURSOR_SALT)
     except signing.BadSignature:
-        raise StaleCursor(
+        raise _bad_cursor(
             "this cursor was not issued by this server or was altered; start the recall again",
-            details=[{"reason": "bad_signature"}],
+            "bad_signature",
         ) from None
     if not isinstance(data, dict) or data.get("c") != context_pk:
-        raise StaleCursor(
-            "this cursor belongs to another context", details=[{"reason": "other_context"}]
-        )
+        raise _bad_cursor("this cursor belongs to another context", "other_context")
     if data.get("q") != qhash:
-        raise StaleCursor(
+        raise _bad_cursor(
             "this cursor was issued for other recall parameters; send the same parameters or start again",
-            details=[{"reason": "other_query"}],
+            "other_query",
         )
     offset = data.get("o")
-    if not isinstance(offset, int) or offset < 1:
-        raise StaleCursor("malformed cursor", details=[{"reason": "malformed"}])
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 1:
+        raise _bad_cursor("malformed cursor", "malformed")
     return offset
 
 
@@ -641,7 +740,7 @@ def recall(
     # page holding a node too big to prefetch needs a second read, and then the whole page is
     # made again in a repeatable-read transaction so both reads see the same version.
     result = None
-    if not connection.in_atomic_block:
+    if not connection.in_atomic_block and cursor is None:
         result = _recall(ctx.pk, query, cursor, view_version, evaluation_id, second_read=False)
     if result is None:
         if connection.in_atomic_block:
@@ -694,21 +793,26 @@ def _recall(
     qhash = _params_hash(params)
     offset = _read_cursor(cursor, context_pk, qhash) if cursor is not None else 0
     include_bodies, include_events = query.include_bodies, query.include_events
-    walk = _walk(
-        context_pk,
-        query.frame_id,
-        query.direction,
-        query.depth,
-        offset,
-        query.max_nodes,
-        include_bodies,
-        include_events,
-        query.page_bytes,
-    )
-    version = walk.version if walk is not None else _version(context_pk)
-    _check_view(context_pk, version, view_version, evaluation_id)
-    if cursor is not None:
+    if cursor is None:
+        walk = _walk(
+            context_pk,
+            query.frame_id,
+            query.direction,
+            query.depth,
+            offset,
+            query.max_nodes,
+            include_bodies,
+            include_events,
+            query.page_bytes,
+        )
+        version = walk.version if walk is not None else _version(context_pk)
+        _check_view(context_pk, version, view_version, evaluation_id)
+    else:
+        # Pages after the first run in one repeatable-read snapshot (see `recall`).
+        version = _version(context_pk)
+        _check_view(context_pk, version, view_version, evaluation_id)
         _check_cursor_version(cursor, version)
+        walk = _continue_walk(context_pk, version, qhash, query, offset)
     if walk is None:
         raise NotFound(
             f"frame {query.frame_id!r} does not exist in this context",

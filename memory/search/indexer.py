@@ -69,6 +69,24 @@ class Document:
     fingerprint: tuple[Any, ...]
 
 
+def frame_vector(frame_id: str, body: Any) -> str:
+    """A frame's terms: its id weighted A, its body's keys and values B (memory.search)."""
+    return textindex.weighted_tsvector_literal(
+        [(textindex.terms(frame_id), "A"), (textindex.terms(textindex.flatten(body)), "B")]
+    )
+
+
+def event_vector(kind: str, content: str, payload: Any) -> str:
+    """An event's terms: its text weighted C, its payload D. A transaction event echoes what
+    its frames already hold (its payload is only version numbers): its text is weighted D."""
+    if kind == TRANSACTION:
+        return textindex.weighted_tsvector_literal([(textindex.terms(content), "D")])
+    sections = [(textindex.terms(content), "C")]
+    if payload is not None:
+        sections.append((textindex.terms(textindex.flatten(payload)), "D"))
+    return textindex.weighted_tsvector_literal(sections)
+
+
 _FRAME_FIELDS = ("pk", "context_id", "frame_id", "body", "status", "revision", "updated_at")
 
 
@@ -88,7 +106,6 @@ def _frame_documents(pks: list[int]) -> dict[int, Document]:
     )
     documents = {}
     for row in rows:
-        text = textindex.frame_text(row["frame_id"], row["body"])
         documents[row["pk"]] = Document(
             context_id=row["context_id"],
             frame_id=row["pk"],
@@ -98,7 +115,7 @@ def _frame_documents(pks: list[int]) -> dict[int, Document]:
             kind="frame",
             thread=threads.get(row["pk"], "main"),
             created_at=row["updated_at"],
-            tokens=textindex.tsvector_literal(textindex.tokens(text)),
+            tokens=frame_vector(row["frame_id"], row["body"]),
             fingerprint=_frame_fingerprint(row),
         )
     return documents
@@ -119,12 +136,6 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
         rows = cursor.fetchall()
     documents = {}
     for pk, context_id, seq, kind, thread, content, payload, created_at, observed, active in rows:
-        # A transaction event's payload is only version numbers; its text says it all.
-        text = textindex.event_text(
-            content,
-            json.loads(payload) if payload is not None else None,
-            include_payload=kind != TRANSACTION,
-        )
         documents[pk] = Document(
             context_id=context_id,
             frame_id=None,
@@ -134,7 +145,7 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
             kind=kind,
             thread=thread,
             created_at=created_at,
-            tokens=textindex.tsvector_literal(textindex.tokens(text)),
+            tokens=event_vector(kind, content, json.loads(payload) if payload else None),
             fingerprint=(observed, active),
         )
     return documents

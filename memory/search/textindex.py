@@ -11,6 +11,10 @@
   `tsvector` / `tsquery` input. Lexemes are quoted, so PostgreSQL never re-parses or
   re-normalises them: the ICU pipeline is the only tokenizer (the database's own parser
   would split ``1.5`` or ``@e42`` differently and knows no Chinese words).
+- `terms(text)`: what is indexed and searched: each token followed by its parts
+  (`parts(token)`: the pieces of identifiers split at ``_`` ``.`` ``:`` and camelCase, the
+  syllable pairs of Korean words), then the emoji of the text. `tokens` stays the ICU
+  definition; `terms` adds to it.
 - `snippet(text, query_tokens)`: a short window around the first match, as plain text and
   as ``parts`` ``[{text, match}]`` so a page can highlight with textContent, never HTML.
 - `frame_text(frame_id, body)` / `event_text(content, payload)`: what a document says.
@@ -18,9 +22,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
+from itertools import chain
 from typing import Any
 
 from icu4py.breakers import WordBreaker
@@ -125,12 +131,194 @@ def tokens(text: str) -> list[str]:
             found += _ascii_tokens(folded[position:])
             return found
         start = max(position, max(folded.rfind(c, position, other.start()) for c in _SPACES) + 1)
-        space = _SPACE.search(folded, other.end())
-        end = space.start() if space is not None else len(folded)
+        end = _chunk_end(folded, other.end())
         if start > position:
             found += _ascii_tokens(folded[position:start])
         found += filter(_WORDLIKE.search, WordBreaker(folded[start:end], LOCALE))
         position = end
+
+
+# -- terms: tokens plus their parts (identifiers, Korean), and emoji ---------------------------
+#
+# Identifiers: `test_create_user`, `memory.search`, `a::b`, `v1.2.3` and `createUser` are
+# one token each; their parts are indexed right after them (positions follow), so both the
+# whole and `create user` find them, and a query token is matched as itself or as the
+# phrase of its parts. camelCase needs the original case, so the ASCII pass keeps it.
+#
+# Korean: ICU keeps a word with its particle (`결과를`), so a noun alone (`결과`) was not
+# found. Korean words are indexed with their syllable pairs (`결과` `과를`): chosen by
+# measurement over a morphological analyser (kiwipiepy), which found the same documents on
+# the benchmark's Korean queries but tokenised ~20 thousand characters a second against
+# millions (bench/bench_korean_tokenizer.py, BENCHMARKS.md). Chinese, Japanese and Thai keep
+# ICU's dictionary words (京都 does not match inside 東京都).
+
+MAX_PARTS = 16
+MAX_QUERY_CLAUSES = 32
+_HANGUL_RUN = re.compile(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_SPLIT = re.compile(r"[_.:]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_]+")
+# Emoji (pictographs, dingbats, flags), without variation selectors or skin tones.
+_EMOJI = re.compile(
+    "[\U0001f000-\U0001f3fa\U0001f400-\U0001faff\u2600-\u27bf\u2b05-\u2b55\u231a\u231b"
+    "\u23e9-\u23fa\u3297\u3299]"
+)
+_ASCII_WORD_ANYCASE = re.compile(_ASCII_WORD.pattern, re.IGNORECASE)
+
+
+def parts(token: str, original: str | None = None) -> list[str]:
+    """The pieces `token` is also indexed as (empty when it is one piece).
+
+    `original` is the token before case folding (for camelCase), when known."""
+    if original is not None and original != token and len(original) == len(token):
+        return list(_cased_parts(original))
+    return list(_word_parts(token))
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_parts(token: str) -> tuple[str, ...]:
+    """Parts of a case-folded token (words repeat: cached)."""
+    found: list[str] = []
+    if _HANGUL.search(token):
+        if _ALL_HANGUL.match(token):
+            found = [token[i : i + 2] for i in range(len(token) - 1)]
+        else:
+            for run in _HANGUL_RUN.findall(token):
+                if _HANGUL.match(run):
+                    found += [run[i : i + 2] for i in range(max(1, len(run) - 1))]
+                else:
+                    found += [p for p in _CAMEL.findall(run) if _WORDLIKE.search(p)]
+    elif _SPLITTABLE.search(token):
+        found = _split_parts(token)
+    if len(found) <= 1 and (not found or found[0] == token):
+        return ()
+    return tuple(found[:MAX_PARTS])
+
+
+@functools.lru_cache(maxsize=65536)
+def _cased_parts(original: str) -> tuple[str, ...]:
+    """Parts of an ASCII token as written (camelCase humps are seen here)."""
+    token = original.lower()
+    if not _SPLITTABLE.search(token) and not _HUMP.search(original):
+        return ()
+    found = _split_parts(original)
+    if len(found) <= 1 and (not found or found[0] == token):
+        return ()
+    return tuple(found[:MAX_PARTS])
+
+
+def _split_parts(source: str) -> list[str]:
+    found: list[str] = []
+    for piece in _SPLIT.split(source):
+        if not piece:
+            continue
+        if "," in piece or ";" in piece or "'" in piece or "’" in piece:
+            found.append(piece.lower())  # 1,000 and don't stay whole
+        else:
+            found += [p.lower() for p in _CAMEL.findall(piece)]
+    return found
+
+
+_ALL_HANGUL = re.compile(r"[\uac00-\ud7a3]+\Z")
+_SPLITTABLE = re.compile(r"[^_.:][_.:]+[^_.:]")
+_HUMP = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
+_NEEDS_PARTS = re.compile(r"[A-Za-z0-9][_.:]+[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
+
+
+@functools.lru_cache(maxsize=65536)
+def _ascii_pair(match: str) -> tuple[str, tuple[str, ...]] | None:
+    token = match.lower()
+    if not _ASCII_WORDLIKE.search(token):
+        return None
+    return token, (_cased_parts(match) if match != token else _word_parts(token))
+
+
+def _ascii_pairs(text: str, found: list[tuple[str, tuple[str, ...]]]) -> None:
+    if not _NEEDS_PARTS.search(text):
+        found += [(t, ()) for t in _ascii_tokens(text.lower())]
+        return
+    pair = _ascii_pair
+    found += filter(None, map(pair, _ASCII_WORD_ANYCASE.findall(text)))
+
+
+def _icu_pair(word: str) -> tuple[str, tuple[str, ...]]:
+    return word, _word_parts(word)
+
+
+# A run of ASCII this long after a space ends an ICU chunk (the fast path takes it); shorter
+# ASCII stretches between non-ASCII words stay in the chunk: one ICU call per paragraph of
+# Korean, not one per word (creating a break iterator is the expensive part).
+_ASCII_STRETCH = re.compile(r"[ \t\n\r\f\v](?=[\x00-\x7f]{80})")
+
+
+def _chunk_end(folded: str, after: int) -> int:
+    stretch = _ASCII_STRETCH.search(folded, after)
+    return stretch.start() if stretch is not None else len(folded)
+
+
+def _pairs(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(token, parts) for every token of `text` in order, then (emoji, ())."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+    if not text:
+        return found
+    if text.isascii():
+        _ascii_pairs(text, found)
+        return found
+    folded = normalise(text)
+    cased = unicodedata.normalize("NFKC", text)
+    if len(cased) != len(folded):
+        cased = folded
+    position = 0
+    while True:
+        other = _NON_ASCII.search(folded, position)
+        if other is None:
+            chunk = cased[position:]
+            _ascii_pairs(chunk if chunk.isascii() else folded[position:], found)
+            break
+        start = max(position, max(folded.rfind(c, position, other.start()) for c in _SPACES) + 1)
+        end = _chunk_end(folded, other.end())
+        if start > position:
+            chunk = cased[position:start]
+            _ascii_pairs(chunk if chunk.isascii() else folded[position:start], found)
+        found += map(_icu_pair, filter(_WORDLIKE.search, WordBreaker(folded[start:end], LOCALE)))
+        position = end
+    found += [(symbol, ()) for symbol in emoji(text)]
+    return found
+
+
+def emoji(text: str) -> list[str]:
+    return _EMOJI.findall(text)
+
+
+def terms(text: str) -> list[str]:
+    """Index terms of `text`: each token, then its parts; the emoji at the end."""
+    if text.isascii():
+        if not _NEEDS_PARTS.search(text):
+            return _ascii_tokens(text.lower())
+        return list(chain.from_iterable(map(_ascii_flat, _ASCII_WORD_ANYCASE.findall(text))))
+    return list(chain.from_iterable((token, *token_parts) for token, token_parts in _pairs(text)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _ascii_flat(match: str) -> tuple[str, ...]:
+    pair = _ascii_pair(match)
+    return () if pair is None else (pair[0], *pair[1])
+
+
+def query_clauses(text: str) -> list[tuple[str, list[str]]]:
+    """The query's terms as (token, parts): a document matches a clause when it holds the
+    token or the phrase of its parts. Repeats dropped, at most MAX_QUERY_CLAUSES."""
+    clauses: dict[str, list[str]] = {}
+    for token, token_parts in _pairs(text):
+        clauses.setdefault(token, list(token_parts))
+    return list(clauses.items())[:MAX_QUERY_CLAUSES]
+
+
+def clause_tsquery(token: str, token_parts: list[str]) -> str:
+    """`'token'`, or `('token' | 'part1' <-> 'part2')` when it has parts."""
+    if not token_parts:
+        return _quote(token)
+    return f"({_quote(token)} | {' <-> '.join(map(_quote, token_parts))})"
 
 
 def _quote(lexeme: str) -> str:
@@ -164,6 +352,33 @@ def tsvector_literal(token_list: list[str]) -> str:
         lexemes = kept
     quote = _quote
     return " ".join([quote(t) + ":" + ",".join(map(str, positions[t])) for t in lexemes])
+
+
+def weighted_tsvector_literal(sections: list[tuple[list[str], str]]) -> str:
+    """Like `tsvector_literal` over the sections' terms in order (positions run on), each
+    position carrying its section's weight letter (A, B, C or D)."""
+    positions: dict[str, list[str]] = {}
+    get = positions.get
+    index = 0
+    for token_list, weight in sections:
+        for token in token_list:
+            index += 1
+            found = get(token)
+            if found is None:
+                positions[token] = [f"{min(index, 16383)}{weight}"]
+            elif len(found) < MAX_POSITIONS:
+                found.append(f"{min(index, 16383)}{weight}")
+    lexemes: Iterable[str] = positions
+    if sum(map(len, positions)) * 4 + 8 * len(positions) > MAX_VECTOR_BYTES:
+        kept, size = [], 0
+        for token in positions:
+            size += len(token[:MAX_TOKEN_CHARS].encode()) + 8
+            if size > MAX_VECTOR_BYTES:
+                break
+            kept.append(token)
+        lexemes = kept
+    quote = _quote
+    return " ".join([quote(t) + ":" + ",".join(positions[t]) for t in lexemes])
 
 
 def tsquery_literal(token_list: list[str]) -> str:
@@ -205,6 +420,21 @@ def event_text(content: str, payload: Any, *, include_payload: bool = True) -> s
     return f"{content}\n{extra}" if extra else content
 
 
+def _matches(segment: str, wanted: set[str]) -> bool:
+    if segment.isascii():
+        word = segment.lower()
+        if word in wanted:
+            return True
+        return _NEEDS_PARTS.search(segment) is not None and any(
+            p in wanted for p in _cased_parts(segment)
+        )
+    if not _wordlike(segment):
+        found = _EMOJI.match(segment)
+        return found is not None and found.group() in wanted
+    word = normalise(segment)
+    return word in wanted or any(p in wanted for p in _word_parts(word))
+
+
 def snippet(text: str, query_tokens: Iterable[str], width: int = SNIPPET_CHARS) -> dict[str, Any]:
     """A window of `text` around the first query match: ``{snippet, parts}``."""
     wanted = set(query_tokens)
@@ -212,7 +442,7 @@ def snippet(text: str, query_tokens: Iterable[str], width: int = SNIPPET_CHARS) 
     first = None
     offset = 0
     for segment in segments(text):
-        match = bool(wanted) and _wordlike(segment) and normalise(segment) in wanted
+        match = bool(wanted) and _matches(segment, wanted)
         if match and first is None:
             first = offset
         pieces.append((segment, match))

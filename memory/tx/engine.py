@@ -6,6 +6,8 @@ by the context row lock (`SELECT ... FOR UPDATE`); rules are decided in `memory.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +15,7 @@ from django.db import transaction
 
 from memory.broadcast import broadcast_after_commit
 from memory.errors import Conflict, InvalidRequest, MorphzError, ParseError, RuleViolation
-from memory.kinds import REJECTED
+from memory.kinds import COMMITTED, REJECTED
 from memory.limits import MAX_OPS
 from memory.locking import context_gate, lock_context
 from memory.models import Context, Evaluation, TransactionRecord
@@ -41,6 +43,8 @@ class CommitResult:
     record_id: int
     event_seq: int
     receipt: dict[str, Any]
+    # True when an idempotency key named an earlier commit: nothing was written (R49).
+    replayed: bool = False
 
     @property
     def event_ref(self) -> str:
@@ -79,12 +83,24 @@ def submit_transaction(
     author: Author = SYSTEM,
     thread: str | None = None,
     evaluation_id: int | None = None,
+    idempotency_key: str | None = None,
 ) -> CommitResult:
     """Parse, validate and commit one transaction, or record its rejection and raise.
 
     Raises ParseError / InvalidRequest (malformed), RuleViolation (a rule broken; details
     list each failing op with its index), Conflict (R20). A rejection is stored too (R6).
+    With `idempotency_key` (R49): when this context already committed a transaction under
+    the key, the same request returns that commit (`replayed`, nothing written) and another
+    request raises Conflict `idempotency_key_reused`. Only commits hold a key: a rejected
+    submission may be retried under its key.
     """
+    if idempotency_key is not None and (
+        not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200
+    ):
+        raise InvalidRequest("idempotency_key must be a string of 1-200 characters")
+    request_hash = (
+        _request_hash(text, data, thread, evaluation_id) if idempotency_key is not None else ""
+    )
     # Parsing happens inside the gate too: with one interpreter lock, parsing beside a
     # commit of the same context only slows that commit down (see memory.gate).
     with context_gate(context_id):
@@ -95,7 +111,19 @@ def submit_transaction(
             author=author,
             thread=thread,
             evaluation_id=evaluation_id,
+            idempotency=(idempotency_key, request_hash) if idempotency_key is not None else None,
         )
+
+
+def _request_hash(text: str | None, data: Any, thread: str | None, evaluation: Any) -> str:
+    """What a retry must repeat to count as the same request."""
+    canonical = json.dumps(
+        {"text": text, "data": data, "thread": thread, "evaluation": evaluation},
+        sort_keys=True,
+        ensure_ascii=False,
+        default=str,
+    )
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _submit(
@@ -106,6 +134,7 @@ def _submit(
     author: Author,
     thread: str | None,
     evaluation_id: int | None,
+    idempotency: tuple[str, str] | None = None,
 ) -> CommitResult:
     raw_text = text if text is not None else None
     tx: dict[str, Any] | None = None
@@ -123,6 +152,7 @@ def _submit(
             author=author,
             thread=thread,
             evaluation_id=evaluation_id,
+            idempotency=idempotency,
         )
     except MorphzError as exc:
         _record_rejection(
@@ -134,6 +164,7 @@ def _submit(
             author=author,
             thread=thread,
             evaluation_id=evaluation_id,
+            idempotency_key=idempotency[0] if idempotency else None,
         )
         raise
 
@@ -147,8 +178,14 @@ def _commit(
     author: Author,
     thread: str,
     evaluation_id: int | None,
+    idempotency: tuple[str, str] | None = None,
 ) -> CommitResult:
     context = lock_context(context_id)
+    if idempotency is not None:
+        # Under the row lock: a concurrent retry waits for the first and then finds it.
+        earlier = _earlier_commit(context.pk, *idempotency)
+        if earlier is not None:
+            return earlier
     base = tx.get("base_version")
     if base is None:
         base = context.version
@@ -229,6 +266,7 @@ def _commit(
         evaluation_id=evaluation_id,
         receipt=receipt,
         frame_ids=touched_ids,
+        idempotency=idempotency,
     )
     broadcast_after_commit(
         context.slug,
@@ -241,6 +279,27 @@ def _commit(
         },
     )
     return CommitResult(record_id=record_pk, event_seq=event_seq, receipt=receipt)
+
+
+def _earlier_commit(context_pk: int, key: str, request_hash: str) -> CommitResult | None:
+    row = (
+        TransactionRecord.objects.filter(
+            context_id=context_pk, idempotency_key=key, status=COMMITTED
+        )
+        .values_list("pk", "event__seq", "receipt", "request_hash")
+        .first()
+    )
+    if row is None:
+        return None
+    pk, seq, receipt, stored_hash = row
+    if stored_hash != request_hash:
+        raise Conflict(
+            f"idempotency_key {key!r} was used for a different transaction "
+            f"(committed as transaction {pk}); use a new key for a new transaction",
+            code="idempotency_key_reused",
+            details=[{"field": "idempotency_key", "transaction": pk}],
+        )
+    return CommitResult(record_id=pk, event_seq=seq, receipt=dict(receipt or {}), replayed=True)
 
 
 def _relation_frame_ids(outcome: ApplyOutcome) -> set[str]:
@@ -280,6 +339,7 @@ def _record_rejection(
     author: Author,
     thread: str | None,
     evaluation_id: int | None,
+    idempotency_key: str | None = None,
 ) -> None:
     """Store a rejected submission (R6) in its own database transaction.
 
@@ -294,8 +354,6 @@ def _record_rejection(
     elif raw_text is not None:
         text = raw_text
     else:
-        import json
-
         text = json.dumps(data, ensure_ascii=False, default=str)[:100_000]
     base = tx.get("base_version") if tx else None
     with transaction.atomic():
@@ -314,5 +372,17 @@ def _record_rejection(
             ops=tx["ops"] if tx else None,
             errors={"code": exc.code, "message": exc.message, "details": exc.details},
             frame_ids=sorted(referenced_items(tx["ops"])[0]) if tx else [],
-            evaluation_id=evaluation_id if exc.code != "unknown_evaluation" else None,
+            evaluation_id=_own_evaluation(context_id, evaluation_id),
+            idempotency_key=idempotency_key,
         )
+
+
+def _own_evaluation(context_id: int, evaluation_id: int | None) -> int | None:
+    """The evaluation id when it names an evaluation of this context, else None: a rejection
+    record never points at another context's evaluation or at one that does not exist."""
+    if evaluation_id is None or isinstance(evaluation_id, bool):
+        return None
+    if not isinstance(evaluation_id, int) or not 0 < evaluation_id < 2**63:
+        return None
+    own = Evaluation.objects.filter(pk=evaluation_id, context_id=context_id).exists()
+    return evaluation_id if own else None

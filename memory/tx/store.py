@@ -173,6 +173,7 @@ def write_commit(
     evaluation_id: int | None,
     receipt: dict[str, Any],
     frame_ids: list[str],
+    idempotency: tuple[str, str] | None = None,
 ) -> tuple[int, int]:
     """Write the transaction event, its record and every changed row; returns (record id,
     event seq). The caller has already advanced `context` (version, last_seq, tokens).
@@ -204,8 +205,9 @@ def write_commit(
         record_cur.execute(
             "INSERT INTO memory_transactionrecord (context_id, author, author_kind, thread, "  # noqa: S608 - _Keys.EVENT is a fixed subquery; values are parameters
             "base_version, committed_version, status, reason, text, ops, receipt, frame_ids, "
-            "event_id, evaluation_id, created_at) VALUES (%s, %s, %s, %s, %s, %s, 'committed', "
-            f"%s, %s, %s, %s, %s, {ids.EVENT}, %s, %s) RETURNING id",
+            "event_id, evaluation_id, created_at, idempotency_key, request_hash) VALUES "
+            "(%s, %s, %s, %s, %s, %s, 'committed', "
+            f"%s, %s, %s, %s, %s, {ids.EVENT}, %s, %s, %s, %s) RETURNING id",
             [
                 context.pk,
                 author_label,
@@ -221,6 +223,8 @@ def write_commit(
                 *ids.event(),
                 evaluation_id,
                 now,
+                idempotency[0] if idempotency else None,
+                idempotency[1] if idempotency else "",
             ],
         )
         _write_frames(cur, context, outcome, version)

@@ -266,3 +266,12 @@ def test_revise_that_drops_fields_gets_a_note(ctx: Any) -> None:
         ctx.pk, {"text": "(context-tx (revise release (goal ship-v1) (stage packaging)))"}
     )
     assert "notes" not in out["transactions"][0]
+
+
+def test_external_tools_cannot_take_memory_tool_names(make_client: Any) -> None:
+    from morphz_client.agent import MemoryAgent, ModelReply, ScriptedModel, Tool
+
+    mz = make_client("clash")
+    model = ScriptedModel(lambda request: ModelReply(text="hi"))
+    with pytest.raises(ValueError, match="recall"):
+        MemoryAgent(mz, model, tools=[Tool("recall", "mine", {"type": "object"}, print)])

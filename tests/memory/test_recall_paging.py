@@ -82,10 +82,11 @@ def test_a_commit_between_pages_makes_the_cursor_stale(fan_out):
 
 def test_a_cursor_reused_with_another_depth_is_refused(fan_out):
     first = recall(fan_out.context, frame_id="root", depth=1, max_nodes=128)
-    with pytest.raises(StaleCursor) as caught:
+    with pytest.raises(InvalidRequest) as caught:
         recall(
             fan_out.context, frame_id="root", depth=2, max_nodes=128, cursor=first["next_cursor"]
         )
+    assert caught.value.code == "invalid_cursor"
     assert caught.value.details[0]["reason"] == "other_query"
 
 
@@ -94,8 +95,9 @@ def test_a_tampered_cursor_is_refused(fan_out):
     data = signing.loads(first["next_cursor"], salt="morphz.recall.cursor")
     forged = signing.dumps({**data, "o": 1}, salt="another-salt")
     for cursor in (forged, first["next_cursor"][:-2] + "xx", "garbage"):
-        with pytest.raises(StaleCursor):
+        with pytest.raises(InvalidRequest) as caught:
             recall(fan_out.context, frame_id="root", max_nodes=128, cursor=cursor)
+        assert caught.value.code == "invalid_cursor"
 
 
 @pytest.mark.parametrize(
@@ -133,8 +135,9 @@ def test_nothing_crosses_contexts(fan_out):
     assert "elsewhere" not in [node_key(n) for n in mine["nodes"]]
     theirs = recall(other, frame_id="root")
     assert [node_key(n) for n in theirs["nodes"]] == ["root", "elsewhere"]
-    with pytest.raises(StaleCursor) as caught:
+    with pytest.raises(InvalidRequest) as caught:
         recall(other, frame_id="root", max_nodes=128, cursor=mine["next_cursor"])
+    assert caught.value.code == "invalid_cursor"
     assert caught.value.details[0]["reason"] == "other_context"
 
 

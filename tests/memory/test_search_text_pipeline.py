@@ -107,3 +107,13 @@ def test_the_ascii_fast_path_gives_exactly_the_icu_tokens():
     for _ in range(2000):
         text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 12)))
         assert tokens(text) == icu_tokens(text), text
+
+
+def test_long_mixed_text_is_cut_into_chunks_without_changing_the_icu_tokens():
+    """Non-ASCII text goes to ICU a paragraph at a time, cut only before long ASCII runs."""
+    rng = random.Random(7)
+    words = ["결과를", "확인했다", "発布", "テスト", "don't", "x.com/a-b", "1,000.5", "é", "—"]
+    words.append("plain ascii words for a long stretch of english text here and there")
+    for _ in range(300):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 40)))
+        assert tokens(text) == icu_tokens(text), text

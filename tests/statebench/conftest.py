@@ -76,3 +76,15 @@ def rest(db: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
         http.close()
     request_started.connect(close_old_connections)
     request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def history_served() -> None:
+    """Forks and frozen contexts (R53, R54) come from the history work; until a build serves
+    them, the tests that need them say so instead of failing on a missing route."""
+    from django.urls import NoReverseMatch, reverse
+
+    try:
+        reverse("api-forks", kwargs={"slug": "x"})
+    except NoReverseMatch:
+        pytest.skip("this build does not serve forks (POST forks/, R53) yet")

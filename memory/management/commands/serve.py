@@ -1,6 +1,13 @@
 from __future__ import annotations
 
+import errno
 import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from django.conf import settings
@@ -15,9 +22,13 @@ the in-memory layer lives inside one process, so the default is 1, and more work
 the API faster but the explorer's live updates then only reach browsers attached to the
 worker that served the change (a warning says so).
 
-Search indexing: every worker runs the in-process indexer thread unless
-MORPHZ_INDEXER_IN_PROCESS=0; for throughput, turn it off and run `manage.py run_indexer` as
-its own process (several indexers may run at once).
+Search indexing runs in its own process (`manage.py run_indexer`), started and stopped with
+the server, so segmenting a huge event never holds up a request (--indexer thread puts it
+back inside each worker; --indexer none leaves it to an indexer you run yourself).
+
+The port is bound before "serving at" is printed; a port in use is a clear error and a
+non-zero exit. SIGTERM and SIGINT stop the server, the indexer and (when this process was
+the last user of the embedded PostgreSQL) the database, and exit 0.
 
 Access logging is off by default (it costs a log line per request); --access-log turns it on.
 """
@@ -33,6 +44,63 @@ def default_workers() -> int:
     if shared_channel_layer():
         return max(1, os.cpu_count() or 1)
     return 1
+
+
+MANAGE_PY = Path(__file__).resolve().parents[3] / "manage.py"
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port, or CommandError saying why not."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    family = infos[0][0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise CommandError(
+                f"cannot listen on {host}:{port}: the address is already in use (is another "
+                "server running?); stop it or choose another port with PORT=..."
+            ) from None
+        raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.set_inheritable(True)  # worker processes serve the same socket
+    return sock
+
+
+def start_indexer() -> subprocess.Popen[bytes]:
+    """`manage.py run_indexer` beside the server, on the same settings and database."""
+    return subprocess.Popen(
+        [sys.executable, str(MANAGE_PY), "run_indexer"],
+        env=dict(os.environ),
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        # SIGINT, not SIGTERM: a Python process still starting up unwinds on SIGINT
+        # (KeyboardInterrupt) and so releases its handle on the embedded PostgreSQL, where
+        # SIGTERM's default action would kill it and leave its pid in pgserver's list.
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class Stopped(Exception):
+    """SIGTERM or SIGINT arrived outside uvicorn's own handling (start-up, shutdown)."""
+
+
+def raise_stopped(signum: int, frame: FrameType | None) -> None:
+    raise Stopped(signum)
 
 
 class Command(BaseCommand):
@@ -55,9 +123,19 @@ class Command(BaseCommand):
         parser.add_argument(
             "--access-log", action="store_true", help="log every request (off by default)"
         )
+        parser.add_argument(
+            "--indexer",
+            choices=["process", "thread", "none"],
+            default="process",
+            help="search indexer: its own process started with the server (default), a "
+            "thread in each worker, or none (run `manage.py run_indexer` yourself)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         import uvicorn
+        from uvicorn.supervisors import Multiprocess
+
+        from morphz.embedded_db import stop_database
 
         workers = options["workers"] or default_workers()
         if workers < 1:
@@ -68,17 +146,50 @@ class Command(BaseCommand):
                 "only websockets on the worker that served the change; set "
                 "CHANNEL_LAYER_URL=redis://... for the explorer"
             )
-        self.stdout.write(
-            f"Morphz serving at http://{settings.HOST}:{settings.PORT}/ "
-            f"(admin: /admin/, API: /api/v1/; {workers} worker(s))"
-        )
-        uvicorn.run(
-            "morphz.asgi:application",
-            host=settings.HOST,
-            port=settings.PORT,
-            workers=workers,
-            log_level="info",
-            access_log=options["access_log"],
-            lifespan="off",
-            proxy_headers=False,
-        )
+        in_process = options["indexer"] == "thread"
+        # This process and the workers it spawns read the setting when morphz.asgi loads.
+        os.environ["MORPHZ_INDEXER_IN_PROCESS"] = "1" if in_process else "0"
+        settings.MORPHZ_INDEXER_IN_PROCESS = in_process
+        # From here on SIGTERM/SIGINT unwind through `finally` (uvicorn handles them while
+        # it runs, then re-raises them here): the indexer and the database are stopped.
+        sock = bind(settings.HOST, settings.PORT)
+        indexer = None
+        previous: dict[int, Any] = {}
+        try:
+            previous = {
+                sig: signal.signal(sig, raise_stopped) for sig in (signal.SIGTERM, signal.SIGINT)
+            }
+            if options["indexer"] == "process":
+                indexer = start_indexer()
+            config = uvicorn.Config(
+                "morphz.asgi:application",
+                host=settings.HOST,
+                port=settings.PORT,
+                workers=workers,
+                log_level="info",
+                access_log=options["access_log"],
+                lifespan="off",
+                proxy_headers=False,
+            )
+            self.stdout.write(
+                f"Morphz serving at http://{settings.HOST}:{settings.PORT}/ "
+                f"(admin: /admin/, API: /api/v1/; {workers} worker(s))"
+            )
+            self.stdout.flush()
+            server = uvicorn.Server(config)
+            if workers > 1:
+                Multiprocess(config, sockets=[sock]).run()
+            else:
+                server.run(sockets=[sock])
+        except Stopped:
+            pass
+        finally:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(sig, signal.SIG_IGN)  # a second signal must not cut the clean-up
+            sock.close()
+            if indexer is not None:
+                stop_process(indexer)
+            stop_database()
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+        self.stdout.write("Morphz stopped")

@@ -1,0 +1,423 @@
+"""Every benchmark as ratios, at three history sizes: the scaling table (issue 16 item 6).
+
+    .venv/bin/python bench/run_all.py                 # 10k, 100k, 1M history events
+    .venv/bin/python bench/run_all.py --quick         # 10k and 100k, fewer samples
+    .venv/bin/python bench/run_all.py --sizes 10000 1000000
+
+Machines differ by 2-3x from run to run, so every figure is printed next to its baseline
+measured in the same run, as a ratio with its target; absolute figures are context only.
+Two contexts grow through the sizes, `scale` (500 frames and 300 active observations, read
+by compile) and `commits` (where every commit lands): history events (retired observations,
+written in bulk by SQL: seeding, not the engine) are added up to each size, then every
+figure is measured (the recall graph has a context of its own):
+
+- commit: the design document's first transaction in-process, against the same rows written
+  by hand-written SQL (one psycopg transaction): ratio <= 1.5;
+- HTTP commit: the same transaction over keep-alive HTTP (the served app, morphz.asgi under
+  uvicorn, one worker), in turn with the in-process commits: ratio of the p50s <= 2;
+- per-context throughput: 8 writer threads committing on one context, against PostgreSQL
+  doing the same row lock, inserts and commit from 8 pgbench clients (a PL/pgSQL function,
+  no Python in between): ratio >= 0.8;
+- compile: compile_active_context (500 frames, 300 active observations), against plain
+  queries fetching the same rows: ratio <= 2; and against compile at the smallest size:
+  <= 1.5 (flat in history size);
+- recall: the last page of a depth-4 recall in pages of 128 on a 5,000-node graph with cycles
+  and a hub, against its first page: ratio <= 2.
+
+The load average is printed before and after: the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_all")
+
+from bench_engine import bench_handwritten_sql, bench_throughput, seed_frames
+from bench_servers import interleaved_commits, load_average, stop, wait_ready
+from common import ROOT, prepare_targets, setup_django
+
+from morphz.devserver import free_port, uvicorn_command
+
+GRAPH_NODES = 5_000
+
+
+class Table:
+    def __init__(self, sizes: list[int]) -> None:
+        self.sizes = sizes
+        self.rows: dict[str, dict[int, str]] = {}
+        self.targets: dict[str, str] = {}
+
+    def put(self, figure: str, size: int, text: str, target: str) -> None:
+        self.rows.setdefault(figure, {})[size] = text
+        self.targets[figure] = target
+        print(f"  {figure} @ {size:,}: {text}  (target {target})", flush=True)
+
+    def ratio(
+        self, figure: str, size: int, value: float, base: float, unit: str, target: str
+    ) -> None:
+        ratio = value / base if base else float("nan")
+        op, bound = target.split(" ", 1)
+        ok = ratio <= float(bound) if op == "<=" else ratio >= float(bound)
+        mark = "" if ok else " **missed**"
+        self.put(figure, size, f"{ratio:.2f}x ({value:.2f} / {base:.2f} {unit}){mark}", target)
+
+    def print(self) -> None:
+        head = " | ".join(f"{s:,} events" for s in self.sizes)
+        print(f"\n| figure (ratio: measured / baseline) | {head} | target |")
+        print("| --- | " + " | ".join("---" for _ in self.sizes) + " | --- |")
+        for figure, cells in self.rows.items():
+            row = " | ".join(cells.get(s, "not run") for s in self.sizes)
+            print(f"| {figure} | {row} | {self.targets[figure]} |")
+
+
+def p50(samples: list[float]) -> float:
+    return statistics.median(samples)
+
+
+def grow_history(context_id: int, events: int) -> None:
+    """Add `events` retired observations to the context's history (bulk SQL)."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT last_seq FROM memory_context WHERE id = %s", [context_id])
+        last = cur.fetchone()[0]
+        chunk = 200_000
+        for start in range(0, events, chunk):
+            cur.execute(
+                "INSERT INTO memory_event (context_id, seq, kind, thread, content, created_at, "
+                "size_chars, token_estimate, is_observation, active, status_version, pending, "
+                "delivers) SELECT %s, %s + g, 'tool_result', 'main', 'old tool output ' || g, "
+                "now(), 20, 8, true, false, 0, false, '{}' FROM generate_series(1, %s) AS g",
+                [context_id, last + start, min(chunk, events - start)],
+            )
+        cur.execute(
+            "UPDATE memory_context SET last_seq = last_seq + %s WHERE id = %s", [events, context_id]
+        )
+        cur.execute("ANALYZE memory_event")
+
+
+def history_size(context_id: int) -> int:
+    from memory.models import Event
+
+    return Event.objects.filter(context_id=context_id).count()
+
+
+# -- the PostgreSQL limit for commits on one context -----------------------------------------
+
+PG_FUNCTION = """
+CREATE TABLE IF NOT EXISTS morphz_bench_targets (
+  id bigint PRIMARY KEY, release_pk bigint, event_pk bigint, seq bigint);
+CREATE SEQUENCE IF NOT EXISTS morphz_bench_n;
+CREATE OR REPLACE FUNCTION morphz_bench_commit(ctx bigint, prefix text) RETURNS void AS $$
+DECLARE
+  t record; v bigint; lseq bigint; used bigint; ev_tokens bigint;
+  tx_event bigint; rec bigint; derived bigint; n bigint;
+BEGIN
+  n := nextval('morphz_bench_n');
+  SELECT * INTO t FROM morphz_bench_targets WHERE id = n;
+  SELECT version, last_seq, used_tokens INTO v, lseq, used
+    FROM memory_context WHERE id = ctx FOR UPDATE;
+  SELECT token_estimate INTO ev_tokens FROM memory_event WHERE id = t.event_pk;
+  INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at,
+      size_chars, token_estimate, is_observation, active, status_version, pending, delivers)
+    VALUES (ctx, lseq + 1, 'transaction', 'main', prefix || n, json_build_object('version', v + 1),
+      now(), 200, 0, false, false, 0, false, '{}') RETURNING id INTO tx_event;
+  INSERT INTO memory_transactionrecord (context_id, author, author_kind, thread, base_version,
+      committed_version, status, reason, text, ops, receipt, frame_ids, event_id, created_at)
+    VALUES (ctx, 'bench', 'agent', 'main', v, v + 1, 'committed', 'r', prefix || n, '[]',
+      json_build_object('version', v + 1), ARRAY['release-' || prefix || n, 'test-result-' || prefix || n],
+      tx_event, now()) RETURNING id INTO rec;
+  INSERT INTO memory_frame (context_id, frame_id, revision, body, sources, status, protected,
+      retire_generation, token_estimate, created_version, changed_version, updated_at)
+    VALUES (ctx, 'test-result-' || prefix || n, 1, '{"tests":"passed"}',
+      jsonb_build_array('@e' || t.seq), 'active', false, 0, 10, v + 1, v + 1, now())
+    RETURNING id INTO derived;
+  UPDATE memory_frame SET revision = revision + 1, body = '{"goal":"ship-v1","stage":"packaging"}',
+      changed_version = v + 1, updated_at = now() WHERE id = t.release_pk;
+  INSERT INTO memory_framerevision (frame_id, revision, body, sources, transaction_id, version,
+      created_at)
+    VALUES (derived, 1, '{"tests":"passed"}', '[]', rec, v + 1, now()),
+           (t.release_pk, 2, '{"goal":"ship-v1","stage":"packaging"}', '[]', rec, v + 1, now());
+  INSERT INTO memory_relation (context_id, subject_id, name, object_id, created_version)
+    VALUES (ctx, derived, 'supports', t.release_pk, v + 1);
+  UPDATE memory_event SET active = false, status_version = v + 1 WHERE id = t.event_pk;
+  UPDATE memory_context SET version = v + 1, last_seq = lseq + 1,
+      used_tokens = used - ev_tokens WHERE id = ctx;
+  INSERT INTO memory_indexintent (context_id, frame_id, event_id, created_at)
+    VALUES (ctx, derived, NULL, now()), (ctx, t.release_pk, NULL, now()),
+           (ctx, NULL, t.event_pk, now()), (ctx, NULL, tx_event, now());
+END $$ LANGUAGE plpgsql;
+"""
+
+
+def pgbench_binary() -> str:
+    try:
+        import pgserver
+
+        candidate = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pgbench"
+        if candidate.exists():
+            return str(candidate)
+    except ImportError:
+        pass
+    return "pgbench"
+
+
+def postgres_limit(context_id: int, clients: int, per_client: int) -> float:
+    """Commits/s of the same rows by a PL/pgSQL function from `clients` pgbench clients."""
+    from django.db import connection
+
+    from memory.models import Event, Frame
+
+    total = clients * per_client
+    prefix = f"pg{time.monotonic_ns()}-"
+    pairs = prepare_targets(context_id, prefix, total)
+    releases = dict(
+        Frame.objects.filter(
+            context_id=context_id, frame_id__in=[f"release-{prefix}{k}" for k, _ in pairs]
+        ).values_list("frame_id", "pk")
+    )
+    events = dict(
+        Event.objects.filter(context_id=context_id, seq__in=[seq for _, seq in pairs]).values_list(
+            "seq", "pk"
+        )
+    )
+    with connection.cursor() as cur:
+        cur.execute(PG_FUNCTION)
+        cur.execute("TRUNCATE morphz_bench_targets")
+        cur.execute("SELECT setval('morphz_bench_n', 1, false)")
+        cur.executemany(
+            "INSERT INTO morphz_bench_targets VALUES (%s, %s, %s, %s)",
+            [
+                (n, releases[f"release-{prefix}{k}"], events[seq], seq)
+                for n, (k, seq) in enumerate(pairs, start=1)
+            ],
+        )
+    settings = connection.settings_dict
+    env = {
+        **os.environ,
+        "PGHOST": settings.get("HOST") or "",
+        "PGPORT": str(settings.get("PORT") or ""),
+        "PGUSER": settings.get("USER") or "",
+        "PGPASSWORD": settings.get("PASSWORD") or "",
+        "PGDATABASE": settings["NAME"],
+    }
+    env = {k: v for k, v in env.items() if v != ""}
+    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as script:
+        script.write(f"SELECT morphz_bench_commit({context_id}, '{prefix}');\n")
+    try:
+        done = subprocess.run(
+            [pgbench_binary(), "-n", "-c", str(clients), "-j", str(min(clients, 2)), "-t",
+             str(per_client), "-f", script.name],
+            env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+    finally:
+        os.unlink(script.name)
+    if done.returncode != 0:
+        raise RuntimeError(f"pgbench failed: {done.stderr[-500:]}")
+    match = re.search(r"tps = ([0-9.]+)", done.stdout)
+    if match is None:
+        raise RuntimeError(f"pgbench printed no tps: {done.stdout[-500:]}")
+    return float(match.group(1))
+
+
+# -- compile against plain queries -----------------------------------------------------------
+
+PLAIN_COMPILE = [
+    "SELECT frame_id, revision, status, protected, body, sources, token_estimate, "
+    "retire_due_tick, retire_requested_tick, retire_reason FROM memory_frame "
+    "WHERE context_id = %s AND status <> 'retired' ORDER BY created_version, frame_id",
+    "SELECT seq, kind, thread, content, token_estimate, request_state FROM memory_event "
+    "WHERE context_id = %s AND active ORDER BY seq",
+    "SELECT seq, thread, payload FROM memory_event "
+    "WHERE context_id = %s AND request_state = 'open' AND kind = 'action' ORDER BY seq",
+    "SELECT s.frame_id, r.name, o.frame_id FROM memory_relation r "
+    "JOIN memory_frame s ON s.id = r.subject_id JOIN memory_frame o ON o.id = r.object_id "
+    "WHERE r.context_id = %s AND r.removed_version IS NULL AND s.status <> 'retired' "
+    "AND o.status <> 'retired' ORDER BY r.id",
+]
+
+
+def timed(fn: Callable[[], Any], repeat: int) -> list[float]:
+    samples = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - began) * 1000)
+    return samples
+
+
+def compile_vs_plain(context_id: int, repeat: int) -> tuple[float, float]:
+    from django.db import connection
+
+    from memory.models import Context
+    from memory.timeline.compile import compile_active_context
+
+    def plain() -> None:
+        with connection.cursor() as cur:
+            for sql in PLAIN_COMPILE:
+                cur.execute(sql, [context_id])
+                cur.fetchall()
+
+    def compiled() -> None:
+        compile_active_context(Context.objects.get(pk=context_id))
+
+    compiled()
+    plain()
+    a, b = [], []
+    for _ in range(repeat):  # interleaved, so both see the same machine
+        a += timed(compiled, 1)
+        b += timed(plain, 1)
+    return p50(a), p50(b)
+
+
+# -- recall pages ------------------------------------------------------------------------------
+
+
+def build_graph(context_id: int, nodes: int) -> None:
+    """g0 is a hub related to ~70 frames, each of those related to ~70 more; every frame
+    points back at the hub and at a random other frame (cycles), some cite events."""
+    from memory.tx.engine import submit_transaction
+
+    rng = random.Random(16)
+    ops: list[dict[str, Any]] = [{"op": "derive", "id": "g0", "from": [], "body": {"n": "0"}}]
+    fan = 70
+    for i in range(1, nodes):
+        ops.append({"op": "derive", "id": f"g{i}", "from": [], "body": {"n": str(i)}})
+    relations = set()
+    for i in range(1, nodes):
+        parent = 0 if i <= fan else 1 + (i - fan - 1) % fan
+        relations.add((f"g{parent}", "has", f"g{i}"))
+        relations.add((f"g{i}", "back", "g0"))
+        other = rng.randrange(nodes)
+        if other != i:
+            relations.add((f"g{i}", "see", f"g{other}"))
+    ops += [{"op": "relate", "subject": s, "name": n, "object": o} for s, n, o in relations]
+    for start in range(0, len(ops), 500):
+        submit_transaction(
+            context_id,
+            data={"base_version": None, "reason": "graph", "ops": ops[start : start + 500]},
+        )
+
+
+def recall_first_and_last(context_id: int, repeat: int) -> tuple[float, float, int]:
+    from memory.recall import walk
+    from memory.recall.graph import recall
+
+    params: dict[str, Any] = {"frame_id": "g0", "depth": 4, "max_nodes": 128}
+    firsts, lasts, pages = [], [], 0
+    for _ in range(repeat):
+        walk.forget_all()
+        began = time.perf_counter()
+        page = recall(context_id, **params)
+        firsts.append((time.perf_counter() - began) * 1000)
+        pages = 1
+        last = 0.0
+        while page["next_cursor"]:
+            began = time.perf_counter()
+            page = recall(context_id, cursor=page["next_cursor"], **params)
+            last = (time.perf_counter() - began) * 1000
+            pages += 1
+        lasts.append(last)
+    return p50(firsts), p50(lasts), pages
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="10k and 100k, fewer samples")
+    parser.add_argument("--sizes", type=int, nargs="*", help="history sizes (events)")
+    parser.add_argument("--skip-http", action="store_true", help="no HTTP server")
+    args = parser.parse_args()
+    sizes = args.sizes or ([10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000])
+    n = 40 if args.quick else 150
+    per_writer = 20 if args.quick else 60
+    repeat = 15 if args.quick else 50
+    recall_repeat = 2 if args.quick else 5
+
+    print(f"run_all ({'quick' if args.quick else 'full'}); {load_average()}", flush=True)
+    setup_django(fresh=True)
+    from memory.contexts import create_context, issue_token
+    from memory.timeline.events import append_event
+
+    # compile reads this one: 500 frames, 300 active observations, a growing history
+    context = create_context("scale", capacity_tokens=2_000_000_000)
+    # commits land here (each adds frames), with the same growing history
+    commits = create_context("commits", capacity_tokens=2_000_000_000)
+    token = issue_token(commits, name="bench").raw
+    graph = create_context("graph", capacity_tokens=2_000_000_000)
+    began = time.perf_counter()
+    seed_frames(context.pk, 500)
+    for i in range(300):
+        append_event(context.pk, kind="tool_result", content=f"observation {i}: " + "ok " * 40)
+    build_graph(graph.pk, GRAPH_NODES)
+    print(f"seeded in {time.perf_counter() - began:.0f} s", flush=True)
+
+    server = None
+    url = ""
+    if not args.skip_http:
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        env = {
+            **os.environ,
+            "MORPHZ_THROTTLE_RATE": "100000000/min",
+            "MORPHZ_INDEXER_IN_PROCESS": "0",
+            "LOG_LEVEL": "WARNING",
+        }
+        server = subprocess.Popen(uvicorn_command(port), cwd=ROOT, env=env)
+        wait_ready(url, server)
+
+    table = Table(sizes)
+    compile_base: float | None = None
+    try:
+        for size in sizes:
+            began = time.perf_counter()
+            for grown in (context, commits):
+                missing = size - history_size(grown.pk)
+                if missing > 0:
+                    grow_history(grown.pk, missing)
+            print(f"history of 'scale' and 'commits' now {size:,} events "
+                  f"({time.perf_counter() - began:.0f} s); {load_average()}", flush=True)  # fmt: skip
+            paired = interleaved_commits(url or None, "commits", commits.pk, token, n, False)
+            engine = paired["in-process"]
+            sql = bench_handwritten_sql(commits.pk, n, prefix=f"hw{size}-")
+            table.ratio("commit p50, engine / hand-written SQL", size, p50(engine), p50(sql),
+                        "ms", "<= 1.5")  # fmt: skip
+            if server is not None:
+                http = paired["http"]
+                table.ratio("commit p50, HTTP / in-process", size, p50(http), p50(engine),
+                            "ms", "<= 2")  # fmt: skip
+            engine_rate = bench_throughput([commits.pk], 8, per_writer, prefix=f"w{size}-")
+            limit = postgres_limit(commits.pk, 8, per_writer * 2)
+            table.ratio("commits/s on one context, 8 writers: engine / PostgreSQL alone",
+                        size, engine_rate, limit, "/s", ">= 0.8")  # fmt: skip
+            compiled, plain = compile_vs_plain(context.pk, repeat)
+            table.ratio("compile p50 / plain queries of the same rows", size, compiled, plain,
+                        "ms", "<= 2")  # fmt: skip
+            compile_base = compile_base or compiled
+            table.ratio(f"compile p50 / compile at {sizes[0]:,} events", size, compiled,
+                        compile_base, "ms", "<= 1.5")  # fmt: skip
+            first, last, pages = recall_first_and_last(graph.pk, recall_repeat)
+            table.ratio(f"recall last page / first page ({GRAPH_NODES:,} nodes, depth 4, "
+                        f"{pages} pages of 128)", size, last, first, "ms", "<= 2")  # fmt: skip
+    finally:
+        if server is not None:
+            stop(server)
+    table.print()
+    print(f"\nafter the run: {load_average()}")
+
+
+if __name__ == "__main__":
+    main()

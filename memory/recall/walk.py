@@ -1,0 +1,205 @@
+"""The breadth-first walk of graph recall as resumable state, so a cursor continues the walk
+instead of redoing it (issue 16 item 3).
+
+The first page of a recall is one SQL statement (memory.recall.graph); it walks only as far
+as that page needs. Walking again from the start for every later page made the last page of
+a 5,000-node walk cost a hundred times the first (the statement carries the visited set in
+arrays, so the walk is quadratic). Pages after the first come from a `WalkState`: the nodes
+discovered so far in walk order, their depths, the visited set, and the index of the next
+node to expand. Expanding a batch of parents costs a few indexed queries whatever the depth
+of the page, so every page costs about the same.
+
+States live in this process (an LRU of MAX_STATES walks), keyed by context, cognitive
+version and query; the version binds them to one frozen graph, as it binds the cursors. A
+page whose walk is not here (another worker, a restart, an evicted walk) walks from the start
+with the same machinery: linear in the offset, never quadratic.
+
+The order is the same as the statement's: level by level, each node once at its first place,
+within one parent sources (as written), outgoing relations (by id), citing frames (by id),
+incoming relations (by id); events are leaves.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+
+from memory.vocabulary import seq_of
+
+Key = tuple[str, int]
+PARENT_BATCH = 128
+MAX_STATES = 64
+
+
+@dataclass
+class WalkState:
+    ancestors: bool
+    descendants: bool
+    max_depth: int
+    order: list[Key] = field(default_factory=list)
+    depth: dict[Key, int] = field(default_factory=dict)
+    frame_id: dict[int, str] = field(default_factory=dict)
+    sources: dict[int, list[Any]] = field(default_factory=dict)
+    pk_by_id: dict[str, int] = field(default_factory=dict)
+    next_parent: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def finished(self) -> bool:
+        return self.next_parent >= len(self.order)
+
+    def add(self, key: Key, depth: int) -> None:
+        if key not in self.depth:
+            self.depth[key] = depth
+            self.order.append(key)
+
+    def load_frames(self, pks: list[int]) -> None:
+        """frame_id and sources of these frames, for those not known yet (one query)."""
+        missing = [pk for pk in pks if pk not in self.frame_id]
+        if not missing:
+            return
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT id, frame_id, sources::text FROM memory_frame WHERE id = ANY(%s)",
+                [missing],
+            )
+            rows = cursor.fetchall()
+        for pk, fid, sources in rows:
+            self.frame_id[pk] = fid
+            self.pk_by_id[fid] = pk
+            self.sources[pk] = json.loads(sources) or []
+
+    def walk_until(self, context_pk: int, count: int, expanded: int = 0) -> None:
+        """Expand parents until `count` nodes are known and the first `expanded` nodes are
+        expanded, or the walk is over. Pages ask for their own nodes to be expanded too, so
+        expansion keeps pace with paging and the last page does not inherit the expansion of
+        every node before it (a node near the end of a level may be the only way to learn
+        that nothing follows it)."""
+        while (len(self.order) < count or self.next_parent < expanded) and not self.finished:
+            batch = self.order[self.next_parent : self.next_parent + PARENT_BATCH]
+            self.next_parent += len(batch)
+            parents = [k for k in batch if k[0] == "f" and self.depth[k] < self.max_depth]
+            if parents:
+                self._expand(context_pk, parents)
+
+    def _expand(self, context_pk: int, parents: list[Key]) -> None:
+        pks = [pk for _, pk in parents]
+        missing = [pk for pk in pks if pk not in self.frame_id]
+        out_rel: dict[int, list[tuple[int, int]]] = {}
+        in_rel: dict[int, list[tuple[int, int]]] = {}
+        citing_rows: list[tuple[int, str]] = []
+        # One round trip for the parents' own rows and every neighbour but sources:
+        # (tag, pk, frame id, sources, other end, relation id).
+        parts = [
+            "SELECT 'p', id, frame_id, sources::text, NULL::bigint, NULL::bigint "
+            "FROM memory_frame WHERE id = ANY(%(missing)s)"
+        ]
+        if self.ancestors:
+            parts.append(
+                "SELECT 'o', subject_id, NULL, NULL, object_id, id FROM memory_relation "
+                "WHERE subject_id = ANY(%(pks)s) AND removed_version IS NULL"
+            )
+        if self.descendants:
+            parts.append(
+                "SELECT 'c', id, NULL, sources::text, NULL, NULL FROM memory_frame "
+                "WHERE context_id = %(ctx)s AND sources ?| ARRAY("
+                "SELECT frame_id::text FROM memory_frame WHERE id = ANY(%(pks)s))"
+            )
+            parts.append(
+                "SELECT 'i', object_id, NULL, NULL, subject_id, id FROM memory_relation "
+                "WHERE object_id = ANY(%(pks)s) AND removed_version IS NULL"
+            )
+        sql = " UNION ALL ".join(parts)
+        params: dict[str, Any] = {"missing": missing, "pks": pks, "ctx": context_pk}
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        for tag, pk, fid, sources, other, rel_id in rows:
+            if tag == "p":
+                self.frame_id[pk] = fid
+                self.pk_by_id[fid] = pk
+                self.sources[pk] = json.loads(sources) or []
+            elif tag == "o":
+                out_rel.setdefault(pk, []).append((rel_id, other))
+            elif tag == "i":
+                in_rel.setdefault(pk, []).append((rel_id, other))
+            else:
+                citing_rows.append((pk, sources))
+        citing: dict[str, list[int]] = {}
+        if citing_rows:
+            wanted = {self.frame_id[pk] for pk in pks}
+            for pk, sources in sorted(citing_rows):
+                for ref in json.loads(sources) or []:
+                    if isinstance(ref, str) and ref in wanted:
+                        citing.setdefault(ref, []).append(pk)
+        source_pks: dict[str, int] = {}
+        if self.ancestors:
+            unknown = {
+                ref
+                for pk in pks
+                for ref in self.sources[pk]
+                if isinstance(ref, str) and seq_of(ref) is None and ref not in self.pk_by_id
+            }
+            if unknown:
+                with connection.cursor() as cursor:
+                    cursor.execute(
+                        "SELECT frame_id, id FROM memory_frame "
+                        "WHERE context_id = %s AND frame_id = ANY(%s)",
+                        [context_pk, list(unknown)],
+                    )
+                    source_pks.update(cursor.fetchall())
+        for key in parents:
+            pk = key[1]
+            level = self.depth[key] + 1
+            if self.ancestors:
+                for ref in self.sources[pk]:
+                    if not isinstance(ref, str):
+                        continue
+                    seq = seq_of(ref)
+                    if seq is not None:
+                        self.add(("e", seq), level)
+                        continue
+                    other = self.pk_by_id.get(ref) or source_pks.get(ref)
+                    if other is not None:
+                        self.add(("f", other), level)
+                for _, other in sorted(out_rel.get(pk, [])):
+                    self.add(("f", other), level)
+            if self.descendants:
+                for other in citing.get(self.frame_id[pk], []):
+                    self.add(("f", other), level)
+                for _, other in sorted(in_rel.get(pk, [])):
+                    self.add(("f", other), level)
+
+
+_states: OrderedDict[tuple[Any, ...], WalkState] = OrderedDict()
+_states_lock = threading.Lock()
+
+
+def state_for(key: tuple[Any, ...], root_pk: int, direction: str, max_depth: int) -> WalkState:
+    """The walk for this (context, version, query) key: the one in progress, or a new one."""
+    with _states_lock:
+        state = _states.get(key)
+        if state is not None:
+            _states.move_to_end(key)
+            return state
+        state = WalkState(
+            ancestors=direction in ("ancestors", "both"),
+            descendants=direction in ("descendants", "both"),
+            max_depth=max_depth,
+        )
+        state.add(("f", root_pk), 0)
+        _states[key] = state
+        while len(_states) > MAX_STATES:
+            _states.popitem(last=False)
+        return state
+
+
+def forget_all() -> None:
+    """Drop every walk in progress (tests)."""
+    with _states_lock:
+        _states.clear()

@@ -1,0 +1,189 @@
+"""Search finds what a person means (issue 15): ranking, Korean, identifiers, sentences,
+emoji, totals and pages. Each test names the kind of input that used to fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory.demo.loader import load_demo
+from memory.models import Context
+from memory.search.indexer import drain
+from memory.search.query import search
+
+
+def refs(result):
+    return [h["ref"] for h in result["hits"]]
+
+
+@pytest.fixture
+def demo(db, tmp_path: Path) -> Context:
+    load_demo(tmp_path)
+    drain()
+    return Context.objects.get(slug="demo")
+
+
+def test_the_demo_release_query_returns_the_release_frame_first(demo):
+    result = search(demo, "release")
+    first = result["hits"][0]
+    assert (first["type"], first["id"]) == ("frame", "release")
+    # Frames that say "release" come before events that merely mention it.
+    types = [h["type"] for h in result["hits"]]
+    assert types[: types.count("frame")] == ["frame"] * types.count("frame")
+    assert types.count("frame") >= 3
+
+
+def test_transaction_echoes_are_left_out_by_default_and_rank_below_their_frames(demo):
+    default = search(demo, "release", limit=100)
+    assert all(h["kind"] != "transaction" for h in default["hits"])
+    with_tx = search(demo, "release", transactions=True, limit=100)
+    kinds = [h["kind"] for h in with_tx["hits"]]
+    assert "transaction" in kinds
+    assert with_tx["hits"][0]["id"] == "release"
+    # Every frame the transactions wrote about `release` outranks every echo.
+    last_frame = max(i for i, h in enumerate(with_tx["hits"]) if h["type"] == "frame")
+    first_tx = kinds.index("transaction")
+    assert last_frame < first_tx
+    only_tx = search(demo, "release", kind="transaction")
+    assert only_tx["hits"] and {h["kind"] for h in only_tx["hits"]} == {"transaction"}
+
+
+def test_an_exact_frame_id_is_on_top_even_when_other_documents_say_it_more(
+    release_frame,
+):
+    agent = release_frame
+    for i in range(3):
+        agent.observe(f"release release release notes {i}", kind="agent_message")
+    agent.commit(
+        '(context-tx (derive release-notes (text "release release release")) '
+        "(derive release-checklist (release yes)))"
+    )
+    drain()
+    hits = search(agent.context, "release")["hits"]
+    assert hits[0]["id"] == "release"
+    assert search(agent.context, "Release-Notes")["hits"][0]["id"] == "release-notes"
+
+
+def test_frame_fields_weigh_more_than_event_text(release_team):
+    agent = release_team
+    agent.observe("the canary went fine", kind="agent_message")
+    agent.commit('(context-tx (derive rollout (status "canary")))')
+    drain()
+    hits = search(agent.context, "canary")["hits"]
+    assert [h["type"] for h in hits] == ["frame", "event"]
+    assert hits[0]["score"] > hits[1]["score"]
+
+
+def test_a_korean_noun_finds_it_with_a_particle_attached(release_team):
+    agent = release_team
+    ref = agent.observe("테스트 결과를 확인했다", kind="agent_message")
+    other = agent.observe("결론은 다음 주에 내린다", kind="agent_message")
+    drain()
+    assert refs(search(agent.context, "결과")) == [ref]
+    assert refs(search(agent.context, "결과를")) == [ref]
+    assert other not in refs(search(agent.context, "결과"))
+    hit = search(agent.context, "결과")["hits"][0]
+    assert {"text": "결과를", "match": True} in hit["snippet_parts"]
+
+
+def test_chinese_and_japanese_words_still_do_not_match_inside_longer_words(release_team):
+    agent = release_team
+    tokyo = agent.observe("東京都に住んでいます", kind="agent_message")
+    kyoto = agent.observe("京都へ行きました", kind="agent_message")
+    drain()
+    assert refs(search(agent.context, "京都")) == [kyoto]
+    assert tokyo in refs(search(agent.context, "東京"))
+
+
+@pytest.mark.parametrize(
+    "q",
+    ["create_user", "create user", "test_create_user", "createUser", "test_api", "test_api.py"],
+)
+def test_identifier_parts_find_a_pytest_failure(release_team, q):
+    agent = release_team
+    ref = agent.observe(
+        "FAILED tests/test_api.py::test_create_user - AssertionError", kind="tool_result"
+    )
+    agent.observe("user story: create a new page", kind="agent_message")
+    drain()
+    assert refs(search(agent.context, q))[0] == ref
+
+
+@pytest.mark.parametrize(
+    ("text", "q"),
+    [
+        ("call fetchUserProfile() on retry", "user profile"),
+        ("HTTPServer closed", "server"),
+        ("settings in memory.search.RANK_POOL", "rank pool"),
+        ("pinned to version 2.14.4 of pydantic", "2.14"),
+        ("see src/memory/textindex.py line 40", "textindex"),
+        ("std::vector<int> grows", "vector"),
+    ],
+)
+def test_identifier_kinds_are_split_into_findable_parts(release_team, text, q):
+    agent = release_team
+    ref = agent.observe(text, kind="tool_result")
+    drain()
+    assert ref in refs(search(agent.context, q))
+
+
+def test_a_question_in_plain_words_ranks_the_best_match_first(release_team):
+    agent = release_team
+    target = agent.observe(
+        "Customer asked to cancel the flight to Atlanta; the refund was issued.",
+        kind="user_message",
+    )
+    agent.observe("The flight to Denver was changed.", kind="user_message")
+    policy = agent.observe("Refund policy: refunds take five days.", kind="agent_message")
+    drain()
+    result = search(agent.context, "Hi, I need to cancel my upcoming flight to Atlanta please")
+    assert refs(result)[0] == target
+    assert result["total"] == 2 and policy not in refs(result)
+
+
+def test_emoji_only_queries_find_the_emoji(release_team):
+    agent = release_team
+    rocket = agent.observe("shipped 🚀 at noon", kind="agent_message")
+    agent.observe("shipped quietly", kind="agent_message")
+    drain()
+    assert refs(search(agent.context, "🚀")) == [rocket]
+    assert search(agent.context, "🎉")["hits"] == []
+
+
+def test_total_counts_every_match_and_offset_pages_beyond_the_first(release_team):
+    agent = release_team
+    made = [agent.observe(f"deploy window {i}", kind="agent_message") for i in range(25)]
+    drain()
+    first = search(agent.context, "deploy", limit=10)
+    assert first["total"] == 25 and first["total_exact"] is True
+    assert first["next_offset"] == 10
+    second = search(agent.context, "deploy", limit=10, offset=10)
+    third = search(agent.context, "deploy", limit=10, offset=20)
+    assert third["next_offset"] is None and len(third["hits"]) == 5
+    seen = refs(first) + refs(second) + refs(third)
+    assert sorted(seen) == sorted(made) and len(set(seen)) == 25
+
+
+def test_the_upgrade_migration_queues_every_existing_document_for_reindexing(release_team):
+    import importlib
+
+    from django.db import connection
+
+    from memory.models import IndexIntent, SearchDocument
+
+    agent = release_team
+    agent.observe("FAILED tests/test_api.py::test_create_user", kind="tool_result")
+    agent.commit('(context-tx (derive rollout (status "canary")))')
+    drain()
+    # A document as the index before issue 15 wrote it: whole tokens, no weights, no parts.
+    SearchDocument.objects.filter(context=agent.context).update(tokens="'failed' 'tests'")
+    assert search(agent.context, "create user")["hits"] == []
+    migration = importlib.import_module("memory.migrations.0005_search_terms_reindex")
+    with connection.cursor() as cursor:
+        cursor.execute(migration.REINDEX)
+    documents = SearchDocument.objects.filter(context=agent.context).count()
+    assert IndexIntent.objects.filter(context=agent.context).count() == documents
+    drain()
+    assert refs(search(agent.context, "create user")) == ["@e1"]
+    assert refs(search(agent.context, "canary")) == ["rollout"]
