@@ -166,6 +166,13 @@ def point_of(context: Context, as_of: int | None) -> Point | None:
     return resolve_point(context, as_of)
 
 
+def frame_as_of_or_404(context: Context, point: Point, frame_id: str) -> Any:
+    frame = asof.frame_as_of(context, point, frame_id) if is_frame_id(frame_id) else None
+    if frame is None:
+        raise not_found(f"frame {frame_id!r} as of version {point.version}")
+    return frame
+
+
 def frame_detail_as_of(context: Context, point: Point, frame_id: str) -> dict[str, Any]:
     frame = asof.frame_as_of(context, point, frame_id) if is_frame_id(frame_id) else None
     if frame is None:

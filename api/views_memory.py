@@ -43,7 +43,7 @@ from api.shapes import (
     present_transaction,
 )
 from api.views import IDEMPOTENCY_HEADER
-from api.views_history import frame_detail_as_of, point_of
+from api.views_history import frame_as_of_or_404, point_of
 from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.read.pages import frame_history_page, revision_detail
@@ -223,13 +223,20 @@ class FrameDetailView(ContextAPIView):
     def get(self, request: Request, slug: str, frame_id: str) -> Response:
         query = query_data(FrameDetailQuery, request.query_params)
         point = point_of(self.ctx, query.get("as_of"))
-        if point is not None:
-            return Response(frame_detail_as_of(self.ctx, point, frame_id))
-        frame = self._frame(frame_id)
-        data = frame_view(frame, self.ctx.tick)
+        frame = (
+            self._frame(frame_id)
+            if point is None
+            else frame_as_of_or_404(self.ctx, point, frame_id)
+        )
+        data = frame_view(frame, self.ctx.tick if point is None else point.tick)
         page = frame_history_page(
             frame, before=query.get("history_before"), limit=query["history_limit"]
         )
+        if point is not None:  # the revision the frame had then is its last
+            page["revisions"] = [r for r in page["revisions"] if r["version"] <= point.version]
+            page["write_history"] = [
+                h for h in page["write_history"] if h["version"] <= point.version
+            ]
         data["revisions"] = page["revisions"]
         data["write_history"] = page["write_history"]
         data["history"] = {"next_before": page["next_before"], "limit": query["history_limit"]}

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memory", "0004_observation_budget"),
+        ("memory", "0006_transaction_idempotency"),
     ]
 
     operations = [
