@@ -85,7 +85,14 @@ def resolve_context(request: Request, slug: str) -> Context:
 def author_of(request: Request) -> Author:
     token = request.auth
     if isinstance(token, ApiToken):
-        return Author(f"token:{token.key_prefix}:{token.name}", "agent")
+        # People read this in the explorer and the audit trail: the token's name first, its
+        # prefix to tell two tokens of the same name apart.
+        label = (
+            f"{token.name} (token {token.key_prefix})"
+            if token.name
+            else f"token {token.key_prefix}"
+        )
+        return Author(label, "agent")
     return Author(f"person:{request.user.get_username()}", "person")
 
 

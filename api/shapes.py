@@ -268,6 +268,9 @@ class HistoryPageSerializer(serializers.Serializer):
 
 
 class FrameDetailSerializer(FrameSerializer):
+    body_text = serializers.CharField(
+        help_text="the body as canonical S-expression fields, one per line (what `revise` takes)"
+    )
     revisions = RevisionSerializer(many=True)
     write_history = serializers.ListField(
         child=serializers.JSONField(),

@@ -48,6 +48,7 @@ from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.read.pages import frame_history_page, revision_detail
 from memory.tx.engine import submit_transaction
+from memory.tx.lang import fields_text
 from memory.versions import asof
 from memory.vocabulary import is_frame_id
 
@@ -229,6 +230,7 @@ class FrameDetailView(ContextAPIView):
             else frame_as_of_or_404(self.ctx, point, frame_id)
         )
         data = frame_view(frame, self.ctx.tick if point is None else point.tick)
+        data["body_text"] = fields_text(frame.body)  # what the explorer's editor shows
         page = frame_history_page(
             frame, before=query.get("history_before"), limit=query["history_limit"]
         )

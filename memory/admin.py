@@ -10,6 +10,8 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 
 from memory import contexts
 from memory.models import ApiToken, Context, Event, Frame, Relation, TransactionRecord
@@ -52,6 +54,18 @@ class ContextForm(forms.ModelForm):
             "maintenance_exit_percent",
             "observation_budget_tokens",
         )
+        help_texts = {
+            "slug": "The context's id in URLs: /api/v1/contexts/<slug>/ and /contexts/<slug>/.",
+            "grace_ticks": "How many ticks a retiring frame stays in the model's input before it "
+            "is retired (a tick is one model call that brought in new outside facts).",
+            "capacity_tokens": "The budget of the model's input (the active context), in tokens.",
+            "pressure_percent": "From this share of the capacity the level is 'pressure': the "
+            "agent is told to digest observations and slim frames.",
+            "maintenance_percent": "From this share the level is 'maintenance': new external "
+            "actions are refused until usage falls below the exit threshold.",
+            "maintenance_exit_percent": "Maintenance ends when usage falls below this share "
+            "(lower than the maintenance threshold, so the gate does not flap).",
+        }
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -82,6 +96,7 @@ class ContextAdmin(admin.ModelAdmin):
         "frozen",
         "lineage",
         "created_at",
+        "explorer_link",
     )
     search_fields = ("slug", "name")
     readonly_fields = (
@@ -153,6 +168,15 @@ class ContextAdmin(admin.ModelAdmin):
                 f"{result.context.slug}; token (copy it now): {result.token.raw}",
             )
 
+    @admin.display(description="explorer")
+    def explorer_link(self, obj: Context) -> str:
+        url = reverse("explorer:context_detail", args=[obj.slug])
+        return format_html('<a href="{}">open in the explorer</a>', url)
+
+    def get_view_on_site_url(self, obj: Context | None = None) -> str | None:
+        """The "view on site" button opens the context in the explorer."""
+        return reverse("explorer:context_detail", args=[obj.slug]) if obj else None
+
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return (*self.readonly_fields, "slug") if obj else self.readonly_fields
 
@@ -190,7 +214,7 @@ class ContextAdmin(admin.ModelAdmin):
     @admin.action(description="Issue a new API token (shown once)")
     def issue_token_action(self, request: HttpRequest, queryset: Any) -> None:
         for context in queryset:
-            issued = contexts.issue_token(context, name=f"admin:{request.user}")
+            issued = contexts.issue_token(context, name=f"issued by {request.user}")
             messages.success(request, f"New token for {context.slug} (copy it now): {issued.raw}")
 
 

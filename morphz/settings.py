@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served from a pinned package, never a CDN
     "channels",
     "memory",
     "api",
@@ -115,6 +116,10 @@ STATICFILES_DIRS = [
     BASE_DIR / "static",
     # Front-end libraries installed by npm from package.json; never copied into the repo.
     ("vendor/cytoscape", BASE_DIR / "node_modules" / "cytoscape" / "dist"),
+    # The explorer's graph layout (fCoSE) and the two packages it is built on.
+    ("vendor/cytoscape-fcose", BASE_DIR / "node_modules" / "cytoscape-fcose"),
+    ("vendor/cose-base", BASE_DIR / "node_modules" / "cose-base"),
+    ("vendor/layout-base", BASE_DIR / "node_modules" / "layout-base"),
 ]
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
@@ -173,6 +178,9 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 LOGGING = {

@@ -137,6 +137,7 @@ class FrameRevision(TypedDict):
 
 
 class FrameDetail(Frame, total=False):
+    body_text: str  # the body as canonical S-expression fields, one per line
     revisions: list[FrameRevision]
     write_history: list[dict[str, Any]]
 

@@ -8,6 +8,10 @@ first transaction is written against version 12 and the induction against versio
 padding before them is real agent work (read a file, digest it into a frame, retire the raw
 output), not filler. `load_demo` asserts those numbers so a change in how the engine counts
 shows up as a loud failure, not as a demo that quietly disagrees with the document.
+
+The story is told in English; the two transactions the design document prints (the first
+worked example and the induction) are kept verbatim, Chinese reasons and all, so the demo
+still shows the document's own text and a reader sees that frames hold any language.
 """
 
 from __future__ import annotations
@@ -77,7 +81,7 @@ class DemoLoader:
         self.evaluate()
         if step.frame:
             self.commit(
-                f'(context-tx (reason "读完 {step.action} 的输出")'
+                f'(context-tx (reason "read the output of {step.action}")'
                 f" (derive {step.frame} (from {result}) {step.fields}) {step.extra}"
                 f" (retire {result}))"
             )
@@ -93,21 +97,22 @@ class DemoLoader:
         """shop-web, a single package: the first worked example, then the release case."""
         request = self.observe(
             "user_message",
-            "请发布 shop-web v1（ship-v1）：回归测试通过后再打包。回复请用中文，尽量简洁。",
+            "Please release shop-web v1 (ship-v1): package it only after the regression tests "
+            "pass. Keep your replies short.",
         )
         self.evaluate()
         self.commit(
-            '(context-tx (reason "记下用户的偏好")'
-            f" (derive user-preferences (from {request}) (language zh-CN) (replies concise)))"
+            '(context-tx (reason "note the user\'s preferences")'
+            f" (derive user-preferences (from {request}) (language en) (replies concise)))"
         )
         # The frame the first worked example revises: the release, waiting for the tests.
         self.commit(
-            '(context-tx (reason "收到发布任务")'
+            '(context-tx (reason "new task: the release")'
             f" (derive release (from {request}) (goal ship-v1) (stage waiting-for-tests)))"
         )
         for step in SHOP_WEB_STEPS:
             self.step(step)
-        self.observe("agent_message", "配置已读完，开始跑回归测试。")
+        self.observe("agent_message", "Configuration read; running the regression tests now.")
         self.expect(seq=40, version=12, before="the regression tests")
         tests = self.act("npm test")
         log = self.observe("tool_result", long_test_log(), delivers=[tests])
@@ -125,27 +130,30 @@ class DemoLoader:
         )
         pack = self.result_of("npm pack", "shop-web-1.0.0.tgz")
         self.commit(
-            '(context-tx (reason "shop-web 已打包，记录这次发布的做法")'
+            '(context-tx (reason "shop-web is packaged; record how this release was done")'
             " (revise release (goal ship-v1) (stage packaged) (artifact shop-web-1.0.0.tgz))"
             f" (derive release-case-a (from {log} {build} {check} {pack})"
-            ' (layout "单包项目") (test "npm test") (build "npm run build")'
-            ' (artifact "dist/") (result "测试、构建和产物核验通过"))'
+            ' (layout "single package") (test "npm test") (build "npm run build")'
+            ' (artifact "dist/") (result "tests, build and artifact check passed"))'
             " (relate release-case-a supports release)"
             f" (retire {build} {check} {pack}))"
         )
         self.observe(
-            "agent_message", "shop-web v1 已打包：shop-web-1.0.0.tgz。", delivers=[request]
+            "agent_message", "shop-web v1 is packaged: shop-web-1.0.0.tgz.", delivers=[request]
         )
         self.commit(
-            '(context-tx (reason "发布已交付，近期提交列表不再需要") (retire recent-changes))'
+            '(context-tx (reason "release delivered; the recent-changes list is no longer needed")'
+            " (retire recent-changes))"
         )
 
     def second_release(self) -> None:
         """The web package of a workspace: a second release case."""
-        second = self.observe("user_message", "接下来发布工作区里的 web 包（apps/web）。")
+        second = self.observe(
+            "user_message", "Next, release the web package of the workspace (apps/web)."
+        )
         self.evaluate()
         self.commit(
-            '(context-tx (reason "收到第二个发布任务")'
+            '(context-tx (reason "new task: the second release")'
             f" (derive release-web (from {second}) (goal web-2.3.0) (stage waiting-for-tests)))"
         )
         for step in WORKSPACE_STEPS:
@@ -154,7 +162,7 @@ class DemoLoader:
             "pnpm --filter web test", "Test Files  12 passed (12)\n     Tests  389 passed (389)"
         )
         self.commit(
-            '(context-tx (reason "web 包测试通过")'
+            '(context-tx (reason "web package tests passed")'
             " (revise release-web (goal web-2.3.0) (stage building)))"
         )
         build_b = self.result_of(
@@ -164,26 +172,26 @@ class DemoLoader:
         check_b = self.result_of("ls apps/web/dist/", "index.html\nassets/")
         pack_b = self.result_of("pnpm --filter web pack", "web-2.3.0.tgz")
         self.commit(
-            '(context-tx (reason "web 包已打包，记录这次发布的做法")'
+            '(context-tx (reason "web is packaged; record how this release was done")'
             " (revise release-web (goal web-2.3.0) (stage packaged) (artifact web-2.3.0.tgz))"
             f" (derive release-case-b (from {test_b} {build_b} {check_b} {pack_b})"
-            ' (layout "工作区中的 web 包") (test "pnpm --filter web test")'
+            ' (layout "web package in a workspace") (test "pnpm --filter web test")'
             ' (build "pnpm --filter web build") (artifact "apps/web/dist/")'
-            ' (result "测试、构建和产物核验通过"))'
+            ' (result "tests, build and artifact check passed"))'
             " (relate release-case-b supports release-web)"
             f" (retire {test_b} {build_b} {check_b} {pack_b}))"
         )
-        self.observe("agent_message", "web 2.3.0 已打包。", delivers=[second])
+        self.observe("agent_message", "web 2.3.0 is packaged.", delivers=[second])
 
     def induction(self) -> None:
         """Follow-ups and notes up to version 42, then the second worked example."""
         for ops in FOLLOW_UPS:
-            self.commit(f'(context-tx (reason "发布后的整理") {ops})')
+            self.commit(f'(context-tx (reason "tidy up after the releases") {ops})')
         # Routine notes, if needed, up to the version the induction example was written against.
         _, version = self.state()
         for n in range(version, 42):
             self.commit(
-                f'(context-tx (reason "整理笔记") (derive note-{n - version + 1}'
+                f'(context-tx (reason "write up notes") (derive note-{n - version + 1}'
                 f' (topic "release follow-up") (item "{NOTES[(n - version) % len(NOTES)]}")))'
             )
         self.expect(seq=self.state()[0], version=42, before="the induction")
@@ -193,7 +201,8 @@ class DemoLoader:
         """A frame inside its grace window and a few monitoring facts."""
         # Something inside its grace window, so the retirement panel has work to show.
         self.commit(
-            '(context-tx (reason "变更说明已写进发布流程，草稿不再需要") (retire changelog-draft))'
+            '(context-tx (reason "the changelog is part of the release procedure now; the draft can go")'
+            " (retire changelog-draft))"
         )
         for text in ("error rate 0.1% after web 2.3.0", "cdn cache hit ratio 97%", "no new issues"):
             self.observe("external_fact", f"monitoring: {text}")

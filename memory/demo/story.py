@@ -200,17 +200,17 @@ FOLLOW_UPS = [
     '(derive rollback-plan (from release) (how "re-deploy the previous tgz") (owner release-bot))'
     " (relate rollback-plan supports release)",
     "(relate web-lint supports release-web)",
-    '(derive handoff-note (summary "两个项目都已打包，待归纳发布流程") (open monitor-error-rate))',
+    '(derive handoff-note (summary "both projects packaged; the release procedure is still to be written") (open monitor-error-rate))',
     "(revise project-layout (project shop-web) (layout single-package) (manager npm)"
     " (scripts test build lint) (ci github-actions))",
 ]
 
 
 NOTES = [
-    "监控发布后的错误率",
-    "下次发布前更新 vite",
-    "检查 CDN 缓存设置",
-    "确认产物没有 source map",
-    "记录 npm 与 pnpm 的命令差异",
-    "在发布说明中链接变更记录",
+    "watch the error rate after the release",
+    "update vite before the next release",
+    "check the CDN cache settings",
+    "make sure artifacts ship without source maps",
+    "note the command differences between npm and pnpm",
+    "link the changelog from the release notes",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from memory.contexts import create_context, issue_token
-from memory.models import Frame, TransactionRecord
+from memory.models import ApiToken, Frame, TransactionRecord
 from tests.api.conftest import Api, error_of
 
 TEXT = """(context-tx
@@ -67,7 +67,8 @@ def test_thread_and_evaluation_are_recorded(api: Api) -> None:
     record = TransactionRecord.objects.get(context__slug="alpha")
     assert record.thread == "w-2"
     assert record.evaluation_id == evaluation["id"]
-    assert record.author == "token:" + record.author.split(":")[1] + ":agent-a"
+    token = ApiToken.objects.get(context__slug="alpha", name="agent-a")
+    assert record.author == f"agent-a (token {token.key_prefix})"
     assert record.author_kind == "agent"
 
 

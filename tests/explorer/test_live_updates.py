@@ -37,7 +37,9 @@ def test_a_transaction_posted_through_the_api_appears_within_a_second(
     edges = {(e["source"], e["name"], e["target"]) for e in reviewer_page.edges()}
     assert ("f:test-result", "supports", "f:release") in edges
     assert reviewer_page.page.locator("#ctx-version").inner_text() == "2"
-    assert "tests passed" in reviewer_page.page.locator("#transactions li").first.inner_text()
+    newest = reviewer_page.page.locator("#transactions li").first.inner_text()
+    assert "tests passed" in newest
+    assert "release-bot (token mz_" in newest  # the token's name, as people gave it
 
 
 def test_retirement_panel_counts_ticks_down_as_evaluations_arrive(

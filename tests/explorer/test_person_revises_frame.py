@@ -4,6 +4,7 @@ with the base version the page showed (R40)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from memory.models import Frame, Relation, TransactionRecord
 from tests.explorer.conftest import ExplorerPage, Team
@@ -52,7 +53,8 @@ def test_revising_a_body_as_s_expression_fields(reviewer_page: ExplorerPage, tea
     reviewer_page.click_frame("plan")
     page.click("#btn-edit")
     page.select_option("#edit-mode", "sexpr")
-    assert page.locator("#edit-text").input_value() == '(steps "test" "build" "pack")'
+    # The server's canonical printer writes the fields (plain words bare).
+    assert page.locator("#edit-text").input_value() == "(steps test build pack)"
     page.fill("#edit-text", '(steps test build verify pack)\n(owner "release bot")')
     page.click("#edit-save")
     page.wait_for_function(
@@ -79,7 +81,22 @@ def test_relate_unrelate_retire_restore_protect_unprotect(
         context_id=team.context_id, name="depends-on", removed_version__isnull=True
     ).exists()
 
-    page.locator("#frame-relations li", has_text="depends-on").locator("button.unrelate").click()
+    # Unrelate asks first: dismissing the question keeps the relation.
+    unrelate = page.locator("#frame-relations li", has_text="depends-on").locator("button.unrelate")
+    questions: list[str] = []
+
+    def dismiss(dialog: Any) -> None:
+        questions.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", dismiss)
+    unrelate.click()
+    assert questions and "release depends-on plan" in questions[0]
+    page.wait_for_timeout(300)
+    assert "depends-on" in page.locator("#frame-relations").inner_text()
+    assert TransactionRecord.objects.filter(context_id=team.context_id).count() == 2
+    page.once("dialog", lambda dialog: dialog.accept())
+    unrelate.click()
     page.wait_for_function(
         "() => !document.getElementById('frame-relations').textContent.includes('depends-on')"
     )
@@ -92,10 +109,20 @@ def test_relate_unrelate_retire_restore_protect_unprotect(
     page.click("#btn-retire")
     status_is("retiring")
     page.wait_for_selector("#retirement-rows tr[data-frame='release']")
+    page.fill("#action-reason", "retired by mistake")
     page.click("#btn-restore")
     status_is("active")
+    # The reason went with the restore and left the box: the protect gets its own.
+    assert page.locator("#action-reason").input_value() == ""
     page.click("#btn-protect")
     status_is("protected")
+    reasons = list(
+        TransactionRecord.objects.filter(context_id=team.context_id)
+        .order_by("pk")
+        .values_list("reason", flat=True)
+    )
+    assert reasons[-2] == "retired by mistake"
+    assert reasons[-1] == "protect (by reviewer in the explorer)"
     assert page.locator("#btn-retire").is_hidden()
     page.click("#btn-unprotect")
     page.wait_for_function(

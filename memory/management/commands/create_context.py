@@ -22,6 +22,9 @@ class Command(BaseCommand):
             default=2000,
             help="tokens one observation may take in the model input; larger ones are previewed",
         )
+        parser.add_argument(
+            "--token-name", default="agent", help="a name people will recognise in the history"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -34,6 +37,6 @@ class Command(BaseCommand):
             )
         except MorphzError as exc:
             raise CommandError(exc.message) from None
-        issued = issue_token(context, name="create_context")
+        issued = issue_token(context, name=options["token_name"])
         self.stdout.write(f"created context {context.slug}; API token (shown once):")
         self.stdout.write(issued.raw)

@@ -13,7 +13,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
-        parser.add_argument("--name", default="create_token")
+        parser.add_argument(
+            "--name", default="agent", help="a name people will recognise in the history"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         context = Context.objects.filter(slug=options["slug"]).first()

@@ -72,7 +72,7 @@ from memory.tx.lang.names import (
     TxValidationError,
 )
 from memory.tx.lang.parser import parse_text
-from memory.tx.lang.printer import to_text
+from memory.tx.lang.printer import fields_text, to_text
 
 __all__ = [
     "MAX_BASE_VERSION",
@@ -84,6 +84,7 @@ __all__ = [
     "TxParseError",
     "TxValidationError",
     "canonicalize",
+    "fields_text",
     "parse_text",
     "to_text",
     "validate_json",

@@ -68,6 +68,11 @@ def _format_op(op: Mapping[str, Any]) -> str:
     return "(" + " ".join(parts) + ")"
 
 
+def fields_text(body: Mapping[str, BodyValue]) -> str:
+    """A frame body as canonical S-expression fields, one per line, as `revise` takes them."""
+    return "\n".join(_format_field(key, value) for key, value in body.items())
+
+
 def to_text(tx: Mapping[str, Any]) -> str:
     """The canonical text of a JSON-form transaction (validated first)."""
     checked = validate_json(tx)
