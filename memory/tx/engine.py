@@ -341,7 +341,11 @@ def _record_rejection(
     evaluation_id: int | None,
     idempotency_key: str | None = None,
 ) -> None:
-    """Store a rejected submission (R6) in its own database transaction."""
+    """Store a rejected submission (R6) in its own database transaction.
+
+    A frozen context stores nothing: its refusal is not a rejected transaction."""
+    if exc.code == "context_frozen":
+        return
     if tx is not None:
         try:
             text = txlang.to_text(tx)
@@ -353,7 +357,7 @@ def _record_rejection(
         text = json.dumps(data, ensure_ascii=False, default=str)[:100_000]
     base = tx.get("base_version") if tx else None
     with transaction.atomic():
-        if not Context.objects.filter(pk=context_id).exists():
+        if not Context.objects.filter(pk=context_id, frozen=False).exists():
             return
         TransactionRecord.objects.create(
             context_id=context_id,
