@@ -51,6 +51,8 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_view_version": 400,
     "invalid_arguments": 400,
     "unknown_evaluation": 400,
+    "invalid_version": 400,
+    "invalid_export": 400,
     # 401, 403, 404, 405, 406: who may ask what
     "not_authenticated": 401,
     "permission_denied": 403,
@@ -64,6 +66,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "maintenance_required": 409,
     "idempotency_key_reused": 409,
     "context_exists": 409,
+    "context_frozen": 409,
     # 413, 415, 429: size, media type, rate
     "too_large": 413,
     "unsupported_media_type": 415,

@@ -98,6 +98,16 @@ def limit_field(default: int, maximum: int) -> serializers.Field:
     )
 
 
+def as_of_field() -> serializers.Field:
+    return serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=MAX_SEQ,
+        help_text="answer as of the end of this version (R52), from the history",
+    )
+
+
 def cursor_field() -> serializers.Field:
     return StrictCharField(
         required=False,
@@ -204,6 +214,7 @@ class RecallIn(StrictSerializer):
         help_text="append the result as a recall_result observation (R30)",
     )
     thread = thread_field()
+    as_of = as_of_field()
 
 
 class ActionIn(StrictSerializer):
@@ -238,9 +249,11 @@ class FrameListQuery(StrictSerializer):
     status = serializers.ChoiceField(choices=FRAME_STATUSES, required=False)
     cursor = cursor_field()
     limit = limit_field(100, 500)
+    as_of = as_of_field()
 
 
 class FrameDetailQuery(StrictSerializer):
+    as_of = as_of_field()
     history_before = serializers.IntegerField(
         required=False,
         min_value=1,
@@ -263,6 +276,7 @@ class RelationListQuery(StrictSerializer):
     include_removed = serializers.BooleanField(required=False, default=False)
     cursor = cursor_field()
     limit = limit_field(100, 500)
+    as_of = as_of_field()
 
 
 class TransactionListQuery(StrictSerializer):

@@ -65,6 +65,10 @@ class ContextSerializer(serializers.Serializer):
     last_seq = serializers.IntegerField()
     settings = ContextSettingsSerializer()
     pressure = PressureSerializer()
+    frozen = serializers.BooleanField(help_text="writes are refused with 409 `context_frozen`")
+    forked_from = serializers.JSONField(
+        allow_null=True, help_text="`{slug, version, tick}` of the fork's source, else null"
+    )
 
 
 def present_context(context: Context) -> dict[str, Any]:
@@ -83,7 +87,16 @@ def present_context(context: Context) -> dict[str, Any]:
             "observation_budget_tokens": context.observation_budget_tokens,
         },
         "pressure": pressure_state(context).as_dict(),
+        "frozen": context.frozen,
+        "forked_from": _lineage(context),
     }
+
+
+def _lineage(context: Context) -> dict[str, Any] | None:
+    if context.forked_version is None:
+        return None
+    source = context.forked_from.slug if context.forked_from_id and context.forked_from else None
+    return {"slug": source, "version": context.forked_version, "tick": context.forked_tick}
 
 
 class ContextListSerializer(serializers.Serializer):

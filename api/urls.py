@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from api import views, views_agents, views_memory
+from api import views, views_agents, views_history, views_memory
 
 CONTEXT = "v1/contexts/<slug:slug>/"
 
@@ -14,6 +14,13 @@ urlpatterns = [
     path(CONTEXT + "events/", views.EventListView.as_view(), name="api-events"),
     path(CONTEXT + "events/<int:seq>/", views.EventDetailView.as_view(), name="api-event"),
     path(CONTEXT + "evaluations/", views.EvaluationView.as_view(), name="api-evaluations"),
+    path(
+        CONTEXT + "evaluations/<int:evaluation_id>/",
+        views_history.EvaluationDetailView.as_view(),
+        name="api-evaluation",
+    ),
+    path(CONTEXT + "forks/", views_history.ForkView.as_view(), name="api-forks"),
+    path(CONTEXT + "diff/", views_history.DiffView.as_view(), name="api-diff"),
     path(
         CONTEXT + "transactions/",
         views_memory.TransactionView.as_view(),

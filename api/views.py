@@ -16,6 +16,7 @@ from rest_framework import permissions
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from api import views_history
 from api.base import (
     ApiView,
     ContextAPIView,
@@ -119,6 +120,10 @@ class ContextDetailView(ContextAPIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         return Response(present_context(self.ctx))
+
+    @views_history.PATCH_SCHEMA
+    def patch(self, request: Request, slug: str) -> Response:
+        return views_history.patch_context(self, request)
 
 
 def _event_json(event: Event, created: bool | None = None) -> dict[str, Any]:
@@ -294,6 +299,10 @@ class EvaluationView(ContextAPIView):
             include_instructions=data["include_instructions"],
         )
         return Response(bounded_evaluation(result), status=201)
+
+    @views_history.LIST_SCHEMA
+    def get(self, request: Request, slug: str) -> Response:
+        return views_history.list_evaluations_response(self, request)
 
 
 class ActionView(ContextAPIView):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
@@ -42,11 +43,13 @@ from api.shapes import (
     present_transaction,
 )
 from api.views import IDEMPOTENCY_HEADER
+from api.views_history import frame_as_of_or_404, point_of
 from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.read.pages import frame_history_page, revision_detail
 from memory.tx.engine import submit_transaction
 from memory.tx.lang import fields_text
+from memory.versions import asof
 from memory.vocabulary import is_frame_id
 
 TX_JSON_KEYS = ("base_version", "reason", "ops", "thread")
@@ -181,14 +184,25 @@ class FrameListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(FrameListQuery, request.query_params)
         filters = {"status": query.get("status")}
+        point = point_of(self.ctx, query.get("as_of"))
+        if point is not None:
+            filters["as_of"] = point.version
         after = decode_cursor(query.get("cursor"), filters, str, context=self.ctx.pk) or ""
-        page = reads.list_frames(self.ctx, after_id=after, limit=query["limit"], **filters)
+        if point is None:
+            page = reads.list_frames(
+                self.ctx, after_id=after, limit=query["limit"], status=filters["status"]
+            )
+            tick = self.ctx.tick
+        else:
+            page = asof.frames_as_of(
+                self.ctx, point, after_id=after, limit=query["limit"], status=filters["status"]
+            )
+            tick = point.tick
         next_cursor = (
             encode_cursor(page.items[-1].frame_id, filters, context=self.ctx.pk)
             if page.has_more
             else None
         )
-        tick = self.ctx.tick
         return Response(
             {"frames": [frame_view(f, tick) for f in page.items], "next_cursor": next_cursor}
         )
@@ -209,12 +223,22 @@ class FrameDetailView(ContextAPIView):
     )
     def get(self, request: Request, slug: str, frame_id: str) -> Response:
         query = query_data(FrameDetailQuery, request.query_params)
-        frame = self._frame(frame_id)
-        data = frame_view(frame, self.ctx.tick)
+        point = point_of(self.ctx, query.get("as_of"))
+        frame = (
+            self._frame(frame_id)
+            if point is None
+            else frame_as_of_or_404(self.ctx, point, frame_id)
+        )
+        data = frame_view(frame, self.ctx.tick if point is None else point.tick)
         data["body_text"] = fields_text(frame.body)  # what the explorer's editor shows
         page = frame_history_page(
             frame, before=query.get("history_before"), limit=query["history_limit"]
         )
+        if point is not None:  # the revision the frame had then is its last
+            page["revisions"] = [r for r in page["revisions"] if r["version"] <= point.version]
+            page["write_history"] = [
+                h for h in page["write_history"] if h["version"] <= point.version
+            ]
         data["revisions"] = page["revisions"]
         data["write_history"] = page["write_history"]
         data["history"] = {"next_before": page["next_before"], "limit": query["history_limit"]}
@@ -257,8 +281,13 @@ class RelationListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(RelationListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("subject", "object", "name", "include_removed")}
+        point = point_of(self.ctx, query.get("as_of"))
+        if point is not None:
+            filters["as_of"] = point.version
         after = decode_cursor(query.get("cursor"), filters, int, context=self.ctx.pk) or 0
-        page = reads.list_relations(
+        page = (
+            reads.list_relations if point is None else partial(asof.relations_as_of, point=point)
+        )(
             self.ctx,
             subject=filters["subject"],
             object_id=filters["object"],
@@ -294,7 +323,9 @@ class RecallView(ContextAPIView):
         data = body_data(RecallIn, request.data)
         from memory.recall.graph import recall
 
-        result = recall(
+        point = point_of(self.ctx, data.get("as_of"))
+        run = recall if point is None else partial(asof.recall_as_of, point=point)
+        result = run(
             self.ctx,
             frame_id=data["frame_id"],
             depth=data["depth"],

@@ -93,11 +93,23 @@ class ContextAdmin(admin.ModelAdmin):
         "tick",
         "used_tokens",
         "capacity_tokens",
+        "frozen",
+        "lineage",
         "created_at",
         "explorer_link",
     )
     search_fields = ("slug", "name")
-    readonly_fields = ("version", "tick", "last_seq", "used_tokens", "in_maintenance", "created_at")
+    readonly_fields = (
+        "version",
+        "tick",
+        "last_seq",
+        "used_tokens",
+        "in_maintenance",
+        "created_at",
+        "frozen",
+        "lineage",
+        "forks_of_this",
+    )
     fields = (
         "slug",
         "name",
@@ -110,7 +122,51 @@ class ContextAdmin(admin.ModelAdmin):
         *readonly_fields,
     )
     inlines = [ApiTokenInline]
-    actions = ["issue_token_action"]
+    actions = ["issue_token_action", "freeze_action", "unfreeze_action", "fork_action"]
+
+    @admin.display(description="forked from")
+    def lineage(self, obj: Context) -> str:
+        """The chain of sources: `alpha@v12 <- alpha-fork@v3` (oldest first)."""
+        chain: list[str] = []
+        current: Context | None = obj
+        seen: set[int] = set()
+        while current is not None and current.forked_version is not None:
+            if current.pk in seen:
+                break
+            seen.add(current.pk)
+            source = current.forked_from
+            chain.append(f"{source.slug if source else '(deleted)'}@v{current.forked_version}")
+            current = source
+        return " <- ".join(reversed(chain)) if chain else "-"
+
+    @admin.display(description="forks")
+    def forks_of_this(self, obj: Context) -> str:
+        forks = [f"{c.slug}@v{c.forked_version}" for c in obj.forks.order_by("slug")]
+        return ", ".join(forks) if forks else "-"
+
+    @admin.action(description="Freeze (refuse every write)")
+    def freeze_action(self, request: HttpRequest, queryset: Any) -> None:
+        for context in queryset:
+            contexts.set_frozen(context.pk, True)
+        messages.success(request, "Frozen.")
+
+    @admin.action(description="Unfreeze")
+    def unfreeze_action(self, request: HttpRequest, queryset: Any) -> None:
+        for context in queryset:
+            contexts.set_frozen(context.pk, False)
+        messages.success(request, "Unfrozen.")
+
+    @admin.action(description="Fork now (new context and token, shown once)")
+    def fork_action(self, request: HttpRequest, queryset: Any) -> None:
+        from memory.versions.forks import fork_context
+
+        for context in queryset:
+            result = fork_context(context, token_name=f"admin:{request.user}")
+            messages.success(
+                request,
+                f"Forked {context.slug} at version {result.version} into "
+                f"{result.context.slug}; token (copy it now): {result.token.raw}",
+            )
 
     @admin.display(description="explorer")
     def explorer_link(self, obj: Context) -> str:

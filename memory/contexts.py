@@ -19,6 +19,7 @@ __all__ = [
     "delete_context",
     "issue_token",
     "revoke_token",
+    "set_frozen",
     "validate_settings",
 ]
 from memory.models import ApiToken, Context
@@ -138,12 +139,25 @@ def update_context_settings(context_id: int, **changes: int | str) -> Context:
 
 
 @transaction.atomic
+def set_frozen(context_id: int, frozen: bool) -> Context:
+    """Freeze or unfreeze a context (R54). Takes the context row lock, so a write already
+    under way finishes first; every later write is refused with ContextFrozen."""
+    if not isinstance(frozen, bool):
+        raise InvalidRequest("frozen must be true or false", details=[{"field": "frozen"}])
+    context = lock_context_model(context_id, allow_frozen=True)
+    if context.frozen != frozen:
+        context.frozen = frozen
+        context.save(update_fields=["frozen"])
+    return context
+
+
+@transaction.atomic
 def delete_context(context_id: int) -> None:
     """Delete a context and everything it holds (an admin decision, not a memory operation).
 
     Takes the context row lock first so no commit or evaluation is half-way through."""
     try:
-        context = lock_context_model(context_id)
+        context = lock_context_model(context_id, allow_frozen=True)
     except NotFound:
         return
     context.delete()

@@ -50,3 +50,17 @@ class StaleView(MorphzError):
 
 class MaintenanceRequired(MorphzError):
     code = "maintenance_required"
+
+
+class ContextFrozen(MorphzError):
+    """The context is frozen (R54): every write is refused; reads, recall, search and forks
+    still work."""
+
+    code = "context_frozen"
+
+    def __init__(self, slug: str) -> None:
+        super().__init__(
+            f"context {slug!r} is frozen: writes are refused; reads, recall, search and forks "
+            'still work (unfreeze it with PATCH {"frozen": false})',
+            details=[{"context": slug}],
+        )

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from memory.errors import NotFound
+from memory.errors import ContextFrozen, NotFound
 from memory.models import Context
 
 _locks: dict[int, threading.Lock] = {}
@@ -61,24 +61,31 @@ class LockedContext:
     used_tokens: int
     in_maintenance: bool
     observation_budget_tokens: int
+    frozen: bool = False
 
 
-def lock_context(context_id: int) -> LockedContext:
-    """SELECT ... FOR UPDATE the context row: serialises commits of one context (R20)."""
+def lock_context(context_id: int, *, allow_frozen: bool = False) -> LockedContext:
+    """SELECT ... FOR UPDATE the context row: serialises commits of one context (R20).
+
+    Every write takes it, so it refuses a frozen context (R54) with ContextFrozen unless
+    `allow_frozen` (freezing, unfreezing and deleting are decisions about the context)."""
     with connection.cursor() as cur:
         cur.execute(
             "SELECT id, slug, version, tick, last_seq, grace_ticks, capacity_tokens, pressure_percent, "
             "maintenance_percent, maintenance_exit_percent, used_tokens, in_maintenance, "
-            "observation_budget_tokens FROM memory_context WHERE id = %s FOR UPDATE",
+            "observation_budget_tokens, frozen FROM memory_context WHERE id = %s FOR UPDATE",
             [context_id],
         )
         row = cur.fetchone()
     if row is None:
         raise NotFound(f"context {context_id} does not exist")
-    return LockedContext(*row)
+    locked = LockedContext(*row)
+    if locked.frozen and not allow_frozen:
+        raise ContextFrozen(locked.slug)
+    return locked
 
 
-def lock_context_model(context_id: int) -> Context:
+def lock_context_model(context_id: int, *, allow_frozen: bool = False) -> Context:
     """`lock_context`, then the locked row as a model, for code that saves it with the ORM."""
-    lock_context(context_id)
+    lock_context(context_id, allow_frozen=allow_frozen)
     return Context.objects.get(pk=context_id)

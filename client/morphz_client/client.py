@@ -20,11 +20,15 @@ from morphz_client.types import (
     AppendableKind,
     AppendedEvent,
     Context,
+    Diff,
     Direction,
     Evaluation,
+    EvaluationDetail,
+    EvaluationPage,
     Event,
     EventChunk,
     EventPage,
+    Fork,
     FrameDetail,
     FramePage,
     NewEvent,
@@ -341,13 +345,22 @@ class MorphzClient:
     # -- frames and relations ------------------------------------------------------------
 
     def frames(
-        self, *, status: str | None = None, cursor: str | None = None, limit: int | None = None
+        self,
+        *,
+        status: str | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+        as_of: int | None = None,
     ) -> FramePage:
-        params = _params(status=status, cursor=cursor, limit=limit)
+        """Frames by id; `as_of=N` answers them as they were at the end of version N."""
+        params = _params(status=status, cursor=cursor, limit=limit, as_of=as_of)
         return cast(FramePage, self._request("GET", self._ctx("frames/"), params=params))
 
-    def frame(self, frame_id: str) -> FrameDetail:
-        return cast(FrameDetail, self._request("GET", self._ctx(f"frames/{frame_id}/")))
+    def frame(self, frame_id: str, *, as_of: int | None = None) -> FrameDetail:
+        params = _params(as_of=as_of)
+        return cast(
+            FrameDetail, self._request("GET", self._ctx(f"frames/{frame_id}/"), params=params)
+        )
 
     def relations(
         self,
@@ -358,6 +371,7 @@ class MorphzClient:
         include_removed: bool | None = None,
         cursor: str | None = None,
         limit: int | None = None,
+        as_of: int | None = None,
     ) -> RelationPage:
         params = _params(
             subject=subject,
@@ -366,6 +380,7 @@ class MorphzClient:
             include_removed=include_removed,
             cursor=cursor,
             limit=limit,
+            as_of=as_of,
         )
         return cast(RelationPage, self._request("GET", self._ctx("relations/"), params=params))
 
@@ -385,8 +400,10 @@ class MorphzClient:
         evaluation: int | None = None,
         as_observation: bool = False,
         thread: str | None = None,
+        as_of: int | None = None,
     ) -> RecallResult:
         body = _body(
+            as_of=as_of,
             frame_id=frame_id,
             depth=depth,
             direction=direction,
@@ -458,3 +475,41 @@ class MorphzClient:
             evaluation=evaluation,
         )
         return cast(dict[str, Any], self._request("POST", self._ctx("replies/"), json=body))
+
+    # -- history: forks, freezing, evaluations, diff --------------------------------------
+
+    def fork(
+        self, *, slug: str | None = None, at_version: int | None = None, name: str | None = None
+    ) -> Fork:
+        """Fork this context at `at_version` (default: now); the answer carries a token for
+        the new context (use it with a new MorphzClient)."""
+        body = _body(slug=slug, at_version=at_version, name=name)
+        return cast(Fork, self._request("POST", self._ctx("forks/"), json=body))
+
+    def set_frozen(self, frozen: bool) -> Context:
+        """Freeze (every write then raises `context_frozen`) or unfreeze the context."""
+        return cast(Context, self._request("PATCH", self._ctx(), json={"frozen": frozen}))
+
+    def freeze(self) -> Context:
+        return self.set_frozen(True)
+
+    def unfreeze(self) -> Context:
+        return self.set_frozen(False)
+
+    def evaluations(
+        self, *, thread: str | None = None, cursor: str | None = None, limit: int | None = None
+    ) -> EvaluationPage:
+        params = _params(thread=thread, cursor=cursor, limit=limit)
+        return cast(EvaluationPage, self._request("GET", self._ctx("evaluations/"), params=params))
+
+    def evaluation(self, evaluation_id: int) -> EvaluationDetail:
+        """One evaluation with the compiled input the model was given."""
+        return cast(
+            EvaluationDetail, self._request("GET", self._ctx(f"evaluations/{evaluation_id}/"))
+        )
+
+    def diff(self, from_version: int, to_version: int | None = None) -> Diff:
+        """What changed between two versions (default `to`: now)."""
+        params = _params(to=to_version)
+        params["from"] = from_version
+        return cast(Diff, self._request("GET", self._ctx("diff/"), params=params))

@@ -29,6 +29,12 @@ class ContextSettings(TypedDict):
     observation_budget_tokens: int
 
 
+class ForkedFrom(TypedDict):
+    slug: str | None
+    version: int
+    tick: int
+
+
 class Context(TypedDict):
     slug: str
     name: str
@@ -37,6 +43,8 @@ class Context(TypedDict):
     last_seq: int
     settings: ContextSettings
     pressure: Pressure
+    frozen: bool
+    forked_from: ForkedFrom | None
 
 
 class Event(TypedDict, total=False):
@@ -224,3 +232,49 @@ class SearchResult(TypedDict, total=False):
     total_exact: bool
     next_offset: int | None
     lag: Any
+
+
+class Fork(TypedDict):
+    """A new context forked from this one: its slug, a token for it, where it came from."""
+
+    slug: str
+    token: str
+    forked_from: ForkedFrom
+    version: int
+    tick: int
+
+
+class EvaluationSummary(TypedDict, total=False):
+    id: int
+    thread: str
+    continuation: bool
+    tick: int
+    advanced_tick: bool
+    view_version: int
+    claimed: list[str]
+    expired: list[str]
+    last_seq: int | None
+    tokens: int | None
+    created_at: str
+
+
+class EvaluationDetail(EvaluationSummary, total=False):
+    input: dict[str, Any]  # {"context": {...}, "text": "..."} as the model was given it
+    frames_seen: list[dict[str, Any]]
+    observations_seen: list[str]
+
+
+class EvaluationPage(TypedDict):
+    evaluations: list[EvaluationSummary]
+    next_cursor: str | None
+
+
+class Diff(TypedDict, total=False):
+    """What changed between two versions (GET diff/?from=A&to=B)."""
+
+    from_version: int
+    to_version: int
+    frames: dict[str, list[dict[str, Any]]]
+    relations: dict[str, list[dict[str, Any]]]
+    events: dict[str, list[dict[str, Any]]]
+    transactions: list[dict[str, Any]]

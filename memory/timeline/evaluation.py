@@ -99,6 +99,7 @@ def _evaluate(
         advanced_tick=advanced,
         view_version=context.version,
         claimed_seqs=[seq for _, seq, _ in claimed],
+        last_seq=context.last_seq,
         result={},
     )
     if claimed:

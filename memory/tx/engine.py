@@ -75,6 +75,17 @@ def parse_submission(*, text: str | None = None, data: Any = None) -> dict[str, 
         raise InvalidRequest(str(exc), details=[{"path": exc.path}]) from None
 
 
+def check_evaluation(context_id: int, evaluation_id: int | None) -> None:
+    """`unknown_evaluation` unless the evaluation (when given) belongs to the context."""
+    if (
+        evaluation_id is not None
+        and not Evaluation.objects.filter(pk=evaluation_id, context_id=context_id).exists()
+    ):
+        raise InvalidRequest(
+            f"evaluation {evaluation_id} does not belong to this context", code="unknown_evaluation"
+        )
+
+
 def submit_transaction(
     context_id: int,
     *,
@@ -194,13 +205,7 @@ def _commit(
             f"base_version {base} is ahead of the context's version {context.version}",
             code="invalid_base_version",
         )
-    if (
-        evaluation_id is not None
-        and not Evaluation.objects.filter(pk=evaluation_id, context_id=context.pk).exists()
-    ):
-        raise InvalidRequest(
-            f"evaluation {evaluation_id} does not belong to this context", code="unknown_evaluation"
-        )
+    check_evaluation(context.pk, evaluation_id)
 
     ops = tx["ops"]
     loader = SqlLoader(context.pk)
@@ -341,7 +346,11 @@ def _record_rejection(
     evaluation_id: int | None,
     idempotency_key: str | None = None,
 ) -> None:
-    """Store a rejected submission (R6) in its own database transaction."""
+    """Store a rejected submission (R6) in its own database transaction.
+
+    A frozen context stores nothing: its refusal is not a rejected transaction."""
+    if exc.code == "context_frozen":
+        return
     if tx is not None:
         try:
             text = txlang.to_text(tx)
@@ -353,7 +362,7 @@ def _record_rejection(
         text = json.dumps(data, ensure_ascii=False, default=str)[:100_000]
     base = tx.get("base_version") if tx else None
     with transaction.atomic():
-        if not Context.objects.filter(pk=context_id).exists():
+        if not Context.objects.filter(pk=context_id, frozen=False).exists():
             return
         TransactionRecord.objects.create(
             context_id=context_id,

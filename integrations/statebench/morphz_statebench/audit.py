@@ -92,7 +92,7 @@ def check_full(name: str, record: dict[str, Any], learned: LearnedContext) -> li
         proven = 0
         for item in record.get("evaluations") or []:
             try:
-                evaluation = client.evaluation(item["id"])  # type: ignore[attr-defined]
+                evaluation = client.evaluation(item["id"])
             except AttributeError:
                 evaluation = client._request("GET", client._ctx(f"evaluations/{item['id']}/"))
             except MorphzError as exc:

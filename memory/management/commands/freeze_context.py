@@ -1,0 +1,24 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from memory.contexts import set_frozen
+from memory.models import Context
+
+
+class Command(BaseCommand):
+    help = "Freeze a context (every write refused with context_frozen), or --unfreeze it."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("slug")
+        parser.add_argument("--unfreeze", action="store_true")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        context = Context.objects.filter(slug=options["slug"]).first()
+        if context is None:
+            raise CommandError(f"no context {options['slug']!r}")
+        context = set_frozen(context.pk, not options["unfreeze"])
+        state = "frozen" if context.frozen else "not frozen"
+        self.stdout.write(f"{context.slug} is {state}")

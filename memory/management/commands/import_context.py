@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from memory.errors import MorphzError
+from memory.versions.exchange import import_context, read_export
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a context from an export file: rebuilt through the engine and verified "
+        "against the exported state; prints the new token alone on the last line."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file")
+        parser.add_argument("--slug", default=None, help="default: the exported slug")
+        parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            total = len(read_export(options["file"]).steps)
+            with tqdm(total=total, unit="step", desc="import", disable=options["quiet"]) as bar:
+                result = import_context(
+                    options["file"], slug=options["slug"], progress=lambda _s: _tick(bar)
+                )
+        except MorphzError as exc:
+            raise CommandError(f"{exc.code}: {exc.message}") from None
+        except OSError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(
+            f"imported {result.context.slug} (version {result.context.version}, "
+            f"{result.steps} steps), verified equal to the export; API token (shown once):"
+        )
+        self.stdout.write(result.token.raw)
+
+
+def _tick(bar: tqdm[Any]) -> None:
+    bar.update()

@@ -1,0 +1,217 @@
+"""Reads as of a point in history (R52): frames, one frame, relations, recall.
+
+What a point means is defined in `memory.versions.points`. Everything here reads the
+history tables (frame and event logs, revisions, relation versions, evaluations), never
+the present rows' mutable columns, and nothing here writes.
+
+- `frames_as_of(context, point, *, status=None, after_id="", limit=100) -> Page[Frame]`
+- `frame_as_of(context, point, frame_id) -> Frame | None`
+- `revisions_as_of(frame, point) -> list[FrameRevision]` and
+  `write_history_as_of(context, frame_id, point) -> list[dict]`
+- `relations_as_of(context, point, *, subject, object_id, name, include_removed, after_pk,
+  limit) -> Page[Relation]`
+- `recall_as_of(context, point, **recall_kwargs) -> dict`: the same walk as `recall`, on the
+  state at the point (it cannot append an observation; cursors are bound to the point's
+  version like any recall cursor).
+
+Frames and relations come back as unsaved model instances so the present-state shapes
+(`frame_view`, `present_relation`) serve both.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import connection, transaction
+
+from memory.errors import InvalidRequest
+from memory.models import Context, Frame, FrameRevision, Relation
+from memory.read.lists import Page
+from memory.versions.points import (
+    CONTEXT_AT,
+    EVENTS_AT,
+    FRAME_COLUMNS,
+    RELATIONS_AT,
+    Point,
+)
+
+# Frames walked in id order, each with its logged state at the point: the planner stops
+# after `limit` matches, so a page costs index lookups, not the whole context.
+_FRAMES_PAGE = """
+SELECT f.id, f.context_id, f.frame_id, h.revision, rv.body, rv.sources, h.status, h.protected,
+       h.retire_requested_tick, h.retire_due_tick, h.retire_reason, h.retire_generation,
+       h.token_estimate, f.created_version, h.version AS changed_version, f.updated_at
+FROM memory_frame f
+CROSS JOIN LATERAL (
+  SELECT c.* FROM memory_framechange c WHERE c.frame_id = f.id AND c.version <= %(v)s
+  ORDER BY c.version DESC, c.id DESC LIMIT 1
+) h
+JOIN memory_framerevision rv ON rv.frame_id = f.id AND rv.revision = h.revision
+WHERE f.context_id = %(ctx)s AND f.created_version <= %(v)s {where}
+ORDER BY f.frame_id LIMIT %(limit)s
+"""
+
+
+def _loads(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _frame(row: tuple[Any, ...]) -> Frame:
+    data = dict(zip(FRAME_COLUMNS, row, strict=True))
+    data["body"] = _loads(data["body"])
+    data["sources"] = _loads(data["sources"])
+    return Frame(**data)
+
+
+def _frames(where: str, params: dict[str, Any]) -> list[Frame]:
+    with connection.cursor() as cur:
+        cur.execute(_FRAMES_PAGE.format(where=where), params)
+        return [_frame(row) for row in cur.fetchall()]
+
+
+def frames_as_of(
+    context: Context,
+    point: Point,
+    *,
+    status: str | None = None,
+    after_id: str = "",
+    limit: int = 100,
+) -> Page[Frame]:
+    params = {**point.params(), "after": after_id, "status": status, "limit": limit + 1}
+    where = "AND f.frame_id > %(after)s" + (" AND h.status = %(status)s" if status else "")
+    rows = _frames(where, params)
+    return Page(items=rows[:limit], has_more=len(rows) > limit)
+
+
+def frame_as_of(context: Context, point: Point, frame_id: str) -> Frame | None:
+    rows = _frames("AND f.frame_id = %(fid)s", {**point.params(), "fid": frame_id, "limit": 1})
+    return rows[0] if rows else None
+
+
+def revisions_as_of(frame: Frame, point: Point) -> list[FrameRevision]:
+    return list(
+        FrameRevision.objects.filter(frame_id=frame.pk, version__lte=point.version)
+        .select_related("transaction")
+        .order_by("revision")
+    )
+
+
+def write_history_as_of(context: Context, frame_id: str, point: Point) -> list[dict[str, Any]]:
+    from memory.read.history import frame_write_history
+
+    return [h for h in frame_write_history(context, frame_id) if h["version"] <= point.version]
+
+
+def relations_as_of(
+    context: Context,
+    point: Point,
+    *,
+    subject: str | None = None,
+    object_id: str | None = None,
+    name: str | None = None,
+    include_removed: bool = False,
+    after_pk: int = 0,
+    limit: int = 100,
+) -> Page[Relation]:
+    where = ["r.id > %(after)s"]
+    if not include_removed:
+        where.append("r.removed_version IS NULL")
+    if subject:
+        where.append("s.frame_id = %(subject)s")
+    if object_id:
+        where.append("o.frame_id = %(object)s")
+    if name:
+        where.append("r.name = %(name)s")
+    sql = (
+        f"SELECT r.id, r.name, r.created_version, r.removed_version, s.frame_id, o.frame_id "  # noqa: S608 - constant SQL fragments; values are parameters
+        f"FROM ({RELATIONS_AT}) r JOIN memory_frame s ON s.id = r.subject_id "
+        f"JOIN memory_frame o ON o.id = r.object_id WHERE {' AND '.join(where)} "
+        "ORDER BY r.id LIMIT %(limit)s"
+    )
+    params = {
+        **point.params(),
+        "after": after_pk,
+        "subject": subject,
+        "object": object_id,
+        "name": name,
+        "limit": limit + 1,
+    }
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        rows = cur.fetchall()
+    items = []
+    for pk, rel_name, created, removed, subject_id, object_frame_id in rows[:limit]:
+        relation = Relation(pk=pk, name=rel_name, created_version=created, removed_version=removed)
+        relation.subject = Frame(frame_id=subject_id)
+        relation.object = Frame(frame_id=object_frame_id)
+        items.append(relation)
+    return Page(items=items, has_more=len(rows) > limit)
+
+
+# -- recall --------------------------------------------------------------------------------
+# Recall's one statement reads memory_frame, memory_relation, memory_event and
+# memory_context. As of a point it runs unchanged against temporary views of those names
+# (PostgreSQL looks in the session's temporary schema first), holding the rows as they were,
+# inside a transaction that is rolled back: the views never outlive the call.
+
+_FRAME_VIEW = """
+SELECT f.id, f.context_id, f.frame_id, h.revision, rv.body, rv.sources, h.status, h.protected,
+       h.retire_requested_tick, h.retire_due_tick, h.retire_reason, h.retire_generation,
+       h.token_estimate, f.created_version, h.version AS changed_version, f.updated_at
+FROM memory_frame f
+CROSS JOIN LATERAL (
+  SELECT c.* FROM memory_framechange c WHERE c.frame_id = f.id AND c.version <= {v}
+  ORDER BY c.version DESC, c.id DESC LIMIT 1
+) h
+JOIN memory_framerevision rv ON rv.frame_id = f.id AND rv.revision = h.revision
+WHERE f.context_id = {ctx} AND f.created_version <= {v}
+"""
+
+
+class _Rollback(Exception):
+    def __init__(self, result: Any) -> None:
+        self.result = result
+
+
+def _literal_sql(sql: str, params: dict[str, Any]) -> str:
+    """View bodies cannot take parameters: the point's numbers are inlined (all ints)."""
+    for key, value in params.items():
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{key} must be an int")
+        sql = sql.replace(f"%({key})s", str(value))
+    return sql
+
+
+def recall_as_of(context: Context, point: Point, **kwargs: Any) -> dict[str, Any]:
+    from memory.recall.graph import recall
+
+    if kwargs.get("as_observation"):
+        raise InvalidRequest(
+            "a recall as of a past version cannot be appended as an observation",
+            details=[{"field": "as_observation"}],
+        )
+    if kwargs.get("view_version") is not None or kwargs.get("evaluation_id") is not None:
+        raise InvalidRequest(
+            "as_of and view_version/evaluation exclude each other",
+            details=[{"field": "as_of"}],
+        )
+    if point.present:
+        return recall(context, **kwargs)
+    params = {k: v for k, v in point.params().items() if k in ("ctx", "v", "tick", "seq")}
+    views = [
+        # Created in this order, each body still names the real tables (a view's names are
+        # resolved when it is created).
+        ("memory_context", _literal_sql(CONTEXT_AT, params)),
+        ("memory_relation", _literal_sql(RELATIONS_AT, params)),
+        ("memory_event", _literal_sql(EVENTS_AT, params)),
+        ("memory_frame", _FRAME_VIEW.format(v=point.version, ctx=point.context_id)),
+    ]
+    try:
+        with transaction.atomic():
+            with connection.cursor() as cur:
+                for name, body in views:
+                    cur.execute(f"CREATE TEMP VIEW {name} AS {body}")
+            raise _Rollback(recall(context, **kwargs))
+    except _Rollback as done:
+        return dict(done.result)

@@ -1,0 +1,69 @@
+"""What each model call was given (R55): evaluations, read back.
+
+- `list_evaluations(context, *, thread=None, after_pk=0, limit=50) -> (rows, has_more)`:
+  oldest first, summaries (no compiled text).
+- `get_evaluation(context, evaluation_id) -> dict`: one evaluation with the compiled input it
+  returned (structured `context`, rendered `text`, `tokens`), its view version, tick and the
+  refs it claimed. NotFound for an id of another context.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory.errors import NotFound
+from memory.models import Context, Evaluation
+
+
+def evaluation_summary(evaluation: Evaluation) -> dict[str, Any]:
+    result = evaluation.result or {}
+    return {
+        "id": evaluation.pk,
+        "thread": evaluation.thread,
+        "continuation": evaluation.continuation,
+        "tick": evaluation.tick,
+        "advanced_tick": evaluation.advanced_tick,
+        "view_version": evaluation.view_version,
+        "claimed": [f"@e{seq}" for seq in evaluation.claimed_seqs],
+        "expired": list(result.get("expired") or []),
+        "last_seq": evaluation.last_seq,
+        "tokens": result.get("tokens"),
+        "created_at": evaluation.created_at.isoformat(),
+    }
+
+
+def evaluation_detail(evaluation: Evaluation) -> dict[str, Any]:
+    result = evaluation.result or {}
+    data = evaluation_summary(evaluation)
+    data["input"] = {"context": result.get("context"), "text": result.get("text", "")}
+    raw = result.get("context")
+    compiled: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    data["frames_seen"] = [
+        {"id": f.get("id"), "revision": f.get("revision"), "status": f.get("status")}
+        for f in compiled.get("frames") or []
+        if isinstance(f, dict)
+    ]
+    data["observations_seen"] = [
+        o.get("ref") for o in compiled.get("observations") or [] if isinstance(o, dict)
+    ]
+    return data
+
+
+def list_evaluations(
+    context: Context, *, thread: str | None = None, after_pk: int = 0, limit: int = 50
+) -> tuple[list[Evaluation], bool]:
+    queryset = Evaluation.objects.filter(context=context, pk__gt=after_pk).defer("result")
+    if thread:
+        queryset = queryset.filter(thread=thread)
+    rows = list(queryset.order_by("pk")[: limit + 1])
+    return rows[:limit], len(rows) > limit
+
+
+def get_evaluation(context: Context, evaluation_id: int) -> dict[str, Any]:
+    evaluation = Evaluation.objects.filter(context=context, pk=evaluation_id).first()
+    if evaluation is None:
+        raise NotFound(
+            f"evaluation {evaluation_id} does not exist in this context",
+            details=[{"evaluation": evaluation_id}],
+        )
+    return evaluation_detail(evaluation)

@@ -1,0 +1,283 @@
+"""Export and import of a whole context as one file (R56); the format is in docs/history.md.
+
+- `export_context(context, path, progress=None) -> dict` writes the file (gzip, JSON Lines):
+  a header, the history steps (`memory.versions.replay.history_steps`), the rejected
+  transactions, the expected state (`replay.snapshot`) and a closing line with the number
+  of lines before it and their SHA-256. Returns the counts.
+- `read_export(path) -> ExportFile` reads and checks a file completely before anything is
+  written: gzip intact, every line JSON, the header's format and version known, the closing
+  line present, count and checksum equal. Raises InvalidExport (`invalid_export`).
+- `import_context(path, slug=None, progress=None) -> ImportResult` rebuilds the context by
+  driving the engine with the steps (in one database transaction), restores the events'
+  times and the rejected records, then compares the rebuilt state with the file's state
+  (the replay check); any difference refuses the import and writes nothing.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from memory.contexts import IssuedToken, create_context, issue_token, set_frozen
+from memory.errors import MorphzError
+from memory.models import Context, Evaluation, TransactionRecord
+from memory.versions.replay import (
+    SETTINGS,
+    ReplayError,
+    apply_steps,
+    compare,
+    history_steps,
+    snapshot,
+)
+
+FORMAT = "morphz-context"
+FORMAT_VERSION = 1
+STEP_TYPES = ("event", "evaluation", "transaction")
+
+
+class InvalidExport(MorphzError):
+    code = "invalid_export"
+
+
+@dataclass
+class ExportFile:
+    header: dict[str, Any]
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    context: Context
+    token: IssuedToken
+    steps: int
+
+
+def _line(value: dict[str, Any]) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def _rejected(context: Context) -> list[dict[str, Any]]:
+    evaluations = {
+        pk: n
+        for n, pk in enumerate(
+            Evaluation.objects.filter(context=context).order_by("pk").values_list("pk", flat=True)
+        )
+    }
+    return [
+        {
+            "type": "rejected",
+            "author": r.author,
+            "author_kind": r.author_kind,
+            "thread": r.thread,
+            "base_version": r.base_version,
+            "reason": r.reason,
+            "text": r.text,
+            "ops": r.ops,
+            "errors": r.errors,
+            "frame_ids": list(r.frame_ids),
+            "evaluation": evaluations.get(r.evaluation_id) if r.evaluation_id else None,
+            "created_at": r.created_at.isoformat(),
+        }
+        for r in TransactionRecord.objects.filter(context=context, status="rejected").order_by("pk")
+    ]
+
+
+def export_context(
+    context: Context,
+    path: str | Path | IO[bytes],
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, int]:
+    """Write `context` to `path` (a file name or a binary file object)."""
+    checksum = hashlib.sha256()
+    counts = {"steps": 0, "rejected": 0, "lines": 0}
+    with transaction.atomic():
+        # One snapshot of the history: REPEATABLE READ would be cleaner, a share lock is
+        # simpler (writes to this context wait until the export has read it).
+        with connection.cursor() as cur:
+            cur.execute("SELECT id FROM memory_context WHERE id = %s FOR SHARE", [context.pk])
+        context.refresh_from_db()
+        header = {
+            "type": "header",
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "exported_at": timezone.now().isoformat(),
+            "slug": context.slug,
+            "name": context.name,
+            "settings": {name: getattr(context, name) for name in SETTINGS},
+            "frozen": context.frozen,
+            "version": context.version,
+            "tick": context.tick,
+            "last_seq": context.last_seq,
+        }
+        with gzip.open(path, "wb") as out:
+
+            def write(value: dict[str, Any]) -> None:
+                data = _line(value)
+                checksum.update(data)
+                out.write(data)
+                counts["lines"] += 1
+
+            write(header)
+            for step in history_steps(context):
+                write(step)
+                counts["steps"] += 1
+                if progress is not None:
+                    progress(step)
+            for record in _rejected(context):
+                write(record)
+                counts["rejected"] += 1
+            write({"type": "state", "state": snapshot(context.pk)})
+            out.write(
+                _line({"type": "end", "lines": counts["lines"], "sha256": checksum.hexdigest()})
+            )
+    return counts
+
+
+def read_export(path: str | Path | IO[bytes]) -> ExportFile:
+    """The whole file, checked; InvalidExport names what is wrong."""
+    checksum = hashlib.sha256()
+    lines: list[dict[str, Any]] = []
+    end: dict[str, Any] | None = None
+    try:
+        with gzip.open(path, "rb") as source:
+            for number, raw in enumerate(source, start=1):
+                if end is not None:
+                    raise InvalidExport(f"line {number}: data after the closing line")
+                try:
+                    value = json.loads(raw)
+                except ValueError:
+                    raise InvalidExport(f"line {number} is not JSON") from None
+                if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+                    raise InvalidExport(f"line {number} has no type")
+                if value["type"] == "end":
+                    end = value
+                    continue
+                checksum.update(raw)
+                lines.append(value)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InvalidExport(f"the file is not a complete gzip file ({exc})") from None
+    if not lines or lines[0].get("type") != "header":
+        raise InvalidExport("the file does not start with a header line")
+    header = lines[0]
+    if header.get("format") != FORMAT:
+        raise InvalidExport(f"not a {FORMAT} file")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise InvalidExport(
+            f"format version {header.get('format_version')!r} is not supported "
+            f"(this server reads version {FORMAT_VERSION})"
+        )
+    if end is None:
+        raise InvalidExport("the file is truncated: its closing line is missing")
+    if end.get("lines") != len(lines) or end.get("sha256") != checksum.hexdigest():
+        raise InvalidExport(
+            "the file was changed or truncated: its checksum does not match its contents"
+        )
+    exported = ExportFile(header=header)
+    for number, value in enumerate(lines[1:], start=2):
+        kind = value["type"]
+        if kind in STEP_TYPES:
+            exported.steps.append(value)
+        elif kind == "rejected":
+            exported.rejected.append(value)
+        elif kind == "state" and isinstance(value.get("state"), dict):
+            exported.state = value["state"]
+        else:
+            raise InvalidExport(f"line {number}: unknown line type {kind!r}")
+    if not exported.state:
+        raise InvalidExport("the file has no state line to verify against")
+    return exported
+
+
+def import_context(
+    path: str | Path | IO[bytes],
+    slug: str | None = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> ImportResult:
+    exported = read_export(path)
+    header = exported.header
+    settings = header.get("settings") or {}
+    try:
+        with transaction.atomic():
+            context = create_context(
+                slug or header["slug"],
+                name=header.get("name") or "",
+                **{name: settings[name] for name in SETTINGS if name in settings},
+            )
+            try:
+                apply_steps(context.pk, exported.steps, progress)
+            except (ReplayError, MorphzError) as exc:
+                message = getattr(exc, "message", None) or str(exc)
+                raise InvalidExport(f"the history does not replay: {message}") from None
+            _restore_times(context, exported.steps)
+            _restore_rejected(context, exported.rejected)
+            differences = compare(exported.state, snapshot(context.pk))
+            if differences:
+                raise InvalidExport(
+                    "the rebuilt context differs from the exported state: "
+                    + "; ".join(differences[:5]),
+                    details=[{"difference": d} for d in differences[:50]],
+                )
+            if header.get("frozen"):
+                set_frozen(context.pk, True)
+            token = issue_token(context, name="import_context")
+            context.refresh_from_db()
+    except KeyError as exc:
+        raise InvalidExport(f"a line lacks the field {exc}") from None
+    return ImportResult(context=context, token=token, steps=len(exported.steps))
+
+
+def _restore_times(context: Context, steps: list[dict[str, Any]]) -> None:
+    """Events keep the times they were appended at, not the time of the import."""
+    seqs = [s["seq"] for s in steps if "seq" in s and s.get("created_at")]
+    times = [s["created_at"] for s in steps if "seq" in s and s.get("created_at")]
+    if not seqs:
+        return
+    with connection.cursor() as cur:
+        cur.execute(
+            "UPDATE memory_event AS e SET created_at = v.t::timestamptz "
+            "FROM unnest(%s::bigint[], %s::text[]) AS v(seq, t) "
+            "WHERE e.context_id = %s AND e.seq = v.seq",
+            [seqs, times, context.pk],
+        )
+
+
+def _restore_rejected(context: Context, rejected: list[dict[str, Any]]) -> None:
+    evaluations = list(
+        Evaluation.objects.filter(context=context).order_by("pk").values_list("pk", flat=True)
+    )
+    TransactionRecord.objects.bulk_create(
+        [
+            TransactionRecord(
+                context=context,
+                author=r["author"],
+                author_kind=r["author_kind"],
+                thread=r["thread"],
+                base_version=r.get("base_version"),
+                committed_version=None,
+                status="rejected",
+                reason=r.get("reason") or "",
+                text=r["text"],
+                ops=r.get("ops"),
+                errors=r.get("errors"),
+                frame_ids=list(r.get("frame_ids") or []),
+                evaluation_id=(
+                    evaluations[r["evaluation"]]
+                    if isinstance(r.get("evaluation"), int)
+                    and 0 <= r["evaluation"] < len(evaluations)
+                    else None
+                ),
+            )
+            for r in rejected
+        ]
+    )

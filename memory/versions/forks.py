@@ -1,0 +1,289 @@
+"""Forks (R53): an independent context whose history and state equal the source's at a point.
+
+    fork_context(source, *, slug=None, at_version=None, name="") -> ForkResult
+
+Copies, as of the point (see `memory.versions.points`), every row the source holds:
+events, evaluations, transaction records, frames with their revisions, relations,
+retirement requests, the history logs, the counters and settings, and the search index
+(documents whose text is unchanged at the point are copied; the rest are queued for the
+indexer). Rows are copied with `INSERT ... SELECT` in one database transaction, new ids
+drawn from the tables' sequences into temporary maps first, so foreign keys between copied
+rows are rewritten with one join each. The source's row is share-locked meanwhile: writes
+to it wait (a few statements), reads and other forks do not. Nothing is shared afterwards:
+every row of the fork is its own.
+
+A frozen source can be forked; the fork is not frozen. Raises InvalidRequest
+(`invalid_version`, `invalid_request` for a bad slug, `context_exists`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import IntegrityError, connection, transaction
+
+from memory.contexts import IssuedToken, issue_token
+from memory.errors import InvalidRequest, NotFound
+from memory.models import Context
+from memory.versions.points import (
+    CONTEXT_AT,
+    CONTEXT_COLUMNS,
+    EVENTS_AT,
+    FRAMES_AT,
+    RELATIONS_AT,
+    Point,
+    resolve_point,
+)
+
+
+@dataclass(frozen=True)
+class ForkResult:
+    context: Context
+    token: IssuedToken
+    source_slug: str
+    version: int
+    tick: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "slug": self.context.slug,
+            "token": self.token.raw,
+            "forked_from": {"slug": self.source_slug, "version": self.version, "tick": self.tick},
+            "version": self.context.version,
+            "tick": self.context.tick,
+        }
+
+
+def _seq_name(table: str) -> str:
+    return f"pg_get_serial_sequence('{table}', 'id')"
+
+
+# Present-state sources: the plain tables (cheaper than the as-of queries).
+_FRAMES_NOW = """
+SELECT f.id, f.context_id, f.frame_id, f.revision, f.body, f.sources, f.status, f.protected,
+       f.retire_requested_tick, f.retire_due_tick, f.retire_reason, f.retire_generation,
+       f.token_estimate, f.created_version, f.changed_version, f.updated_at
+FROM memory_frame f WHERE f.context_id = %(ctx)s
+"""
+_EVENTS_NOW = """
+SELECT e.id, e.context_id, e.seq, e.kind, e.thread, e.content, e.payload, e.created_at,
+       e.idempotency_key, e.size_chars, e.token_estimate, e.is_observation, e.active,
+       e.status_version, e.pending, e.evaluation_id, e.delivers, e.request_state,
+       e.delivered_by_seq
+FROM memory_event e WHERE e.context_id = %(ctx)s
+"""
+_RELATIONS_NOW = """
+SELECT r.id, r.context_id, r.subject_id, r.name, r.object_id, r.created_version,
+       r.removed_version
+FROM memory_relation r WHERE r.context_id = %(ctx)s
+"""
+
+
+def _statements(point: Point) -> list[str]:
+    """The copy, statement by statement; %(dst)s is the new context's id."""
+    frames = _FRAMES_NOW if point.present else FRAMES_AT
+    events = _EVENTS_NOW if point.present else EVENTS_AT
+    relations = _RELATIONS_NOW if point.present else RELATIONS_AT
+    return [
+        "SET LOCAL morphz.copying = 'on'",
+        # (dropped first too: inside an enclosing transaction ON COMMIT comes later)
+        "DROP TABLE IF EXISTS fork_eval, fork_event, fork_record, fork_frame",
+        # id maps: old id -> new id, drawn from each table's own sequence in the old ids'
+        # order (evaluations and records are ordered by id)
+        "CREATE TEMP TABLE fork_eval ON COMMIT DROP AS "  # noqa: S608 - constant SQL fragments; values are parameters
+        f"SELECT id AS old, nextval({_seq_name('memory_evaluation')}) AS new "
+        "FROM (SELECT id FROM memory_evaluation WHERE context_id = %(ctx)s "
+        "AND view_version <= %(v)s ORDER BY id) s",
+        "CREATE TEMP TABLE fork_event ON COMMIT DROP AS "  # noqa: S608 - constant SQL fragments; values are parameters
+        f"SELECT id AS old, nextval({_seq_name('memory_event')}) AS new "
+        "FROM (SELECT id FROM memory_event WHERE context_id = %(ctx)s AND seq <= %(seq)s "
+        "ORDER BY seq) s",
+        "CREATE TEMP TABLE fork_record ON COMMIT DROP AS "  # noqa: S608 - constant SQL fragments; values are parameters
+        f"SELECT id AS old, nextval({_seq_name('memory_transactionrecord')}) AS new "
+        "FROM (SELECT id FROM memory_transactionrecord WHERE context_id = %(ctx)s "
+        "AND (committed_version <= %(v)s OR (committed_version IS NULL AND id < %(rec)s)) "
+        "ORDER BY id) s",
+        "CREATE TEMP TABLE fork_frame ON COMMIT DROP AS "  # noqa: S608 - constant SQL fragments; values are parameters
+        f"SELECT id AS old, nextval({_seq_name('memory_frame')}) AS new "
+        "FROM (SELECT id FROM memory_frame WHERE context_id = %(ctx)s "
+        "AND created_version <= %(v)s ORDER BY id) s",
+        "ANALYZE fork_eval, fork_event, fork_record, fork_frame",
+        # evaluations (the stored result names its own id: rewritten)
+        "INSERT INTO memory_evaluation (id, context_id, thread, idempotency_key, continuation, "
+        "tick, advanced_tick, view_version, claimed_seqs, last_seq, result, created_at) "
+        "SELECT m.new, %(dst)s, v.thread, v.idempotency_key, v.continuation, v.tick, "
+        "v.advanced_tick, v.view_version, v.claimed_seqs, v.last_seq, "
+        "CASE WHEN v.result ? 'id' THEN jsonb_set(v.result, '{id}', to_jsonb(m.new)) "
+        "ELSE v.result END, v.created_at "
+        "FROM memory_evaluation v JOIN fork_eval m ON m.old = v.id",
+        # events as of the point
+        "INSERT INTO memory_event (id, context_id, seq, kind, thread, content, payload, "  # noqa: S608 - constant SQL fragments; values are parameters
+        "created_at, idempotency_key, size_chars, token_estimate, is_observation, active, "
+        "status_version, pending, evaluation_id, delivers, request_state, delivered_by_seq) "
+        "SELECT m.new, %(dst)s, e.seq, e.kind, e.thread, e.content, e.payload, e.created_at, "
+        "e.idempotency_key, e.size_chars, e.token_estimate, e.is_observation, e.active, "
+        "e.status_version, e.pending, me.new, e.delivers, e.request_state, e.delivered_by_seq "
+        f"FROM ({events}) e JOIN fork_event m ON m.old = e.id "
+        "LEFT JOIN fork_eval me ON me.old = e.evaluation_id",
+        # transaction records
+        "INSERT INTO memory_transactionrecord (id, context_id, author, author_kind, thread, "
+        "base_version, committed_version, status, reason, text, ops, receipt, errors, "
+        "frame_ids, event_id, evaluation_id, created_at) "
+        "SELECT m.new, %(dst)s, t.author, t.author_kind, t.thread, t.base_version, "
+        "t.committed_version, t.status, t.reason, t.text, t.ops, t.receipt, t.errors, "
+        "t.frame_ids, me.new, mv.new, t.created_at "
+        "FROM memory_transactionrecord t JOIN fork_record m ON m.old = t.id "
+        "LEFT JOIN fork_event me ON me.old = t.event_id "
+        "LEFT JOIN fork_eval mv ON mv.old = t.evaluation_id",
+        # frames as of the point, their revisions, logs, relations and retirement requests
+        "INSERT INTO memory_frame (id, context_id, frame_id, revision, body, sources, status, "  # noqa: S608 - constant SQL fragments; values are parameters
+        "protected, retire_requested_tick, retire_due_tick, retire_reason, retire_generation, "
+        "token_estimate, created_version, changed_version, updated_at) "
+        "SELECT m.new, %(dst)s, f.frame_id, f.revision, f.body, f.sources, f.status, "
+        "f.protected, f.retire_requested_tick, f.retire_due_tick, f.retire_reason, "
+        "f.retire_generation, f.token_estimate, f.created_version, f.changed_version, "
+        f"f.updated_at FROM ({frames}) f JOIN fork_frame m ON m.old = f.id",
+        "INSERT INTO memory_framerevision (frame_id, revision, body, sources, transaction_id, "
+        "version, created_at) "
+        "SELECT mf.new, r.revision, r.body, r.sources, mt.new, r.version, r.created_at "
+        "FROM memory_framerevision r JOIN fork_frame mf ON mf.old = r.frame_id "
+        "JOIN fork_record mt ON mt.old = r.transaction_id WHERE r.version <= %(v)s",
+        "INSERT INTO memory_framechange (context_id, frame_id, version, revision, status, "
+        "protected, retire_requested_tick, retire_due_tick, retire_reason, retire_generation, "
+        "token_estimate) "
+        "SELECT %(dst)s, mf.new, c.version, c.revision, c.status, c.protected, "
+        "c.retire_requested_tick, c.retire_due_tick, c.retire_reason, c.retire_generation, "
+        "c.token_estimate FROM memory_framechange c JOIN fork_frame mf ON mf.old = c.frame_id "
+        "WHERE c.version <= %(v)s ORDER BY c.id",
+        "INSERT INTO memory_eventchange (context_id, event_id, seq, version, active) "
+        "SELECT %(dst)s, me.new, c.seq, c.version, c.active FROM memory_eventchange c "
+        "JOIN fork_event me ON me.old = c.event_id WHERE c.version <= %(v)s ORDER BY c.id",
+        "INSERT INTO memory_maintenancechange (context_id, version, last_seq, in_maintenance) "
+        "SELECT %(dst)s, version, last_seq, in_maintenance FROM memory_maintenancechange "
+        "WHERE context_id = %(ctx)s AND last_seq <= %(seq)s ORDER BY id",
+        "INSERT INTO memory_relation (context_id, subject_id, name, object_id, "  # noqa: S608 - constant SQL fragments; values are parameters
+        "created_version, removed_version) "
+        "SELECT %(dst)s, ms.new, r.name, mo.new, r.created_version, r.removed_version "
+        f"FROM ({relations}) r JOIN fork_frame ms ON ms.old = r.subject_id "
+        "JOIN fork_frame mo ON mo.old = r.object_id ORDER BY r.id",
+        "INSERT INTO memory_retirementrequest (frame_id, generation, requested_tick, due_tick, "
+        "reason, requested_version, outcome, resolved_tick, resolved_version) "
+        "SELECT mf.new, q.generation, q.requested_tick, q.due_tick, q.reason, "
+        "q.requested_version, "
+        "CASE WHEN q.resolved_version > %(v)s THEN 'pending' ELSE q.outcome END, "
+        "CASE WHEN q.resolved_version > %(v)s THEN NULL ELSE q.resolved_tick END, "
+        "CASE WHEN q.resolved_version > %(v)s THEN NULL ELSE q.resolved_version END "
+        "FROM memory_retirementrequest q JOIN fork_frame mf ON mf.old = q.frame_id "
+        "WHERE q.requested_version <= %(v)s",
+        # the search index: documents whose facts read the same at the point are copied
+        "INSERT INTO memory_searchdocument (context_id, frame_id, event_id, ref, status, kind, "
+        "thread, created_at, tokens, indexed_at) "
+        "SELECT %(dst)s, NULL, me.new, d.ref, "
+        "CASE WHEN e.is_observation THEN CASE WHEN e.active THEN 'active' ELSE 'retired' END "
+        "ELSE 'recorded' END, d.kind, d.thread, d.created_at, d.tokens, d.indexed_at "
+        "FROM memory_searchdocument d JOIN fork_event me ON me.old = d.event_id "
+        "JOIN memory_event e ON e.id = me.new",
+        "INSERT INTO memory_searchdocument (context_id, frame_id, event_id, ref, status, kind, "
+        "thread, created_at, tokens, indexed_at) "
+        "SELECT %(dst)s, mf.new, NULL, d.ref, f.status, d.kind, d.thread, d.created_at, "
+        "d.tokens, d.indexed_at "
+        "FROM memory_searchdocument d JOIN fork_frame mf ON mf.old = d.frame_id "
+        "JOIN memory_frame f ON f.id = mf.new JOIN memory_frame s ON s.id = d.frame_id "
+        "WHERE s.revision = f.revision",
+        # whatever has no document yet (changed since, or not indexed in the source either)
+        "INSERT INTO memory_indexintent (context_id, frame_id, event_id, created_at) "
+        "SELECT %(dst)s, f.id, NULL, now() FROM memory_frame f "
+        "WHERE f.context_id = %(dst)s AND NOT EXISTS "
+        "(SELECT 1 FROM memory_searchdocument d WHERE d.frame_id = f.id)",
+        "INSERT INTO memory_indexintent (context_id, frame_id, event_id, created_at) "
+        "SELECT %(dst)s, NULL, e.id, now() FROM memory_event e "
+        "WHERE e.context_id = %(dst)s AND NOT EXISTS "
+        "(SELECT 1 FROM memory_searchdocument d WHERE d.event_id = e.id)",
+        "DROP TABLE fork_eval, fork_event, fork_record, fork_frame",
+    ]
+
+
+def _new_slug(source_slug: str) -> str:
+    return f"{source_slug[:50]}-fork-{secrets.token_hex(3)}"
+
+
+def fork_context(
+    source: Context | int,
+    *,
+    slug: str | None = None,
+    at_version: Any = None,
+    name: str = "",
+    token_name: str = "fork",
+) -> ForkResult:
+    """Fork `source` at `at_version` (default: now) into a new context `slug`."""
+    source_pk = source.pk if isinstance(source, Context) else source
+    if slug is not None:
+        from django.core.validators import validate_slug
+
+        if not isinstance(slug, str) or not 0 < len(slug) <= 64:
+            raise InvalidRequest("slug must be 1-64 letters, digits, '-' or '_'")
+        try:
+            validate_slug(slug)
+        except Exception:
+            raise InvalidRequest(f"slug {slug!r} must be letters, digits, '-' or '_'") from None
+    try:
+        with transaction.atomic():
+            return _fork(source_pk, slug, at_version, name, token_name)
+    except IntegrityError as exc:
+        if slug is not None and Context.objects.filter(slug=slug).exists():
+            raise InvalidRequest(
+                f"a context with slug {slug!r} already exists", code="context_exists"
+            ) from None
+        raise exc
+
+
+def _fork(
+    source_pk: int, slug: str | None, at_version: Any, name: str, token_name: str
+) -> ForkResult:
+    # Share lock: writers of the source (which take FOR UPDATE) wait until the copy is done.
+    with connection.cursor() as cur:
+        cur.execute("SELECT id FROM memory_context WHERE id = %s FOR SHARE", [source_pk])
+        locked = cur.fetchone()
+    src = Context.objects.filter(pk=source_pk).first() if locked else None
+    if src is None:
+        raise NotFound(f"context {source_pk} does not exist")
+    point = resolve_point(src, src.version if at_version is None else at_version, "at_version")
+    params = point.params()
+    with connection.cursor() as cur:
+        cur.execute(CONTEXT_AT if not point.present else "SELECT 1", params)
+        at = dict(zip(CONTEXT_COLUMNS, cur.fetchone() or (), strict=False))
+    new_slug = slug or _new_slug(src.slug)
+    if Context.objects.filter(slug=new_slug).exists():
+        raise InvalidRequest(
+            f"a context with slug {new_slug!r} already exists", code="context_exists"
+        )
+    dst = Context(
+        slug=new_slug,
+        name=name or f"{src.name or src.slug} (fork at v{point.version})",
+        version=point.version,
+        tick=point.tick,
+        last_seq=point.last_seq,
+        grace_ticks=src.grace_ticks,
+        capacity_tokens=src.capacity_tokens,
+        pressure_percent=src.pressure_percent,
+        maintenance_percent=src.maintenance_percent,
+        maintenance_exit_percent=src.maintenance_exit_percent,
+        observation_budget_tokens=src.observation_budget_tokens,
+        used_tokens=src.used_tokens if point.present else at["used_tokens"],
+        in_maintenance=src.in_maintenance if point.present else at["in_maintenance"],
+        frozen=False,
+        forked_from=src,
+        forked_version=point.version,
+        forked_tick=point.tick,
+    )
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL morphz.copying = 'on'")
+        dst.save(force_insert=True)
+        params["dst"] = dst.pk
+        for sql in _statements(point):
+            cur.execute(sql, params)
+        cur.execute("SET LOCAL morphz.copying = 'off'")
+    token = issue_token(dst, name=token_name)
+    return ForkResult(dst, token, src.slug, point.version, point.tick)
