@@ -62,6 +62,10 @@ def test_time_travel_shows_an_old_body_and_what_a_version_changed(
     page.wait_for_function(
         "() => document.getElementById('frame-body').textContent.includes('packaging')"
     )
+    # The highlight comes after a second read (the version before), so wait for its banner.
+    page.wait_for_function(
+        "() => document.getElementById('tt-banner').textContent.includes('Viewing version 2')"
+    )
     changed = {n["id"] for n in reviewer_page.graph("node.changed")}
     assert changed == {"release"}
     banner = page.locator("#tt-banner").inner_text()
