@@ -34,7 +34,8 @@ class ContextTokenAuthentication(authentication.BaseAuthentication):
         if not header:
             return None
         scheme, _, raw = header.partition(" ")
-        if scheme != self.keyword or not raw.strip():
+        # Authentication schemes are case-insensitive (RFC 9110 section 11.1).
+        if scheme.lower() != self.keyword.lower() or not raw.strip():
             raise exceptions.AuthenticationFailed("use Authorization: Bearer <token>")
         token = authenticate_token(raw.strip())
         if token is None:

@@ -6,8 +6,10 @@ ask where the embedded PostgreSQL lives before settings are loaded.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -69,6 +71,35 @@ def env_bool(name: str, default: bool) -> bool:
     if lowered in {"0", "false", "no", "off"}:
         return False
     raise ConfigError(f"{name} must be a boolean (1/0, true/false, yes/no, on/off), got {raw!r}")
+
+
+_RATE = re.compile(r"(\d+)/(s|sec|second|m|min|minute|h|hour|d|day)s?")
+
+
+def env_rate(name: str, default: str) -> str:
+    """A request rate as DRF's throttles read it: `<count>/<second|minute|hour|day>`."""
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.strip()
+    match = _RATE.fullmatch(value)
+    if match is None or int(match.group(1)) < 1:
+        raise ConfigError(
+            f"{name} must be <count>/<second|minute|hour|day> (e.g. 6000/min), got {raw!r}"
+        )
+    return value
+
+
+def env_log_level(name: str, default: str) -> str:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.strip().upper()
+    if value not in logging.getLevelNamesMapping():
+        raise ConfigError(
+            f"{name} must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL, got {raw!r}"
+        )
+    return value
 
 
 @dataclass(frozen=True)

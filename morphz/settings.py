@@ -17,6 +17,8 @@ from morphz.config import (
     env_bool,
     env_float,
     env_int,
+    env_log_level,
+    env_rate,
     env_str,
 )
 
@@ -169,7 +171,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ContextTokenRateThrottle"],
-    "DEFAULT_THROTTLE_RATES": {"context_token": env_str("MORPHZ_THROTTLE_RATE", "6000/min")},
+    "DEFAULT_THROTTLE_RATES": {"context_token": env_rate("MORPHZ_THROTTLE_RATE", "6000/min")},
 }
 
 SPECTACULAR_SETTINGS = {
@@ -187,7 +189,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
+    "root": {"handlers": ["console"], "level": env_log_level("LOG_LEVEL", "INFO")},
 }
 
 if os.environ.get("MORPHZ_SECURE_COOKIES"):

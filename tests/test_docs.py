@@ -47,3 +47,23 @@ def test_every_error_code_is_documented() -> None:
     text = "\n".join(page.read_text() for page in DOCS)
     undocumented = [code for code in STATUS_BY_CODE if f"`{code}`" not in text]
     assert undocumented == []
+
+
+def test_the_readme_lists_every_docs_page() -> None:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Documentation", 1)[1].split("\n## ", 1)[0]
+    unlisted = [p.name for p in DOCS if f"](docs/{p.name})" not in section]
+    assert unlisted == []
+
+
+def test_the_readme_layout_names_every_top_level_folder() -> None:
+    text = (ROOT / "README.md").read_text()
+    layout = text.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    ignored = {line.strip().rstrip("/") for line in (ROOT / ".gitignore").read_text().splitlines()}
+    folders = [
+        p.name
+        for p in ROOT.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and p.name not in ignored
+    ]
+    missing = [name for name in sorted(folders) if f"`{name}/" not in layout]
+    assert missing == []

@@ -67,3 +67,34 @@ def test_bad_channel_layer_url_stops_manage_py():
     )
     assert result.returncode != 0
     assert "CHANNEL_LAYER_URL must be a redis:// URL" in result.stderr
+
+
+@pytest.mark.parametrize("rate", ["abc", "10/fortnight", "0/min", "/min", "10"])
+def test_bad_throttle_rate_stops_manage_py_with_message(rate):
+    result = manage(
+        "check", env={"MORPHZ_THROTTLE_RATE": rate, "DATABASE_URL": "postgres://localhost/x"}
+    )
+    assert result.returncode != 0
+    assert "MORPHZ_THROTTLE_RATE must be <count>/<second|minute|hour|day>" in result.stderr
+    assert repr(rate) in result.stderr
+
+
+def test_bad_log_level_stops_manage_py_with_message():
+    result = manage("check", env={"LOG_LEVEL": "bogus", "DATABASE_URL": "postgres://localhost/x"})
+    assert result.returncode != 0
+    assert "LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL, got 'bogus'" in (
+        result.stderr
+    )
+
+
+@pytest.mark.parametrize("rate", ["10/sec", "6000/min", "5/hours", "100/day"])
+def test_good_throttle_rates_are_accepted(rate):
+    result = manage(
+        "check",
+        env={
+            "MORPHZ_THROTTLE_RATE": rate,
+            "LOG_LEVEL": "warning",
+            "DATABASE_URL": "postgres://localhost/x",
+        },
+    )
+    assert result.returncode == 0, result.stderr

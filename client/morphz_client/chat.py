@@ -16,6 +16,7 @@ from typing import TextIO
 
 from morphz_client.agent import ChatModel, MemoryAgent
 from morphz_client.client import MorphzClient
+from morphz_client.errors import AuthError, MorphzError, NotFoundError
 
 
 def chat(
@@ -53,18 +54,40 @@ def main(argv: list[str] | None = None, model: ChatModel | None = None) -> int:
     parser.add_argument("--model", default=None, help="default: MORPHZ_MODEL")
     parser.add_argument("--thread", default=None)
     args = parser.parse_args(argv)
+    # Every check happens before the first write, so a failed start leaves no open request.
     if not args.token:
-        parser.error("set MORPHZ_TOKEN (or pass --token)")
+        return _fail(2, "set MORPHZ_TOKEN (or pass --token)")
     if model is None:
         from morphz_client.llm import AnthropicModel, OpenAIModel, model_from_env
 
         if args.model:
             os.environ["MORPHZ_MODEL"] = args.model
-        model = model_from_env(args.provider)
+        try:
+            model = model_from_env(args.provider)
+        except Exception as exc:  # the SDKs raise their own errors for a missing key
+            return _fail(2, f"cannot set up the model: {exc}")
         assert isinstance(model, OpenAIModel | AnthropicModel)
-    with MorphzClient(args.url, args.token, context=args.context) as mz:
+        client = model.client
+        if not (getattr(client, "api_key", None) or getattr(client, "auth_token", None)):
+            name = "ANTHROPIC_API_KEY" if isinstance(model, AnthropicModel) else "OPENAI_API_KEY"
+            return _fail(2, f"set {name} (the model's API key)")
+    try:
+        mz = MorphzClient(args.url, args.token, context=args.context)
+        mz.context()
+    except AuthError:
+        return _fail(2, f"Morphz at {args.url} refused the token (MORPHZ_TOKEN)")
+    except NotFoundError:
+        return _fail(2, f"Morphz at {args.url} has no context {args.context!r} for this token")
+    except MorphzError as exc:
+        return _fail(1, f"cannot reach Morphz at {args.url}: {exc}")
+    with mz:
         chat(MemoryAgent(mz, model, thread=args.thread))
     return 0
+
+
+def _fail(code: int, message: str) -> int:
+    sys.stderr.write(f"morphz chat: {message}\n")
+    return code
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from memory.errors import Conflict, InvalidRequest, MorphzError, NotFound
 from memory.kinds import AGENT_MESSAGE
 from memory.models import Context, Frame
 from memory.timeline.events import append_event, check_thread, register_action
-from memory.tx.engine import SYSTEM, Author, submit_transaction
+from memory.tx.engine import SYSTEM, Author, check_evaluation, submit_transaction
 from memory.tx.lang import TxError, parse_text
 
 TX_TOOL = "context_tx"
@@ -334,6 +334,7 @@ def take_apart_reply(
     context = Context.objects.filter(pk=context_id).first()
     if context is None:
         raise NotFound(f"context {context_id} does not exist")
+    check_evaluation(context_id, evaluation_id)  # as transactions do: nothing written
     parts = _sort_parts(text, calls, given_delivers)
     # Memory first: digesting may bring the context out of maintenance before the gate,
     # and the reads see the commit.

@@ -75,6 +75,17 @@ def parse_submission(*, text: str | None = None, data: Any = None) -> dict[str, 
         raise InvalidRequest(str(exc), details=[{"path": exc.path}]) from None
 
 
+def check_evaluation(context_id: int, evaluation_id: int | None) -> None:
+    """`unknown_evaluation` unless the evaluation (when given) belongs to the context."""
+    if (
+        evaluation_id is not None
+        and not Evaluation.objects.filter(pk=evaluation_id, context_id=context_id).exists()
+    ):
+        raise InvalidRequest(
+            f"evaluation {evaluation_id} does not belong to this context", code="unknown_evaluation"
+        )
+
+
 def submit_transaction(
     context_id: int,
     *,
@@ -194,13 +205,7 @@ def _commit(
             f"base_version {base} is ahead of the context's version {context.version}",
             code="invalid_base_version",
         )
-    if (
-        evaluation_id is not None
-        and not Evaluation.objects.filter(pk=evaluation_id, context_id=context.pk).exists()
-    ):
-        raise InvalidRequest(
-            f"evaluation {evaluation_id} does not belong to this context", code="unknown_evaluation"
-        )
+    check_evaluation(context.pk, evaluation_id)
 
     ops = tx["ops"]
     loader = SqlLoader(context.pk)

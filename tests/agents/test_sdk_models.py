@@ -114,3 +114,64 @@ def test_chat_command_remembers_across_restarts(make_client: Any) -> None:
         "delivered",
         "delivered",
     ]
+
+
+def _run_chat(env: dict[str, str], line: str = "hello") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "morphz_client.chat", "--context", "chat-start"],
+        input=f"{line}\n/quit\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def _base_env() -> dict[str, str]:
+    env = {**os.environ}
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "MORPHZ_PROVIDER"):
+        env.pop(name, None)
+    return env
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_chat_without_a_model_key_says_so_and_writes_nothing(
+    make_client: Any, provider: str
+) -> None:
+    mz = make_client("chat-start")
+    env = {
+        **_base_env(),
+        "MORPHZ_URL": str(mz._http.base_url).rstrip("/"),
+        "MORPHZ_TOKEN": mz.token,
+        "MORPHZ_PROVIDER": provider,
+        "MORPHZ_MODEL": "m-test",
+    }
+    done = _run_chat(env)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "API_KEY" in done.stderr
+    assert mz.events(kind="user_message")["events"] == []
+
+
+def test_chat_without_a_morphz_token_exits_2() -> None:
+    env = {**_base_env(), "OPENAI_API_KEY": "sk-test", "MORPHZ_MODEL": "m"}
+    env.pop("MORPHZ_TOKEN", None)
+    done = _run_chat(env)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["morphz chat: set MORPHZ_TOKEN (or pass --token)"]
+
+
+def test_chat_with_an_unreachable_morphz_exits_1() -> None:
+    env = {
+        **_base_env(),
+        "OPENAI_API_KEY": "sk-test",
+        "MORPHZ_MODEL": "m",
+        "MORPHZ_URL": "http://127.0.0.1:9",
+        "MORPHZ_TOKEN": "mz_nothing",
+    }
+    done = _run_chat(env)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("morphz chat: cannot reach Morphz at"), lines

@@ -202,6 +202,21 @@ def test_replies_endpoint_validates_and_answers(make_client: Any) -> None:
     assert content.startswith("[frame hello r1 active]") and "r1 derive at version 1" in content
 
 
+def test_unknown_evaluation_is_refused_and_nothing_written(make_client: Any) -> None:
+    from morphz_client import InvalidRequestError
+
+    mz = make_client("replies-unknown-eval")
+    before = (Event.objects.count(), TransactionRecord.objects.count())
+    with pytest.raises(InvalidRequestError) as caught:
+        mz._request(
+            "POST",
+            mz._ctx("replies/"),
+            json={"text": "(context-tx (derive hello (k v))) done", "evaluation": 999_999},
+        )
+    assert caught.value.code == "unknown_evaluation"
+    assert (Event.objects.count(), TransactionRecord.objects.count()) == before
+
+
 def test_conflict_re_evaluates_and_the_model_retries(make_client: Any) -> None:
     from morphz_client.agent import MemoryAgent, ModelReply, ScriptedModel, ToolCall, state_version
 

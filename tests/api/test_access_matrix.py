@@ -117,6 +117,14 @@ def test_a_person_who_is_not_staff_gets_404(
     assert error_of(response)["code"] == "not_found"
 
 
+@pytest.mark.parametrize("scheme", ["bearer", "BEARER", "bEaReR"])
+def test_the_bearer_scheme_is_case_insensitive(alpha: Any, alpha_token: str, scheme: str) -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"{scheme} {alpha_token}")
+    response = Api("alpha", client=client).get()
+    assert response.status_code == 200, response.json()
+
+
 def test_last_use_of_a_token_is_recorded(api: Api) -> None:
     from memory.models import ApiToken
 
