@@ -55,7 +55,7 @@ def evaluate(
         ).first()
         if existing is None:
             raise
-        return existing.result
+        return {**existing.result, "id": existing.pk}
 
 
 @transaction.atomic
@@ -77,7 +77,7 @@ def _evaluate(
                     f"idempotency_key {idempotency_key!r} was used for a different evaluation",
                     code="idempotency_key_reused",
                 )
-            return existing.result
+            return {**existing.result, "id": existing.pk}
 
     claimed: list[tuple[int, int, str]] = []
     if not continuation:

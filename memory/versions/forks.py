@@ -110,13 +110,14 @@ def _statements(point: Point) -> list[str]:
         "FROM (SELECT id FROM memory_frame WHERE context_id = %(ctx)s "
         "AND created_version <= %(v)s ORDER BY id) s",
         "ANALYZE fork_eval, fork_event, fork_record, fork_frame",
-        # evaluations (the stored result names its own id: rewritten)
+        # evaluations
         "INSERT INTO memory_evaluation (id, context_id, thread, idempotency_key, continuation, "
         "tick, advanced_tick, view_version, claimed_seqs, last_seq, result, created_at) "
         "SELECT m.new, %(dst)s, v.thread, v.idempotency_key, v.continuation, v.tick, "
         "v.advanced_tick, v.view_version, v.claimed_seqs, v.last_seq, "
-        "CASE WHEN v.result ? 'id' THEN jsonb_set(v.result, '{id}', to_jsonb(m.new)) "
-        "ELSE v.result END, v.created_at "
+        # the stored result is copied as is (rewriting its `id` decompressed every large
+        # compiled input: most of a fork's time); readers take the id from the row
+        "v.result, v.created_at "
         "FROM memory_evaluation v JOIN fork_eval m ON m.old = v.id",
         # events as of the point
         "INSERT INTO memory_event (id, context_id, seq, kind, thread, content, payload, "  # noqa: S608 - constant SQL fragments; values are parameters
