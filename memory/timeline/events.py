@@ -468,21 +468,7 @@ def _insert_event(context: LockedContext, event: Event) -> int:
             " WHERE id = %s)"
             " SELECT id FROM ev",
             [
-                context.pk,
-                event.seq,
-                event.kind,
-                event.thread,
-                event.content,
-                None if event.payload is None else json.dumps(event.payload, ensure_ascii=False),
-                event.created_at,
-                event.idempotency_key,
-                event.size_chars,
-                event.token_estimate,
-                event.is_observation,
-                event.active,
-                event.pending,
-                event.delivers,
-                event.request_state,
+                *_event_values(context, event),
                 context.pk,
                 event.created_at,
                 context.last_seq,
@@ -494,6 +480,28 @@ def _insert_event(context: LockedContext, event: Event) -> int:
         row = cur.fetchone()
     assert row is not None
     return int(row[0])
+
+
+def _event_values(context: LockedContext, event: Event) -> list[Any]:
+    """The values of one event row shared by the single and the bulk insert, in the order
+    context_id … request_state (status_version is the literal 0 in both statements)."""
+    return [
+        context.pk,
+        event.seq,
+        event.kind,
+        event.thread,
+        event.content,
+        None if event.payload is None else json.dumps(event.payload, ensure_ascii=False),
+        event.created_at,
+        event.idempotency_key,
+        event.size_chars,
+        event.token_estimate,
+        event.is_observation,
+        event.active,
+        event.pending,
+        event.delivers,
+        event.request_state,
+    ]
 
 
 _EVENT_COLUMNS = (
@@ -509,24 +517,7 @@ def _insert_events(context: LockedContext, events: list[Event]) -> None:
     row = "(%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, 0, %s, %s::bigint[], %s, %s)"
     params: list[Any] = []
     for event in events:
-        params += [
-            context.pk,
-            event.seq,
-            event.kind,
-            event.thread,
-            event.content,
-            None if event.payload is None else json.dumps(event.payload, ensure_ascii=False),
-            event.created_at,
-            event.idempotency_key,
-            event.size_chars,
-            event.token_estimate,
-            event.is_observation,
-            event.active,
-            event.pending,
-            event.delivers,
-            event.request_state,
-            event.delivered_by_seq,
-        ]
+        params += [*_event_values(context, event), event.delivered_by_seq]
     now = events[-1].created_at
     params += [context.pk, now, context.last_seq, context.used_tokens, context.in_maintenance]
     params.append(context.pk)
