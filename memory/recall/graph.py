@@ -59,7 +59,6 @@ from django.core import signing
 from django.db import DatabaseError, connection, transaction
 
 from memory.errors import InvalidRequest, NotFound, StaleCursor, StaleView
-from memory.kinds import event_status
 from memory.limits import (
     RECALL_DEFAULT_DEPTH,
     RECALL_DEFAULT_NODES,
@@ -69,8 +68,9 @@ from memory.limits import (
 from memory.models import Context, Evaluation, Event, Frame
 from memory.read.history import resolve_context
 from memory.recall.walk import state_for as walk_state_for
+from memory.shapes import EventNode, event_node
 from memory.timeline.events import append_recall_result, check_thread
-from memory.vocabulary import event_ref, seq_of
+from memory.vocabulary import seq_of
 
 DIRECTIONS = ("ancestors", "descendants", "both")
 PAGE_BYTES = 64 * 1024
@@ -623,27 +623,6 @@ def _frame_node(row: dict[str, Any], depth: int, body: Any, include_bodies: bool
     return node
 
 
-def _event_node(row: dict[str, Any], depth: int, content: str | None) -> dict[str, Any]:
-    status = event_status(row["is_observation"], row["active"])
-    preview = row["preview"] + ("…" if row["chars"] > PREVIEW_CHARS else "")
-    node: dict[str, Any] = {
-        "type": "event",
-        "ref": event_ref(row["seq"]),
-        "depth": depth,
-        "kind": row["kind"],
-        "thread": row["thread"],
-        "size": row["chars"],
-        "status": status,
-        "active": row["active"],
-        "retired": status == "retired",
-        "created_at": row["created_at"].isoformat(),
-        "preview": preview,
-    }
-    if content is not None:
-        node["content"] = content
-    return node
-
-
 def _edges(walk: _Walk, end: int, page: list[Key]) -> list[dict[str, Any]]:
     """Stored edges between a page node and a node of this or an earlier page."""
     known = walk.order[:end]
@@ -845,7 +824,7 @@ def _recall(
         texts = Event.objects.filter(context_id=context_pk, seq__in=big_texts)
         for seq, content in texts.values_list("seq", "content"):
             events[seq]["content"] = content
-    nodes = []
+    nodes: list[dict[str, Any] | EventNode] = []
     for key in page:
         if key[0] == "f" and key[1] in frames:
             row = frames[key[1]]
@@ -853,7 +832,8 @@ def _recall(
         elif key[0] == "e" and key[1] in events:
             row = events[key[1]]
             text = row["content"] if include_events else None
-            nodes.append(_event_node(row, walk.depth[key], text))
+            preview = row["preview"] + ("…" if row["chars"] > PREVIEW_CHARS else "")
+            nodes.append(event_node(row, walk.depth[key], preview, text))
     more = len(walk.order) > end
     next_cursor = (
         signing.dumps({"c": context_pk, "v": version, "q": qhash, "o": end}, salt=CURSOR_SALT)
