@@ -28,8 +28,9 @@ def build(context_id: int, frames: int, events: int, revise_every: int) -> None:
     `revise_every` frames, then plain events up to `events` (bulk appends of 50), an
     evaluation every 50 events. Evaluations compile no model input here: the build is
     set-up, and a compile of every live frame and observation each time would dominate it."""
+    from memory.timeline.bulk import append_events
     from memory.timeline.evaluation import evaluate
-    from memory.timeline.events import append_event, append_events
+    from memory.timeline.events import append_event
     from memory.tx.engine import submit_transaction
 
     appended = 0
