@@ -98,6 +98,14 @@ def read_event_chunk(
             details=[{"ref": event_ref(number)}],
         )
     total = row["total"]
+    if offset > total:
+        # Past the end is a client's mistake (a stale or miscounted offset), not an empty read;
+        # offset == total is the end itself and reads nothing.
+        raise InvalidRequest(
+            f"offset {offset} is past the end of {event_ref(number)} ({total} characters)",
+            code="invalid_offset",
+            details=[{"field": "offset", "total": total}],
+        )
     chunk = row["chunk"] or ""
     end = min(offset, total) + len(chunk)
     status = event_status(row["is_observation"], row["active"])

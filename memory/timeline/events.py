@@ -41,12 +41,14 @@ class AppendResult:
 
 
 def check_thread(thread: str | None) -> str:
-    """The thread name to store: `main` when absent or empty; InvalidRequest when malformed."""
-    if thread is None or thread == "":
+    """The thread name to store: `main` when absent (None); InvalidRequest `invalid_thread`
+    when malformed, empty included (R8: 1-100 characters, one rule for every write path)."""
+    if thread is None:
         return MAIN_THREAD
     if not is_thread_name(thread):
         raise InvalidRequest(
             f"thread must be 1-{THREAD_MAX} characters: letters, digits, '.', '_', ':', '-'",
+            code="invalid_thread",
             details=[{"field": "thread"}],
         )
     return thread
@@ -290,7 +292,7 @@ def _check_item(index: int, item: Any) -> _Item:
     try:
         thread = check_thread(item.get("thread"))
     except InvalidRequest as exc:
-        raise bad(exc.message, "thread") from exc
+        raise bad(exc.message, "thread", exc.code) from exc
     key = item.get("idempotency_key")
     if key is not None and (not isinstance(key, str) or not 0 < len(key) <= 200):
         raise bad("idempotency_key must be a string of 1-200 characters", "idempotency_key")
