@@ -46,14 +46,12 @@ from api.shapes import (
     EventChunkSerializer,
     EventListSerializer,
     EventSerializer,
-    present_bulk_event,
-    present_context,
-    present_event,
 )
 from memory.limits import EVENT_PREVIEW_CHARS, MAX_BULK_EVENTS
 from memory.models import ApiToken, Event
 from memory.read import lists as reads
 from memory.read.access import contexts_for_person
+from memory.shapes import EventJson, appended_event_json, context_json, event_json
 from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event, append_events, register_action
 from memory.vocabulary import MAX_SEQ, event_ref
@@ -108,7 +106,7 @@ class ContextListView(ApiView):
         responses=responses({200: ContextListSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request) -> Response:
-        return Response({"contexts": [present_context(c) for c in _visible_contexts(request)]})
+        return Response({"contexts": [context_json(c) for c in _visible_contexts(request)]})
 
 
 class ContextDetailView(ContextAPIView):
@@ -119,18 +117,18 @@ class ContextDetailView(ContextAPIView):
         responses=responses({200: ContextSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str) -> Response:
-        return Response(present_context(self.ctx))
+        return Response(context_json(self.ctx))
 
     @views_history.PATCH_SCHEMA
     def patch(self, request: Request, slug: str) -> Response:
         return views_history.patch_context(self, request)
 
 
-def _event_json(event: Event, created: bool | None = None) -> dict[str, Any]:
+def _event_json(event: Event, created: bool | None = None) -> EventJson:
     preview = getattr(event, "preview", None)
     if preview is None:
         preview = event.content[:EVENT_PREVIEW_CHARS]
-    data = present_event(event, preview)
+    data = event_json(event, preview)
     if created is not None:
         data["created"] = created
     return data
@@ -244,7 +242,7 @@ class EventListView(ContextAPIView):
         results = append_events(self.ctx.pk, items)
         created = any(result.created for result in results)
         return Response(
-            {"events": [present_bulk_event(r.event, r.created) for r in results]},
+            {"events": [appended_event_json(r.event, r.created) for r in results]},
             status=201 if created else 200,
         )
 

@@ -65,6 +65,7 @@ from memory.models import Context
 from memory.read.history import resolve_context
 from memory.search import textindex
 from memory.search.indexer import index_lag
+from memory.shapes import search_hit
 from memory.vocabulary import is_thread_name
 
 WINDOW_BEFORE = 60
@@ -509,20 +510,15 @@ def search(
         parts = shown["parts"]
         if cut and parts and parts[0]["text"] != "…":
             parts.insert(0, {"text": "…", "match": False})
-        hit: dict[str, Any] = {"type": "frame" if frame_pk is not None else "event"}
-        hit["id" if frame_pk is not None else "ref"] = ref
-        hit.update(
-            {
-                "ref": ref,
-                "status": doc_status,
-                "kind": doc_kind,
-                "thread": doc_thread,
-                "created_at": created_at.isoformat(),
-                "score": round(float(score), 6),
-                "snippet": "".join(p["text"] for p in parts),
-                "snippet_parts": parts,
-                "next": {"recall": {"frame_id": ref}} if frame_pk is not None else {"read": ref},
-            }
+        hit = search_hit(
+            ref,
+            frame_pk is not None,
+            doc_status,
+            doc_kind,
+            doc_thread,
+            created_at,
+            score,
+            parts,
         )
         hits.append(hit)
     pooled = rows[0][-2] if rows else 0

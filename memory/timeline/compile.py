@@ -16,6 +16,7 @@ from memory.kinds import ACTION, REQUEST_OPEN, RETIRED, USER_MESSAGE
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, Relation
 from memory.pressure import pressure_state
+from memory.shapes import Observation, observation_json
 from memory.tokens import (
     ITEM_OVERHEAD,
     estimate_tokens,
@@ -112,7 +113,7 @@ def render_frame(item: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def render_observation(item: dict[str, Any]) -> str:
+def render_observation(item: Observation) -> str:
     flag = " OPEN REQUEST" if item.get("request") == REQUEST_OPEN else ""
     if item.get("delivers"):
         flag += f" delivers {' '.join(item['delivers'])}"
@@ -215,7 +216,7 @@ def _frame_items(context: Context) -> list[dict[str, Any]]:
     return items
 
 
-def _observation_items(context: Context) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _observation_items(context: Context) -> tuple[list[Observation], list[dict[str, Any]]]:
     """Active observations, each within the per-item budget (R47), and the open requests."""
     # Only as much text as a preview can show leaves the database: a 4 MB log costs its
     # head and tail, never its whole content (R47).
@@ -237,32 +238,19 @@ def _observation_items(context: Context) -> tuple[list[dict[str, Any]], list[dic
             "delivers",
         )
     )
-    items: list[dict[str, Any]] = []
+    items: list[Observation] = []
     open_requests: list[dict[str, Any]] = []
     for event in events:
         ref = event_ref(event["seq"])
         content, preview = bounded_content(
             ref, event["head"], event["tail"], event["size_chars"], budget
         )
-        observation: dict[str, Any] = {
-            "ref": ref,
-            "kind": event["kind"],
-            "thread": event["thread"],
-            "content": content,
-            "tokens": event["token_estimate"],
-        }
-        if event["delivers"]:
-            # A tool result names the action it answers.
-            observation["delivers"] = [event_ref(seq) for seq in event["delivers"]]
-        if preview is not None:
-            observation["preview"] = preview
-        if event["kind"] == USER_MESSAGE:
-            observation["request"] = event["request_state"]
-            if event["request_state"] == REQUEST_OPEN:
-                open_requests.append(
-                    {"ref": ref, "thread": event["thread"], "preview": _preview(event["head"])}
-                )
-        items.append(observation)
+        user_message = event["kind"] == USER_MESSAGE
+        items.append(observation_json(event, content, preview, user_message))
+        if user_message and event["request_state"] == REQUEST_OPEN:
+            open_requests.append(
+                {"ref": ref, "thread": event["thread"], "preview": _preview(event["head"])}
+            )
     return items, open_requests
 
 

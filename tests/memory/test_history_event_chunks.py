@@ -10,7 +10,8 @@ from memory.read.history import read_event_chunk
 
 
 def read_all(context, ref, length):
-    parts, offset = [], 0
+    parts: list[str] = []
+    offset: int | None = 0
     while offset is not None:
         chunk = read_event_chunk(context, ref, offset, length)
         parts.append(chunk["content"])
