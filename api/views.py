@@ -52,8 +52,9 @@ from memory.models import ApiToken, Event
 from memory.read import lists as reads
 from memory.read.access import contexts_for_person
 from memory.shapes import EventJson, appended_event_json, context_json, event_json
+from memory.timeline.bulk import append_events
 from memory.timeline.evaluation import evaluate
-from memory.timeline.events import append_event, append_events, register_action
+from memory.timeline.events import append_event, register_action
 from memory.vocabulary import MAX_SEQ, event_ref
 
 TAG_CONTEXT = ["context"]
