@@ -32,13 +32,9 @@ from memory.kinds import ACTION, APPENDABLE_KINDS, OBSERVATION_KINDS, RECALL_RES
 from memory.limits import MAX_BULK_EVENTS
 from memory.models import Context, Event
 from memory.pressure import pressure_state
+from memory.timeline.bulk import append_events
 from memory.timeline.evaluation import evaluate
-from memory.timeline.events import (
-    append_event,
-    append_events,
-    append_recall_result,
-    register_action,
-)
+from memory.timeline.events import append_event, append_recall_result, register_action
 from memory.tokens import observation_tokens
 from memory.tx.engine import Author, submit_transaction
 from memory.versions.history import SETTINGS, ReplayError, history_steps
