@@ -34,11 +34,7 @@ from memory.models import Context, Event
 from memory.pressure import pressure_state
 from memory.timeline.bulk import append_events
 from memory.timeline.evaluation import evaluate
-from memory.timeline.events import (
-    append_event,
-    append_recall_result,
-    register_action,
-)
+from memory.timeline.events import append_event, append_recall_result, register_action
 from memory.tokens import observation_tokens
 from memory.tx.engine import Author, submit_transaction
 from memory.versions.history import SETTINGS, ReplayError, history_steps
