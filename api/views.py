@@ -11,6 +11,7 @@ import json
 from typing import Any, cast
 
 from django.conf import settings
+from django.urls import Resolver404, resolve
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import permissions
 from rest_framework.request import Request
@@ -66,6 +67,19 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     required=False,
     description="same as `idempotency_key` in the body",
 )
+
+
+def not_found_message(path: str) -> str:
+    """Names the path, and the path with a slash when only the slash is missing (API paths
+    end with one; a redirect would drop a POST body)."""
+    if not path.endswith("/"):
+        try:
+            match = resolve(path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.url_name != "api-not-found":
+            return f"no API endpoint at {path}; API paths end with a slash: {path}/"
+    return f"no API endpoint at {path}"
 
 
 class ApiIndexView(ApiView):
@@ -345,6 +359,6 @@ class ApiNotFoundView(ApiView):
         self.args, self.kwargs = args, kwargs
         self.request = self.initialize_request(request, *args, **kwargs)
         self.headers = self.default_response_headers
-        response = error_response("not_found", f"no API endpoint at {request.path}", 404)
+        response = error_response("not_found", not_found_message(request.path), 404)
         self.response = self.finalize_response(self.request, response, *args, **kwargs)
         return self.response

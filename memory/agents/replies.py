@@ -22,7 +22,6 @@ read next, compactly; the reads are in `memory.agents.reads`.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +31,7 @@ from memory.agents.reads import READ_TOOLS, run_read
 from memory.errors import Conflict, InvalidRequest, MorphzError, NotFound
 from memory.kinds import AGENT_MESSAGE
 from memory.models import Context, Frame
+from memory.strictjson import loads_strict
 from memory.timeline.events import append_event, check_thread, register_action
 from memory.tx.engine import SYSTEM, Author, check_evaluation, submit_transaction
 from memory.tx.lang import TxError, parse_text
@@ -95,10 +95,12 @@ def _arguments(raw: Any) -> dict[str, Any]:
         return {}
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
-        except ValueError:
+            raw = loads_strict(raw)
+        except ValueError as exc:
+            # DuplicateKey and NaN included: which of two values a model meant is unknowable.
             raise InvalidRequest(
-                "the tool call's arguments are not valid JSON", code="invalid_arguments"
+                f"the tool call's arguments are not valid JSON: {exc}"[:300],
+                code="invalid_arguments",
             ) from None
     if not isinstance(raw, dict):
         raise InvalidRequest(

@@ -97,7 +97,16 @@ def read_event_chunk(
             f"event {event_ref(number)} does not exist in this context",
             details=[{"ref": event_ref(number)}],
         )
-    return event_chunk_json(row, offset, row["chunk"] or "", row["total"])
+    total = row["total"]
+    if offset > total:
+        # Past the end is a client's mistake (a stale or miscounted offset), not an empty read;
+        # offset == total is the end itself and reads nothing.
+        raise InvalidRequest(
+            f"offset {offset} is past the end of {event_ref(number)} ({total} characters)",
+            code="invalid_offset",
+            details=[{"field": "offset", "total": total}],
+        )
+    return event_chunk_json(row, offset, row["chunk"] or "", total)
 
 
 def _write_op(ops: Any, frame_id: str) -> str:

@@ -83,7 +83,7 @@ def _check_item(index: int, item: Any) -> _Item:
     try:
         thread = check_thread(item.get("thread"))
     except InvalidRequest as exc:
-        raise bad(exc.message, "thread") from exc
+        raise bad(exc.message, "thread", exc.code) from exc
     key = item.get("idempotency_key")
     if key is not None and (not isinstance(key, str) or not 0 < len(key) <= 200):
         raise bad("idempotency_key must be a string of 1-200 characters", "idempotency_key")

@@ -42,12 +42,14 @@ class AppendResult:
 
 
 def check_thread(thread: str | None) -> str:
-    """The thread name to store: `main` when absent or empty; InvalidRequest when malformed."""
-    if thread is None or thread == "":
+    """The thread name to store: `main` when absent (None); InvalidRequest `invalid_thread`
+    when malformed, empty included (R8: 1-100 characters, one rule for every write path)."""
+    if thread is None:
         return MAIN_THREAD
     if not is_thread_name(thread):
         raise InvalidRequest(
             f"thread must be 1-{THREAD_MAX} characters: letters, digits, '.', '_', ':', '-'",
+            code="invalid_thread",
             details=[{"field": "thread"}],
         )
     return thread

@@ -246,7 +246,7 @@ def _rebuild(
     progress: Callable[[dict[str, Any]], None] | None,
 ) -> ImportResult:
     try:
-        apply_steps(context.pk, exported.steps, progress)
+        apply_steps(context.pk, exported.steps, progress, compile_inputs=False)
     except (ReplayError, MorphzError) as exc:
         message = getattr(exc, "message", None) or str(exc)
         raise InvalidExport(f"the history does not replay: {message}") from None
