@@ -12,7 +12,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import ContextAPIView, decode_cursor, encode_cursor, not_found
+from api.base import ContextAPIView, not_found
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
     StrictCharField,
@@ -234,13 +234,12 @@ def list_evaluations_response(view: ContextAPIView, request: Request) -> Respons
     """GET evaluations/ (called by api.views.EvaluationView)."""
     query = query_data(EvaluationListQuery, request.query_params)
     filters = {"thread": query.get("thread")}
-    after = decode_cursor(query.get("cursor"), filters, int, context=view.ctx.pk) or 0
+    after = view.cursor_after(query, filters, int) or 0
     rows, has_more = list_evaluations(
         view.ctx, thread=filters["thread"], after_pk=after, limit=query["limit"]
     )
-    next_cursor = encode_cursor(rows[-1].pk, filters, context=view.ctx.pk) if has_more else None
-    return Response(
-        {"evaluations": [evaluation_summary(e) for e in rows], "next_cursor": next_cursor}
+    return view.list_page(
+        "evaluations", rows, has_more, lambda e: e.pk, evaluation_summary, filters
     )
 
 
