@@ -387,3 +387,12 @@ class ReplyIn(StrictSerializer):
         max_value=MAX_SEQ,
         help_text="id of the evaluation the reply answers",
     )
+    idempotency_key = StrictCharField(
+        required=False,
+        allow_null=True,
+        min_length=1,
+        max_length=180,
+        trim_whitespace=False,
+        help_text="a retry with the same key writes no part of the reply twice (the "
+        "Idempotency-Key header works too)",
+    )

@@ -5,10 +5,10 @@ Every write goes through one function per verb in `memory.tx.engine`, `memory.ti
 
 Split by concept: `contexts` (Context, ApiToken), `timeline` (Evaluation, Event,
 TransactionRecord), `cognitive` (Frame, FrameRevision, Relation, RetirementRequest),
-`search` (IndexIntent, SearchDocument), `changes` (the status change log).
+`search` (IndexIntent, SearchDocument), `changes` (the status and settings change logs).
 """
 
-from memory.models.changes import EventChange, FrameChange, MaintenanceChange
+from memory.models.changes import EventChange, FrameChange, MaintenanceChange, SettingsChange
 from memory.models.cognitive import Frame, FrameRevision, Relation, RetirementRequest
 from memory.models.contexts import ApiToken, Context
 from memory.models.search import IndexIntent, SearchDocument
@@ -28,5 +28,6 @@ __all__ = [
     "Relation",
     "RetirementRequest",
     "SearchDocument",
+    "SettingsChange",
     "TransactionRecord",
 ]

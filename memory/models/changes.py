@@ -67,3 +67,23 @@ class MaintenanceChange(models.Model):
     class Meta:
         ordering = ["context", "id"]
         indexes = [models.Index(fields=["context", "last_seq"], name="maintchange_idx")]
+
+
+class SettingsChange(models.Model):
+    """The settings a context was created with (`kind` "created") and every later change
+    ("changed"), written by `memory.contexts` (R51, R52): replay and as-of reads apply the
+    settings in force at each point. `settings` holds all of them; `version`, `last_seq`
+    and `evaluations` (how many evaluations the context had) place the change in the
+    history."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=10)
+    version = models.BigIntegerField()
+    last_seq = models.BigIntegerField()
+    evaluations = models.BigIntegerField()
+    settings = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["context", "id"]
+        indexes = [models.Index(fields=["context", "version", "id"], name="settingschange_idx")]

@@ -36,13 +36,14 @@ from memory.contexts import (
 )
 from memory.errors import InvalidRequest, MorphzError
 from memory.models import Context, Evaluation, TransactionRecord
-from memory.versions.history import SETTINGS, ReplayError, history_steps
+from memory.versions.history import SETTINGS, ReplayError, history_steps, initial_settings
 from memory.versions.replay import apply_steps, scratch_slug, unsynchronised_commits
 from memory.versions.snapshot import compare, snapshot
 
 FORMAT = "morphz-context"
-FORMAT_VERSION = 1
-STEP_TYPES = ("event", "evaluation", "transaction")
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # 1: no settings lines, and the state has no logs of settings
+STEP_TYPES = ("event", "evaluation", "transaction", "settings")
 
 
 class InvalidExport(MorphzError):
@@ -115,7 +116,7 @@ def export_context(
             "exported_at": timezone.now().isoformat(),
             "slug": context.slug,
             "name": context.name,
-            "settings": {name: getattr(context, name) for name in SETTINGS},
+            "settings": initial_settings(context),
             "frozen": context.frozen,
             "version": context.version,
             "tick": context.tick,
@@ -173,10 +174,10 @@ def read_export(path: str | Path | IO[bytes]) -> ExportFile:
     header = lines[0]
     if header.get("format") != FORMAT:
         raise InvalidExport(f"not a {FORMAT} file")
-    if header.get("format_version") != FORMAT_VERSION:
+    if header.get("format_version") not in READABLE_VERSIONS:
         raise InvalidExport(
             f"format version {header.get('format_version')!r} is not supported "
-            f"(this server reads version {FORMAT_VERSION})"
+            f"(this server reads versions {', '.join(map(str, READABLE_VERSIONS))})"
         )
     if end is None:
         raise InvalidExport("the file is truncated: its closing line is missing")
@@ -255,7 +256,10 @@ def _rebuild(
             cur.execute("SET LOCAL synchronous_commit = on")
         _restore_times(context, exported.steps)
         _restore_rejected(context, exported.rejected)
-        differences = compare(exported.state, snapshot(context.pk))
+        rebuilt = snapshot(context.pk)
+        if exported.header.get("format_version") == 1:  # its state lacks the newer parts
+            rebuilt = {key: value for key, value in rebuilt.items() if key in exported.state}
+        differences = compare(exported.state, rebuilt)
         if differences:
             raise InvalidExport(
                 "the rebuilt context differs from the exported state: "

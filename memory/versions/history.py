@@ -8,7 +8,9 @@ The history of a context is its steps in the order they happened:
   with its thread, continuation flag and idempotency key; what it claimed, the tick it
   reached and the expiries it applied are *results*, checked, not replayed;
 - every committed transaction (its event in the log) with its canonical text, author,
-  thread and the evaluation it was written from.
+  thread and the evaluation it was written from;
+- every change of the settings (`SettingsChange`), placed like an evaluation; the settings
+  the context was created with are `initial_settings(context)`.
 
 Rejected transactions change nothing and are not replayed (an export carries them as
 records). `history_steps(context)` yields the steps as JSON-able dicts (the export format's
@@ -20,17 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from memory.contexts import SETTINGS_FIELDS, settings_of
 from memory.kinds import TRANSACTION
-from memory.models import Context, Evaluation, Event, TransactionRecord
+from memory.models import Context, Evaluation, Event, SettingsChange, TransactionRecord
 
-SETTINGS = (
-    "grace_ticks",
-    "capacity_tokens",
-    "pressure_percent",
-    "maintenance_percent",
-    "maintenance_exit_percent",
-    "observation_budget_tokens",
-)
+SETTINGS = SETTINGS_FIELDS
 
 
 class ReplayError(Exception):
@@ -54,8 +50,19 @@ def _evaluation_step(evaluation: Evaluation, ordinal: int) -> dict[str, Any]:
     }
 
 
-def history_steps(context: Context, batch: int = 2000) -> Iterator[dict[str, Any]]:
-    """The context's history, oldest first (events streamed in batches)."""
+def initial_settings(context: Context) -> dict[str, Any]:
+    """The settings the context was created with (its first `SettingsChange`); the present
+    settings for a context without a log."""
+    first = SettingsChange.objects.filter(context=context).order_by("pk").first()
+    if first is not None and first.kind == "created":
+        return {name: first.settings[name] for name in SETTINGS if name in first.settings}
+    return settings_of(context)
+
+
+def _placed_steps(context: Context) -> tuple[dict[int, int], list[dict[str, Any]]]:
+    """Evaluation ordinals by id, and the evaluations and settings changes in history order
+    (each goes after the event `after_seq`; a settings change made when the context had `c`
+    evaluations goes before evaluation number `c`)."""
     evaluations = list(
         Evaluation.objects.filter(context=context)
         .order_by("pk")
@@ -71,8 +78,28 @@ def history_steps(context: Context, batch: int = 2000) -> Iterator[dict[str, Any
         )
     )
     ordinal = {e.pk: n for n, e in enumerate(evaluations)}
-    pending = [_evaluation_step(e, n) for n, e in enumerate(evaluations)]
-    pending.sort(key=lambda s: (s["after_seq"], s["n"]))
+    placed = [
+        ((s["after_seq"], n, 1), s)
+        for n, s in ((n, _evaluation_step(e, n)) for n, e in enumerate(evaluations))
+    ]
+    changes = SettingsChange.objects.filter(context=context, kind="changed").order_by("pk")
+    for change in changes:
+        step = {
+            "type": "settings",
+            "after_seq": change.last_seq,
+            "evaluations": change.evaluations,
+            "version": change.version,
+            "settings": change.settings,
+        }
+        placed.append(((change.last_seq, change.evaluations, 0), step))
+    placed.sort(key=lambda pair: pair[0])  # stable: changes with one place keep their order
+    return ordinal, [step for _key, step in placed]
+
+
+def history_steps(context: Context, batch: int = 2000) -> Iterator[dict[str, Any]]:
+    """The context's history, oldest first (events streamed in batches); the settings it
+    started with are `initial_settings(context)`."""
+    ordinal, pending = _placed_steps(context)
     records = {
         r.event_id: r
         for r in TransactionRecord.objects.filter(context=context, status="committed").only(

@@ -27,7 +27,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from memory.contexts import create_context, delete_context
+from memory.contexts import create_context, delete_context, update_context_settings
 from memory.kinds import ACTION, APPENDABLE_KINDS, OBSERVATION_KINDS, RECALL_RESULT
 from memory.limits import MAX_BULK_EVENTS
 from memory.models import Context, Event
@@ -37,7 +37,7 @@ from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event, append_recall_result, register_action
 from memory.tokens import observation_tokens
 from memory.tx.engine import Author, submit_transaction
-from memory.versions.history import SETTINGS, ReplayError, history_steps
+from memory.versions.history import SETTINGS, ReplayError, history_steps, initial_settings
 from memory.versions.snapshot import compare, snapshot
 
 __all__ = [
@@ -95,6 +95,8 @@ def apply_steps(
             evaluation_ids[step["n"]] = result["id"]
         elif kind == "transaction":
             _apply_transaction(context_id, step, evaluation_ids)
+        elif kind == "settings":
+            _apply_settings(context_id, step)
         else:
             raise ReplayError(f"unknown step type {kind!r}")
         if progress is not None:
@@ -167,6 +169,18 @@ def _apply_transaction(
         raise ReplayError(
             f"transaction @e{step['seq']} (version {step['version']}) replayed as "
             f"@e{receipt.event_seq} (version {receipt.receipt['version']})"
+        )
+
+
+def _apply_settings(context_id: int, step: dict[str, Any]) -> None:
+    """A settings change, through the one function that changes settings."""
+    settings = step.get("settings") or {}
+    context = update_context_settings(
+        context_id, **{name: settings[name] for name in SETTINGS if name in settings}
+    )
+    if context.version != step["version"]:
+        raise ReplayError(
+            f"a settings change of version {step['version']} replayed at version {context.version}"
         )
 
 
@@ -260,21 +274,24 @@ def unsynchronised_commits() -> Iterator[None]:
             cur.execute("RESET synchronous_commit")
 
 
-def read_history(context: Context) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The history's steps and the stored state, read from one database snapshot."""
-    if connection.in_atomic_block:
-        return list(history_steps(context)), snapshot(context.pk)
+def read_history(
+    context: Context,
+) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+    """The history's steps, the stored state and the settings the context started with,
+    read from one database snapshot."""
+    nested = connection.in_atomic_block
     with transaction.atomic():
-        with connection.cursor() as cur:
-            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        return list(history_steps(context)), snapshot(context.pk)
+        if not nested:  # the first statement of the transaction
+            with connection.cursor() as cur:
+                cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        return list(history_steps(context)), snapshot(context.pk), initial_settings(context)
 
 
 def verify_context(context: Context, progress: Progress | None = None) -> list[str]:
     """Replay the context's history into a scratch context and compare the two states;
     each difference as `path: stored X, replayed Y` ([] when the history explains it)."""
-    steps, expected = read_history(context)
-    with scratch_context({name: getattr(context, name) for name in SETTINGS}) as scratch:
+    steps, expected, settings = read_history(context)
+    with scratch_context(settings) as scratch:
         try:
             apply_steps(scratch.pk, steps, progress, compile_inputs=False)
         except ReplayError as exc:

@@ -3,7 +3,7 @@
 - `snapshot(context_id) -> dict`: counters; frames with every revision, sources, status,
   protection and retirement requests (generation, due tick, outcome); relations; events'
   status, pending and request state; evaluations' claims, ticks and expiries; committed
-  transactions with their receipts; the maintenance log. No database ids and no clock
+  transactions with their receipts; the maintenance log; the settings and their log. No database ids and no clock
   times: two contexts with the same history have equal snapshots. JSON-able.
 - `compare(expected, actual) -> list[str]`: each difference as `path: stored X, replayed Y`.
 """
@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import connection
 
+from memory.contexts import settings_of
 from memory.models import Context, Evaluation, TransactionRecord
 
 
@@ -160,6 +161,18 @@ def _maintenance(context_id: int) -> list[list[Any]]:
     ]
 
 
+def _settings(context_id: int) -> list[list[Any]]:
+    """The settings log: kind, version, place (last seq, evaluations before) and settings."""
+    return [
+        [kind, version, last_seq, evaluations, _json(settings)]
+        for kind, version, last_seq, evaluations, settings in _rows(
+            "SELECT kind, version, last_seq, evaluations, settings::text "
+            "FROM memory_settingschange WHERE context_id = %s ORDER BY id",
+            [context_id],
+        )
+    ]
+
+
 def snapshot(context_id: int) -> dict[str, Any]:
     """The comparable state of a context (JSON-able; no ids, no clock times)."""
     ctx = Context.objects.get(pk=context_id)
@@ -178,6 +191,7 @@ def snapshot(context_id: int) -> dict[str, Any]:
         "evaluations": evaluations,
         "transactions": _transactions(context_id, ordinal),
         "maintenance": _maintenance(context_id),
+        "settings": {"now": settings_of(ctx), "log": _settings(context_id)},
     }
     return json.loads(json.dumps(state, ensure_ascii=False, default=str))
 
