@@ -7,7 +7,8 @@ as the working copy's types. `memory.tx.store` writes the outcome with the same 
 from __future__ import annotations
 
 import json
-from contextlib import ExitStack, nullcontext
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from django.db import connection
@@ -160,12 +161,16 @@ class SqlLoader:
             return [RelationKey(s, SUPERSEDES, o) for s, o in cur.fetchall()]
 
 
-def pipeline() -> Any:
+@contextmanager
+def pipeline() -> Iterator[None]:
     """psycopg's pipeline mode on Django's connection: statements go out without waiting.
+    Errors come out as Django's database errors, as from any other query.
 
     Inside an open pipeline (a group commit: `memory.tx.group`) it adds nothing, so leaving
     it does not wait either: results are fetched when read, and one transaction's writes go
     out with the next one's reads."""
     if connection.connection.pgconn.pipeline_status != pq.PipelineStatus.OFF:
-        return nullcontext()
-    return connection.connection.pipeline()
+        yield
+        return
+    with connection.wrap_database_errors, connection.connection.pipeline():
+        yield

@@ -76,16 +76,20 @@ def write_commit(
     touched = [f for f in outcome.frames.values() if f.touched]
     changed_events = [e for e in outcome.events.values() if e.touched]
     record_cur = connection.cursor()
-    with connection.cursor() as cur, pipeline():
-        _insert_event_and_record(cur, record_cur, context, row, ids, now)
-        _write_frames(cur, context, outcome, context.version)
-        _write_revisions(cur, [f for f in touched if f.revised], ids, now)
-        write_requests(
-            cur, touched, tick=context.tick, version=context.version, frame_sql=ids.frame
-        )
-        _write_relations(cur, context, outcome, context.version, ids)
-        _write_events_and_context(cur, context, changed_events)
-        _write_intents(cur, context.pk, touched, changed_events, ids, now)
+    try:
+        with connection.cursor() as cur, pipeline():
+            _insert_event_and_record(cur, record_cur, context, row, ids, now)
+            _write_frames(cur, context, outcome, context.version)
+            _write_revisions(cur, [f for f in touched if f.revised], ids, now)
+            write_requests(
+                cur, touched, tick=context.tick, version=context.version, frame_sql=ids.frame
+            )
+            _write_relations(cur, context, outcome, context.version, ids)
+            _write_events_and_context(cur, context, changed_events)
+            _write_intents(cur, context.pk, touched, changed_events, ids, now)
+    except BaseException:
+        record_cur.close()  # nothing to read: the error is the answer
+        raise
 
     def record_id() -> int:
         with record_cur:
