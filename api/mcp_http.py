@@ -20,6 +20,9 @@ import httpx
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from api.serving import send_json, too_large_body
+from memory.strictjson import loads_strict
+
 MCP_PATH = "/mcp/"
 
 
@@ -80,16 +83,17 @@ class McpApp:
         headers = dict(scope.get("headers") or [])
         auth = headers.get(b"authorization", b"").decode("latin-1")
         raw = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
-        from memory.contexts import authenticate_token
-
-        token = (
-            await sync_to_async(authenticate_token, thread_sensitive=False)(raw) if raw else None
-        )
+        token = await sync_to_async(_authenticate, thread_sensitive=False)(raw) if raw else None
         if token is None:
             await _unauthorized(
                 send, "a context's API token is required: Authorization: Bearer mz_..."
             )
             return
+        if scope.get("method") == "POST":
+            body = await _read_checked(receive, send)
+            if body is None:
+                return
+            receive = _replay(body, receive)
         await self._ensure_started()
         from morphz_client.mcp_server import current_client  # imported by _ensure_started
 
@@ -108,6 +112,72 @@ class McpApp:
             timeout=60,
         )
         return MorphzClient(f"http://{host}", raw, context=slug, http=http)
+
+
+def _authenticate(raw: str) -> Any:
+    """The token row (with its context) for `raw`, or None. Runs on an executor thread
+    outside any request, so it hands its database connection back itself: nothing else
+    would, and the thread would hold it for the life of the process."""
+    from django.db import connection
+
+    from memory.contexts import authenticate_token
+
+    try:
+        return authenticate_token(raw)
+    finally:
+        connection.close()
+
+
+def _body_limit() -> int:
+    """The smaller of our request limit and the SDK's own (which answers in plain text)."""
+    from mcp.server.streamable_http_manager import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+    return min(settings.MAX_REQUEST_BYTES, DEFAULT_MAX_REQUEST_BODY_SIZE)
+
+
+async def _read_checked(receive: Any, send: Any) -> bytes | None:
+    """The whole POST body, or None once an error has been sent: 413 `too_large` (JSON, as
+    on the REST API) past the limit, a JSON-RPC parse error for malformed JSON or a key given
+    twice (the SDK's parser would keep the last value silently)."""
+    limit = _body_limit()
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            await send_json(send, 413, too_large_body(limit), close=True)
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    body = b"".join(chunks)
+    try:
+        loads_strict(body)
+    except ValueError as exc:
+        error = {"code": -32700, "message": f"Parse error: {exc}"[:300]}
+        await send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
+        return None
+    return body
+
+
+def _replay(body: bytes, receive: Any) -> Any:
+    """An ASGI receive callable giving the body already read once, then the connection's own
+    messages (a disconnect)."""
+    sent = False
+
+    async def replay() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        message: dict[str, Any] = await receive()
+        return message
+
+    return replay
 
 
 async def _unauthorized(send: Any, message: str) -> None:

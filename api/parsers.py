@@ -14,33 +14,9 @@ from django.conf import settings
 from rest_framework.parsers import BaseParser
 
 from api.errors import ApiError, TooLarge
+from memory.strictjson import DuplicateKey, loads_strict
 
 MAX_DEPTH = 64
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-class DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object, refusing a key given twice (json's default keeps the last silently)."""
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise DuplicateKey(key)
-        obj[key] = value
-    return obj
-
-
-def loads_strict(text: str) -> Any:
-    """json.loads without NaN/Infinity and without duplicate keys (DuplicateKey names it)."""
-    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_object)
 
 
 def check_value(value: Any) -> None:

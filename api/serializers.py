@@ -42,6 +42,15 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class StrictRegexField(serializers.RegexField):
+    """A RegexField that refuses numbers and booleans ({"thread": 123} is not "123")."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class ContentField(StrictCharField):
     """Event content or transaction text: at most MAX_CONTENT_CHARS characters (the one
     content limit, defined in memory.events). Longer is 413 `too_large`, like a body over
@@ -68,7 +77,7 @@ class StrictSerializer(serializers.Serializer):
 
 
 def thread_field(**kwargs: Any) -> serializers.Field:
-    return serializers.RegexField(
+    return StrictRegexField(
         rf"\A(?:{THREAD_RE.pattern})\Z",
         required=False,
         allow_null=True,
@@ -170,7 +179,7 @@ class TransactionIn(StrictSerializer):
     base_version = serializers.IntegerField(
         required=False, allow_null=True, min_value=0, max_value=MAX_SEQ
     )
-    reason = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    reason = StrictCharField(required=False, allow_null=True, allow_blank=True)
     ops = serializers.ListField(
         child=serializers.JSONField(),
         required=False,
@@ -377,4 +386,13 @@ class ReplyIn(StrictSerializer):
         min_value=1,
         max_value=MAX_SEQ,
         help_text="id of the evaluation the reply answers",
+    )
+    idempotency_key = StrictCharField(
+        required=False,
+        allow_null=True,
+        min_length=1,
+        max_length=180,
+        trim_whitespace=False,
+        help_text="a retry with the same key writes no part of the reply twice (the "
+        "Idempotency-Key header works too)",
     )

@@ -1,6 +1,7 @@
-"""Response shapes (docs/rest.md): the functions that build them and the serializers that
-document them in the OpenAPI schema. Each `present_*` function sits beside its serializer so
-the two change together; the schema test checks live responses against the schema.
+"""Response shapes (docs/rest.md): the serializers that document them in the OpenAPI schema
+and the `present_*` builders of the shapes only the API answers. Context and event shapes
+are built by memory.shapes (the explorer, recall, search and compile share them); the
+schema test checks live responses against these serializers.
 """
 
 from __future__ import annotations
@@ -9,11 +10,8 @@ from typing import Any
 
 from rest_framework import serializers
 
-from memory.kinds import EVENT_STATUSES, event_status
-from memory.limits import EVENT_PREVIEW_CHARS
-from memory.models import Context, Event, FrameRevision, Relation, TransactionRecord
-from memory.pressure import pressure_state
-from memory.vocabulary import event_ref
+from memory.kinds import EVENT_STATUSES
+from memory.models import FrameRevision, Relation, TransactionRecord
 
 
 class ErrorBodySerializer(serializers.Serializer):
@@ -71,34 +69,6 @@ class ContextSerializer(serializers.Serializer):
     )
 
 
-def present_context(context: Context) -> dict[str, Any]:
-    return {
-        "slug": context.slug,
-        "name": context.name,
-        "version": context.version,
-        "tick": context.tick,
-        "last_seq": context.last_seq,
-        "settings": {
-            "grace_ticks": context.grace_ticks,
-            "capacity_tokens": context.capacity_tokens,
-            "pressure_percent": context.pressure_percent,
-            "maintenance_percent": context.maintenance_percent,
-            "maintenance_exit_percent": context.maintenance_exit_percent,
-            "observation_budget_tokens": context.observation_budget_tokens,
-        },
-        "pressure": pressure_state(context).as_dict(),
-        "frozen": context.frozen,
-        "forked_from": _lineage(context),
-    }
-
-
-def _lineage(context: Context) -> dict[str, Any] | None:
-    if context.forked_version is None:
-        return None
-    source = context.forked_from.slug if context.forked_from_id and context.forked_from else None
-    return {"slug": source, "version": context.forked_version, "tick": context.forked_tick}
-
-
 class ContextListSerializer(serializers.Serializer):
     contexts = ContextSerializer(many=True)
 
@@ -153,41 +123,6 @@ class BulkEventSerializer(serializers.Serializer):
 
 class BulkEventListSerializer(serializers.Serializer):
     events = BulkEventSerializer(many=True, help_text="one per item, in the order sent")
-
-
-def present_bulk_event(event: Event, created: bool) -> dict[str, Any]:
-    return {
-        "ref": event.ref,
-        "seq": event.seq,
-        "kind": event.kind,
-        "thread": event.thread,
-        "size": event.size_chars,
-        "tokens": event.token_estimate,
-        "status": event_status(event.is_observation, event.active),
-        "request": event.request_state,
-        "created": created,
-    }
-
-
-def present_event(event: Event, preview: str) -> dict[str, Any]:
-    return {
-        "ref": event.ref,
-        "seq": event.seq,
-        "kind": event.kind,
-        "thread": event.thread,
-        "created_at": event.created_at.isoformat(),
-        "size": event.size_chars,
-        "tokens": event.token_estimate,
-        "status": event_status(event.is_observation, event.active),
-        "pending": event.pending,
-        "request": event.request_state,
-        "delivers": [event_ref(seq) for seq in event.delivers],
-        "delivered_by": event_ref(event.delivered_by_seq) if event.delivered_by_seq else None,
-        "payload": event.payload,
-        "preview": preview
-        if len(preview) <= EVENT_PREVIEW_CHARS
-        else preview[:EVENT_PREVIEW_CHARS],
-    }
 
 
 class EventListSerializer(PageSerializer):

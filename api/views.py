@@ -11,6 +11,7 @@ import json
 from typing import Any, cast
 
 from django.conf import settings
+from django.urls import Resolver404, resolve
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import permissions
 from rest_framework.request import Request
@@ -46,16 +47,15 @@ from api.shapes import (
     EventChunkSerializer,
     EventListSerializer,
     EventSerializer,
-    present_bulk_event,
-    present_context,
-    present_event,
 )
 from memory.limits import EVENT_PREVIEW_CHARS, MAX_BULK_EVENTS
 from memory.models import ApiToken, Event
 from memory.read import lists as reads
 from memory.read.access import contexts_for_person
+from memory.shapes import EventJson, appended_event_json, context_json, event_json
+from memory.timeline.bulk import append_events
 from memory.timeline.evaluation import evaluate
-from memory.timeline.events import append_event, append_events, register_action
+from memory.timeline.events import append_event, register_action
 from memory.vocabulary import MAX_SEQ, event_ref
 
 TAG_CONTEXT = ["context"]
@@ -67,6 +67,19 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     required=False,
     description="same as `idempotency_key` in the body",
 )
+
+
+def not_found_message(path: str) -> str:
+    """Names the path, and the path with a slash when only the slash is missing (API paths
+    end with one; a redirect would drop a POST body)."""
+    if not path.endswith("/"):
+        try:
+            match = resolve(path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.url_name != "api-not-found":
+            return f"no API endpoint at {path}; API paths end with a slash: {path}/"
+    return f"no API endpoint at {path}"
 
 
 class ApiIndexView(ApiView):
@@ -108,7 +121,7 @@ class ContextListView(ApiView):
         responses=responses({200: ContextListSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request) -> Response:
-        return Response({"contexts": [present_context(c) for c in _visible_contexts(request)]})
+        return Response({"contexts": [context_json(c) for c in _visible_contexts(request)]})
 
 
 class ContextDetailView(ContextAPIView):
@@ -119,18 +132,18 @@ class ContextDetailView(ContextAPIView):
         responses=responses({200: ContextSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str) -> Response:
-        return Response(present_context(self.ctx))
+        return Response(context_json(self.ctx))
 
     @views_history.PATCH_SCHEMA
     def patch(self, request: Request, slug: str) -> Response:
         return views_history.patch_context(self, request)
 
 
-def _event_json(event: Event, created: bool | None = None) -> dict[str, Any]:
+def _event_json(event: Event, created: bool | None = None) -> EventJson:
     preview = getattr(event, "preview", None)
     if preview is None:
         preview = event.content[:EVENT_PREVIEW_CHARS]
-    data = present_event(event, preview)
+    data = event_json(event, preview)
     if created is not None:
         data["created"] = created
     return data
@@ -244,7 +257,7 @@ class EventListView(ContextAPIView):
         results = append_events(self.ctx.pk, items)
         created = any(result.created for result in results)
         return Response(
-            {"events": [present_bulk_event(r.event, r.created) for r in results]},
+            {"events": [appended_event_json(r.event, r.created) for r in results]},
             status=201 if created else 200,
         )
 
@@ -346,6 +359,6 @@ class ApiNotFoundView(ApiView):
         self.args, self.kwargs = args, kwargs
         self.request = self.initialize_request(request, *args, **kwargs)
         self.headers = self.default_response_headers
-        response = error_response("not_found", f"no API endpoint at {request.path}", 404)
+        response = error_response("not_found", not_found_message(request.path), 404)
         self.response = self.finalize_response(self.request, response, *args, **kwargs)
         return self.response

@@ -23,10 +23,11 @@ from api.serializers import (
     query_data,
     thread_field,
 )
-from api.shapes import ContextSerializer, present_context, present_revision
+from api.shapes import ContextSerializer, present_revision
 from memory.contexts import set_frozen
 from memory.models import Context
 from memory.read.lists import frame_view
+from memory.shapes import context_json
 from memory.versions import asof
 from memory.versions.audit import evaluation_summary, get_evaluation, list_evaluations
 from memory.versions.diff import diff
@@ -190,7 +191,7 @@ def patch_context(view: ContextAPIView, request: Request) -> Response:
     """PATCH /contexts/{slug}/ (called by api.views.ContextDetailView)."""
     data = body_data(ContextPatchIn, request.data)
     context = set_frozen(view.ctx.pk, data["frozen"])
-    return Response(present_context(context))
+    return Response(context_json(context))
 
 
 PATCH_SCHEMA = extend_schema(

@@ -25,7 +25,10 @@ from common import describe, setup_django, timed
 
 def build(context_id: int, frames: int, events: int, revise_every: int) -> None:
     """`frames` commits deriving one frame each from a fresh event, a revision every
-    `revise_every` frames, then plain events up to `events`, an evaluation every 50 events."""
+    `revise_every` frames, then plain events up to `events` (bulk appends of 50), an
+    evaluation every 50 events. Evaluations compile no model input here: the build is
+    set-up, and a compile of every live frame and observation each time would dominate it."""
+    from memory.timeline.bulk import append_events
     from memory.timeline.evaluation import evaluate
     from memory.timeline.events import append_event
     from memory.tx.engine import submit_transaction
@@ -39,14 +42,20 @@ def build(context_id: int, frames: int, events: int, revise_every: int) -> None:
         if i % revise_every == revise_every - 1:
             submit_transaction(context_id, text=f"(context-tx (revise f{i - 1} (n revised)))")
         if i % 50 == 0:
-            evaluate(context_id)
+            evaluate(context_id, compile_input=False)
         if i % 2000 == 0:
             print(f"  built {i} frames", flush=True)
     while appended < events:
-        append_event(context_id, kind="external_fact", content=f"fact {appended} observed")
-        appended += 1
-        if appended % 50 == 0:
-            evaluate(context_id)
+        count = min(50, events - appended)
+        append_events(
+            context_id,
+            [
+                {"kind": "external_fact", "content": f"fact {appended + k} observed"}
+                for k in range(count)
+            ],
+        )
+        appended += count
+        evaluate(context_id, compile_input=False)
         if appended % 10000 == 0:
             print(f"  built {appended} events", flush=True)
 
@@ -203,11 +212,18 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=None)
     parser.add_argument("--events", type=int, default=None)
     parser.add_argument("--skip-replay", action="store_true")
+    parser.add_argument(
+        "--reuse", action="store_true", help="keep the bench database's context if it exists"
+    )
     args = parser.parse_args()
     frames = args.frames or (1_000 if args.small else 10_000)
     events = args.events or (5_000 if args.small else 50_000)
     back = min(10_000, frames)
-    setup_django(fresh=True)
+    setup_django(fresh=not args.reuse)
+    if args.reuse:
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
 
     from django.db import connection
 
@@ -220,14 +236,19 @@ def main() -> None:
     from memory.versions.points import resolve_point
     from memory.versions.replay import verify_context
 
-    print(f"building a context with {frames} frames and {events} events ...", flush=True)
     started = time.perf_counter()
-    context = create_context("history-bench", capacity_tokens=10**9)
-    build(context.pk, frames, events, revise_every=10)
-    drain()
-    with connection.cursor() as cur:
-        cur.execute("ANALYZE")
-    context.refresh_from_db()
+    existing = Context.objects.filter(slug="history-bench").first() if args.reuse else None
+    if existing is not None:
+        context = existing
+        print("reusing the context built before", flush=True)
+    else:
+        print(f"building a context with {frames} frames and {events} events ...", flush=True)
+        context = create_context("history-bench", capacity_tokens=10**9)
+        build(context.pk, frames, events, revise_every=10)
+        drain()
+        with connection.cursor() as cur:
+            cur.execute("ANALYZE")
+        context.refresh_from_db()
     print(
         f"built in {time.perf_counter() - started:.0f} s: version {context.version}, "
         f"{context.last_seq} events, tick {context.tick}",

@@ -4,7 +4,8 @@ Every write goes through one function per verb:
 
 - `memory.contexts.create_context`, `update_context_settings`,
   `delete_context`, `issue_token`, `revoke_token`: contexts and API tokens
-- `memory.timeline.events.append_event`, `register_action`: the event history
+- `memory.timeline.events.append_event`, `register_action`, `memory.timeline.bulk.append_events`:
+  the event history
 - `memory.tx.engine.submit_transaction`: the cognitive state (frames, relations, retirement)
 - `memory.timeline.evaluation.evaluate`: claim inputs, advance the tick, compile the context
 - `memory.search.indexer.drain`, `rebuild`: the search index (the only writer of `SearchDocument`)

@@ -22,7 +22,7 @@ __all__ = [
     "set_frozen",
     "validate_settings",
 ]
-from memory.models import ApiToken, Context
+from memory.models import ApiToken, Context, Evaluation, SettingsChange
 from memory.pressure import pressure_state
 
 TOKEN_PREFIX = "mz_"
@@ -91,7 +91,7 @@ def create_context(
     )
     try:
         with transaction.atomic():
-            return Context.objects.create(
+            context = Context.objects.create(
                 slug=slug,
                 name=name or slug,
                 grace_ticks=grace_ticks,
@@ -101,26 +101,49 @@ def create_context(
                 maintenance_exit_percent=maintenance_exit_percent,
                 observation_budget_tokens=observation_budget_tokens,
             )
+            _log_settings(context, "created")
+            return context
     except IntegrityError:
         raise InvalidRequest(
             f"a context with slug {slug!r} already exists", code="context_exists"
         ) from None
 
 
+SETTINGS_FIELDS = (
+    "grace_ticks",
+    "capacity_tokens",
+    "pressure_percent",
+    "maintenance_percent",
+    "maintenance_exit_percent",
+    "observation_budget_tokens",
+)
+
+
+def settings_of(context: Context) -> dict[str, int]:
+    """The context's settings (`SETTINGS_FIELDS`) as a dict."""
+    return {name: getattr(context, name) for name in SETTINGS_FIELDS}
+
+
+def _log_settings(context: Context, kind: str) -> None:
+    """Record the settings in force from here on, placed in the history (docs/history.md)."""
+    SettingsChange.objects.create(
+        context=context,
+        kind=kind,
+        version=context.version,
+        last_seq=context.last_seq,
+        evaluations=Evaluation.objects.filter(context=context).count(),
+        settings=settings_of(context),
+    )
+
+
 @transaction.atomic
 def update_context_settings(context_id: int, **changes: int | str) -> Context:
-    """Change name or settings; takes the context row lock like every commit does."""
+    """Change name or settings; takes the context row lock like every commit does. A change
+    of a setting is logged (`SettingsChange`) at the context's version and place in the
+    history, so replay and as-of reads apply it from there on."""
     context = lock_context_model(context_id)
-    allowed = {
-        "name",
-        "grace_ticks",
-        "capacity_tokens",
-        "pressure_percent",
-        "maintenance_percent",
-        "maintenance_exit_percent",
-        "observation_budget_tokens",
-    }
-    unknown = set(changes) - allowed
+    before = settings_of(context)
+    unknown = set(changes) - {"name", *SETTINGS_FIELDS}
     if unknown:
         raise InvalidRequest(f"unknown settings: {', '.join(sorted(unknown))}")
     for key, value in changes.items():
@@ -135,6 +158,8 @@ def update_context_settings(context_id: int, **changes: int | str) -> Context:
     )
     context.in_maintenance = pressure_state(context).in_maintenance
     context.save()
+    if before != settings_of(context):
+        _log_settings(context, "changed")
     return context
 
 

@@ -16,19 +16,21 @@ its own path:
   `delivers` for the requests it answers (`(delivers @e17)` in the text, or given).
 
 Each part is its own database transaction: an external action never shares the commit of a
-memory change (R12). `feedback` (`memory.agents.feedback`) renders what the model should
-read next, compactly; the reads are in `memory.agents.reads`.
+memory change (R12). The reply is read and sorted by `memory.agents.parts`; `feedback`
+(`memory.agents.feedback`) renders what the model should read next, compactly; the reads
+are in `memory.agents.reads`. With an idempotency key, each part is written under a key of
+its own derived from it (`<key>:tx:0`, `<key>:read:1`, `<key>:action:0`, `<key>:message`),
+so a retried reply (a lost response, a crash half-way) writes each part at most once: parts
+already written answer their first result, the rest are written now (R49).
 """
 
 from __future__ import annotations
 
-import json
-import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from memory.agents.feedback import render_feedback
-from memory.agents.reads import READ_TOOLS, run_read
+from memory.agents.parts import Parts, check_reply, error_json, sort_parts
+from memory.agents.reads import run_read
 from memory.errors import Conflict, InvalidRequest, MorphzError, NotFound
 from memory.kinds import AGENT_MESSAGE
 from memory.models import Context, Frame
@@ -36,129 +38,14 @@ from memory.timeline.events import append_event, check_thread, register_action
 from memory.tx.engine import SYSTEM, Author, check_evaluation, submit_transaction
 from memory.tx.lang import TxError, parse_text
 
-TX_TOOL = "context_tx"
-MAX_TOOL_CALLS = 64
-MAX_TEXT_CHARS = 1_000_000
-
-_FENCE_RE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(\s*)```")
-_DELIVERS_RE = re.compile(r"\(\s*delivers((?:\s+@e[1-9][0-9]{0,17})+)\s*\)")
-_FORM_START = "(context-tx"
+MAX_REPLY_KEY_CHARS = 180  # room for the part suffix within the 200 of an idempotency key
 
 
-# -- input ------------------------------------------------------------------------------
-
-
-def _check_reply(reply: Any) -> tuple[str, list[dict[str, Any]], list[str]]:
-    if not isinstance(reply, dict):
-        raise InvalidRequest("the reply must be an object with `text` and/or `tool_calls`")
-    text = reply.get("text") or ""
-    if not isinstance(text, str):
-        raise InvalidRequest("text must be a string", details=[{"field": "text"}])
-    if len(text) > MAX_TEXT_CHARS:
-        raise InvalidRequest(f"text is longer than {MAX_TEXT_CHARS} characters", code="too_large")
-    calls = reply.get("tool_calls") or []
-    if not isinstance(calls, list) or len(calls) > MAX_TOOL_CALLS:
-        raise InvalidRequest(
-            f"tool_calls must be a list of at most {MAX_TOOL_CALLS} calls",
-            details=[{"field": "tool_calls"}],
-        )
-    checked = []
-    for index, call in enumerate(calls):
-        if not isinstance(call, dict):
-            raise InvalidRequest(
-                f"tool call {index} must be an object", details=[{"tool_call": index}]
-            )
-        name = call.get("name")
-        if not isinstance(name, str) or not 0 < len(name) <= 200:
-            raise InvalidRequest(
-                f"tool call {index} needs a `name` of 1-200 characters",
-                details=[{"tool_call": index}],
-            )
-        call_id = call.get("id")
-        if call_id is not None and (not isinstance(call_id, str) or len(call_id) > 200):
-            raise InvalidRequest(
-                f"tool call {index}: `id` must be a string of at most 200 characters",
-                details=[{"tool_call": index}],
-            )
-        checked.append({"id": call_id, "name": name, "arguments": call.get("arguments")})
-    delivers = reply.get("delivers") or []
-    if not isinstance(delivers, list) or not all(isinstance(r, str) for r in delivers):
-        raise InvalidRequest(
-            "delivers must be a list of event refs", details=[{"field": "delivers"}]
-        )
-    return text, checked, delivers
-
-
-def _arguments(raw: Any) -> dict[str, Any]:
-    """Tool arguments as an object: OpenAI sends a JSON string, Anthropic an object."""
-    if raw is None or raw == "":
-        return {}
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except ValueError:
-            raise InvalidRequest(
-                "the tool call's arguments are not valid JSON", code="invalid_arguments"
-            ) from None
-    if not isinstance(raw, dict):
-        raise InvalidRequest(
-            "the tool call's arguments must be an object", code="invalid_arguments"
-        )
-    return raw
-
-
-def extract_forms(text: str) -> tuple[list[str], str]:
-    """The `(context-tx …)` forms written in `text` (bare or fenced), and the text without
-    them (emptied code fences removed too). An unbalanced form runs to the end of the text,
-    so the parser reports what is missing."""
-    forms: list[str] = []
-    rest: list[str] = []
-    position = 0
-    while True:
-        start = text.find(_FORM_START, position)
-        if start < 0:
-            rest.append(text[position:])
-            break
-        rest.append(text[position:start])
-        end = _form_end(text, start)
-        forms.append(text[start:end])
-        position = end
-    remaining = _FENCE_RE.sub("", "".join(rest))
-    return forms, remaining.strip()
-
-
-def _form_end(text: str, start: int) -> int:
-    depth = 0
-    index = start
-    in_string = False
-    while index < len(text):
-        ch = text[index]
-        if in_string:
-            if ch == "\\":
-                index += 1
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == ";":
-            newline = text.find("\n", index)
-            index = len(text) if newline < 0 else newline
-            continue
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return index + 1
-        index += 1
-    return len(text)
-
-
-def _error(exc: MorphzError) -> dict[str, Any]:
-    return {"code": exc.code, "message": exc.message, "details": exc.details}
-
-
-# -- the parts --------------------------------------------------------------------------
+def _part_key(key: str | None, part: str, index: int | None = None) -> str | None:
+    """The idempotency key of one part of a reply sent under `key` (None without one)."""
+    if key is None:
+        return None
+    return f"{key}:{part}" if index is None else f"{key}:{part}:{index}"
 
 
 def _commit_all(
@@ -168,10 +55,11 @@ def _commit_all(
     author: Author,
     thread: str,
     evaluation_id: int | None,
+    key: str | None,
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     failed = False
-    for source, call_id, tx_text in sources:
+    for index, (source, call_id, tx_text) in enumerate(sources):
         entry: dict[str, Any] = {"source": source, "tool_call_id": call_id}
         if failed:
             entry.update(status="skipped", error=None)
@@ -190,10 +78,11 @@ def _commit_all(
                 author=author,
                 thread=thread,
                 evaluation_id=evaluation_id,
+                idempotency_key=_part_key(key, "tx", index),
             )
         except MorphzError as exc:
             failed = True
-            entry.update(status="rejected", error=_error(exc))
+            entry.update(status="rejected", error=error_json(exc))
         else:
             entry.update(
                 status="committed",
@@ -239,46 +128,14 @@ def _dropped_fields(context_id: int, tx_text: str) -> dict[str, list[str]]:
 # -- the whole reply --------------------------------------------------------------------
 
 
-@dataclass
-class _Parts:
-    """A reply sorted by path: transactions, memory reads, actions, calls that failed."""
-
-    rest: str
-    delivers: list[str]
-    transactions: list[tuple[str, str | None, Any]] = field(default_factory=list)
-    reads: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
-    externals: list[dict[str, Any]] = field(default_factory=list)
-    bad_calls: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _sort_parts(text: str, calls: list[dict[str, Any]], given_delivers: list[str]) -> _Parts:
-    forms, rest = extract_forms(text)
-    delivers = list(given_delivers)
-    for match in _DELIVERS_RE.finditer(rest):
-        delivers.extend(r for r in match.group(1).split() if r not in delivers)
-    parts = _Parts(rest, delivers, [("text", None, form) for form in forms])
-    for call in calls:
-        try:
-            args = _arguments(call["arguments"])
-        except InvalidRequest as exc:
-            parts.bad_calls.append(
-                {"tool_call_id": call["id"], "name": call["name"], "error": _error(exc)}
-            )
-            continue
-        if call["name"] == TX_TOOL:
-            parts.transactions.append(("tool_call", call["id"], args.get("tx")))
-        elif call["name"] in READ_TOOLS:
-            parts.reads.append((call, args))
-        else:
-            parts.externals.append({**call, "arguments": args})
-    return parts
-
-
 def _run_reads(
-    context: Context, reads: list[tuple[dict[str, Any], dict[str, Any]]], thread: str
+    context: Context,
+    reads: list[tuple[dict[str, Any], dict[str, Any]]],
+    thread: str,
+    key: str | None,
 ) -> list[dict[str, Any]]:
     results = []
-    for call, args in reads:
+    for index, (call, args) in enumerate(reads):
         entry: dict[str, Any] = {
             "tool_call_id": call["id"],
             "name": call["name"],
@@ -286,9 +143,10 @@ def _run_reads(
         }
         try:
             context.refresh_from_db()
-            entry.update(status="ok", **run_read(context, call["name"], args, thread))
+            part_key = _part_key(key, "read", index)
+            entry.update(status="ok", **run_read(context, call["name"], args, thread, part_key))
         except MorphzError as exc:
-            entry.update(status="error", error=_error(exc))
+            entry.update(status="error", error=error_json(exc))
         except (TypeError, ValueError) as exc:  # arguments of the wrong type for the read
             entry.update(
                 status="error",
@@ -298,17 +156,23 @@ def _run_reads(
     return results
 
 
-def _register_actions(context_id: int, parts: _Parts, thread: str) -> list[dict[str, Any]]:
+def _register_actions(
+    context_id: int, parts: Parts, thread: str, key: str | None
+) -> list[dict[str, Any]]:
     """Each external call through the action gate, in its own database transaction."""
     actions = []
-    for call in parts.externals:
+    for index, call in enumerate(parts.externals):
         entry = {"tool_call_id": call["id"], "name": call["name"], "arguments": call["arguments"]}
         try:
             event = register_action(
-                context_id, name=call["name"], arguments=call["arguments"], thread=thread
+                context_id,
+                name=call["name"],
+                arguments=call["arguments"],
+                thread=thread,
+                idempotency_key=_part_key(key, "action", index),
             ).event
         except MorphzError as exc:
-            entry.update(status="refused", error=_error(exc))
+            entry.update(status="refused", error=error_json(exc))
         else:
             entry.update(status="registered", ref=event.ref)
         actions.append(entry)
@@ -322,20 +186,30 @@ def take_apart_reply(
     author: Author = SYSTEM,
     thread: str | None = None,
     evaluation_id: int | None = None,
+    idempotency_key: str | None = None,
 ) -> dict[str, Any]:
     """Split a model reply into its parts and send each along its path (module docstring).
 
     `reply` is `{text, tool_calls: [{id, name, arguments}], delivers}` (arguments an object
     or a JSON string). Returns `{transactions, reads, actions, message, conflict, version,
     tick, feedback}`; raises InvalidRequest only for a malformed reply (nothing written).
+    `idempotency_key` (1-180 characters): a retry writes no part twice (module docstring);
+    the same key with another reply gets each changed part refused `idempotency_key_reused`.
     """
-    text, calls, given_delivers = _check_reply(reply)
+    if idempotency_key is not None and (
+        not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= MAX_REPLY_KEY_CHARS
+    ):
+        raise InvalidRequest(
+            f"idempotency_key must be a string of 1-{MAX_REPLY_KEY_CHARS} characters",
+            details=[{"field": "idempotency_key"}],
+        )
+    text, calls, given_delivers = check_reply(reply)
     thread_name = check_thread(thread)
     context = Context.objects.filter(pk=context_id).first()
     if context is None:
         raise NotFound(f"context {context_id} does not exist")
     check_evaluation(context_id, evaluation_id)  # as transactions do: nothing written
-    parts = _sort_parts(text, calls, given_delivers)
+    parts = sort_parts(text, calls, given_delivers)
     # Memory first: digesting may bring the context out of maintenance before the gate,
     # and the reads see the commit.
     transactions = _commit_all(
@@ -344,11 +218,17 @@ def take_apart_reply(
         author=author,
         thread=thread_name,
         evaluation_id=evaluation_id,
+        key=idempotency_key,
     )
-    reads = _run_reads(context, parts.reads, thread_name)
-    actions = _register_actions(context_id, parts, thread_name)
+    reads = _run_reads(context, parts.reads, thread_name, idempotency_key)
+    actions = _register_actions(context_id, parts, thread_name, idempotency_key)
     message = _record_message(
-        context_id, parts.rest, parts.delivers, thread_name, transactions, reads, actions
+        context_id,
+        parts.rest,
+        parts.delivers,
+        thread_name,
+        (transactions, reads, actions),
+        _part_key(idempotency_key, "message"),
     )
     context.refresh_from_db()
     result: dict[str, Any] = {
@@ -371,12 +251,12 @@ def _record_message(
     text: str,
     delivers: list[str],
     thread: str,
-    transactions: list[dict[str, Any]],
-    reads: list[dict[str, Any]],
-    actions: list[dict[str, Any]],
+    outcomes: tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]],
+    key: str | None,
 ) -> dict[str, Any] | None:
     if not text and not delivers:
         return None
+    transactions, reads, actions = outcomes
     payload = {
         "transactions": [t.get("ref") for t in transactions if t.get("ref")],
         "tool_calls": [
@@ -394,12 +274,22 @@ def _record_message(
             payload=payload,
             thread=thread,
             delivers=delivers,
+            idempotency_key=key,
         ).event
     except MorphzError as exc:
+        if exc.code == "idempotency_key_reused":
+            # Another reply under this key: the message is not written at all.
+            entry.update(delivers=[], ref=None, error=error_json(exc))
+            return entry
         # The reply is kept all the same; only the delivery claim is refused.
-        entry.update(delivers=[], delivery_error=_error(exc))
+        entry.update(delivers=[], delivery_error=error_json(exc))
         event = append_event(
-            context_id, kind=AGENT_MESSAGE, content=content, payload=payload, thread=thread
+            context_id,
+            kind=AGENT_MESSAGE,
+            content=content,
+            payload=payload,
+            thread=thread,
+            idempotency_key=None if key is None else f"{key}:undelivered",
         ).event
     entry["ref"] = event.ref
     return entry

@@ -2,48 +2,30 @@
 
 Shapes follow the REST contract (docs/rest.md) so the page's script treats this
 snapshot and later API responses alike: a frame is `{id, revision, status, protected, body,
-sources, retire}`, the context `{slug, version, tick, settings, pressure}`. Everything reads
-the persistent state (R35), never the search index; large event texts are cut in the
-database so a 4 MB log is never loaded to draw a page.
+sources, retire}`; events and the context come from the builders the API uses
+(memory.shapes). Everything reads the persistent state (R35), never the search index; large
+event texts are cut in the database so a 4 MB log is never loaded to draw a page.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models.functions import Left
-
-from memory.kinds import RETIRING, event_status
+from memory.kinds import RETIRING
 from memory.models import Context, Event, Frame, Relation, TransactionRecord
-from memory.pressure import pressure_state
-from memory.read.lists import frame_view
+from memory.read.lists import frame_view, with_preview
+from memory.shapes import EventJson, context_json, event_json
 from memory.vocabulary import event_ref, seq_of
 
-PREVIEW_CHARS = 240
 RECENT_EVENTS = 60
 RECENT_TRANSACTIONS = 40
-
-
-def context_summary(context: Context) -> dict[str, Any]:
-    """The context header of the explorer page (slug, counters, settings, pressure)."""
-    return {
-        "slug": context.slug,
-        "name": context.name,
-        "version": context.version,
-        "tick": context.tick,
-        "settings": {
-            "grace_ticks": context.grace_ticks,
-            "capacity_tokens": context.capacity_tokens,
-        },
-        "pressure": pressure_state(context).as_dict(),
-    }
 
 
 def context_cards(contexts: list[Context]) -> list[dict[str, Any]]:
     """One line per context for the context list."""
     return [
         {
-            **context_summary(c),
+            **context_json(c),
             "frames": Frame.objects.filter(context=c).exclude(status="retired").count(),
             "retiring": Frame.objects.filter(context=c, status=RETIRING).count(),
         }
@@ -51,45 +33,20 @@ def context_cards(contexts: list[Context]) -> list[dict[str, Any]]:
     ]
 
 
-def _event_rows(context: Context, **filters: Any) -> list[dict[str, Any]]:
-    rows = (
-        Event.objects.filter(context=context, **filters)
-        .annotate(preview=Left("content", PREVIEW_CHARS))
-        .values(
-            "seq",
-            "kind",
-            "thread",
-            "size_chars",
-            "is_observation",
-            "active",
-            "preview",
-            "request_state",
-            "created_at",
-        )
-    )
+def _event_rows(context: Context, **filters: Any) -> list[EventJson]:
     return [
-        {
-            "ref": event_ref(row["seq"]),
-            "seq": row["seq"],
-            "kind": row["kind"],
-            "thread": row["thread"],
-            "size": row["size_chars"],
-            "status": event_status(row["is_observation"], row["active"]),
-            "request": row["request_state"],
-            "preview": row["preview"],
-            "created_at": row["created_at"].isoformat(),
-        }
-        for row in rows
+        event_json(event, event.preview)  # type: ignore[attr-defined]  # with_preview's annotation
+        for event in with_preview(Event.objects.filter(context=context, **filters))
     ]
 
 
-def recent_events(context: Context, limit: int = RECENT_EVENTS) -> list[dict[str, Any]]:
+def recent_events(context: Context, limit: int = RECENT_EVENTS) -> list[EventJson]:
     """The newest `limit` events, oldest first, with previews."""
     rows = _event_rows(context, seq__gt=max(0, context.last_seq - limit))
     return sorted(rows, key=lambda e: e["seq"])
 
 
-def source_events(context: Context, frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def source_events(context: Context, frames: list[dict[str, Any]]) -> list[EventJson]:
     """The event leaves the frames cite, for the graph's optional source edges."""
     seqs = {seq for frame in frames for seq in map(seq_of, frame["sources"]) if seq is not None}
     return sorted(_event_rows(context, seq__in=seqs), key=lambda e: e["seq"]) if seqs else []
@@ -141,7 +98,7 @@ def explorer_snapshot(context: Context) -> dict[str, Any]:
         for f in Frame.objects.filter(context=context).order_by("frame_id")
     ]
     return {
-        "context": context_summary(context),
+        "context": context_json(context),
         "frames": frames,
         "relations": live_relations(context),
         "source_events": source_events(context, frames),

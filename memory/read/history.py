@@ -3,7 +3,7 @@
 Both read the persistent facts directly, never the search index (R35), and never cross
 contexts (R36): every query is filtered by the context first.
 
-- `read_event_chunk(context, seq, offset=0, length=CHUNK_DEFAULT) -> dict`
+- `read_event_chunk(context, seq, offset=0, length=CHUNK_DEFAULT) -> EventChunk`
   `seq` is an int or a ref like ``"@e42"``; `offset`/`length` count characters. Returns
   ``{ref, seq, kind, thread, size, status, active, retired, created_at, payload, offset,
   length, content, next_offset, total}``; `next_offset` is None after the last chunk. Only
@@ -24,9 +24,9 @@ from typing import Any
 from django.db.models.functions import Length, Substr
 
 from memory.errors import InvalidRequest, NotFound
-from memory.kinds import event_status
 from memory.limits import CHUNK_DEFAULT, CHUNK_MAX
 from memory.models import Context, Event, Frame, FrameRevision
+from memory.shapes import EventChunk, event_chunk_json
 from memory.vocabulary import event_ref, seq_from_text
 
 
@@ -70,7 +70,7 @@ def read_event_chunk(
     seq: int | str,
     offset: int = 0,
     length: int = CHUNK_DEFAULT,
-) -> dict[str, Any]:
+) -> EventChunk:
     """One slice of an event's text, with its size and status (R31)."""
     ctx = resolve_context(context)
     number = parse_seq(seq)
@@ -98,26 +98,15 @@ def read_event_chunk(
             details=[{"ref": event_ref(number)}],
         )
     total = row["total"]
-    chunk = row["chunk"] or ""
-    end = min(offset, total) + len(chunk)
-    status = event_status(row["is_observation"], row["active"])
-    return {
-        "ref": event_ref(row["seq"]),
-        "seq": row["seq"],
-        "kind": row["kind"],
-        "thread": row["thread"],
-        "size": total,
-        "status": status,
-        "active": row["active"],
-        "retired": status == "retired",
-        "created_at": row["created_at"].isoformat(),
-        "payload": row["payload"],
-        "offset": offset,
-        "length": len(chunk),
-        "content": chunk,
-        "next_offset": end if end < total else None,
-        "total": total,
-    }
+    if offset > total:
+        # Past the end is a client's mistake (a stale or miscounted offset), not an empty read;
+        # offset == total is the end itself and reads nothing.
+        raise InvalidRequest(
+            f"offset {offset} is past the end of {event_ref(number)} ({total} characters)",
+            code="invalid_offset",
+            details=[{"field": "offset", "total": total}],
+        )
+    return event_chunk_json(row, offset, row["chunk"] or "", total)
 
 
 def _write_op(ops: Any, frame_id: str) -> str:

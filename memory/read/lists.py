@@ -88,7 +88,7 @@ def list_events(
     limit: int = 100,
 ) -> Page[Event]:
     """Events oldest first (newest last), after `after_seq`, each with a `preview`."""
-    queryset = _with_preview(Event.objects.filter(context=context, seq__gt=after_seq))
+    queryset = with_preview(Event.objects.filter(context=context, seq__gt=after_seq))
     if kind:
         queryset = queryset.filter(kind=kind)
     if thread:
@@ -106,7 +106,7 @@ def list_events(
     return _page(queryset.order_by("seq"), limit)
 
 
-def _with_preview(queryset: QuerySet[Event]) -> QuerySet[Event]:
+def with_preview(queryset: QuerySet[Event]) -> QuerySet[Event]:
     """Leave the text out and cut a preview in the database, so a large log is never loaded
     to make a list: lists carry the preview and the size; the text is read in chunks."""
     return queryset.defer("content").annotate(preview=Left("content", EVENT_PREVIEW_CHARS))

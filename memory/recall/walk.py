@@ -1,5 +1,5 @@
 """The breadth-first walk of graph recall as resumable state, so a cursor continues the walk
-instead of redoing it (issue 16 item 3).
+instead of redoing it.
 
 The first page of a recall is one SQL statement (memory.recall.graph); it walks only as far
 as that page needs. Walking again from the start for every later page made the last page of

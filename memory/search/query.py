@@ -56,6 +56,7 @@ from memory.models import Context
 from memory.read.history import resolve_context
 from memory.search import ranking, snippets, textindex, vectors
 from memory.search.indexer import index_lag
+from memory.shapes import SearchHit, search_hit
 from memory.vocabulary import is_thread_name
 
 STATUSES = (*FRAME_STATUSES, "recorded")
@@ -174,7 +175,7 @@ def _filters(
     return "".join(f" AND {f}" for f in filters), params
 
 
-def _hit(row: tuple[Any, ...], wanted: list[str]) -> dict[str, Any]:
+def _hit(row: tuple[Any, ...], wanted: list[str]) -> SearchHit:
     """A result row as a hit, its snippet cut around the query word that weighs most."""
     score, frame_pk, _, ref, status, kind, thread, created_at = row[:8]
     frame_id, body, window, cut, payload, first = row[8:14]
@@ -186,20 +187,7 @@ def _hit(row: tuple[Any, ...], wanted: list[str]) -> dict[str, Any]:
     parts = snippets.snippet(window or "", wanted)["parts"]
     if cut and parts and parts[0]["text"] != "…":
         parts.insert(0, {"text": "…", "match": False})
-    is_frame = frame_pk is not None
-    return {
-        "type": "frame" if is_frame else "event",
-        "id" if is_frame else "ref": ref,
-        "ref": ref,
-        "status": status,
-        "kind": kind,
-        "thread": thread,
-        "created_at": created_at.isoformat(),
-        "score": round(float(score), 6),
-        "snippet": "".join(p["text"] for p in parts),
-        "snippet_parts": parts,
-        "next": {"recall": {"frame_id": ref}} if is_frame else {"read": ref},
-    }
+    return search_hit(ref, frame_pk is not None, status, kind, thread, created_at, score, parts)
 
 
 def search(

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from contextlib import ExitStack
+from typing import Any, NamedTuple
 
-from django.db.models.functions import Right, Substr
+from django.db import connection
 
-from memory.kinds import ACTION, REQUEST_OPEN, RETIRED, USER_MESSAGE
+from memory.kinds import ACTION, REQUEST_OPEN, USER_MESSAGE
 from memory.limits import EVENT_PREVIEW_CHARS
-from memory.models import Context, Event, Frame, Relation
+from memory.models import Context
 from memory.pressure import pressure_state
+from memory.shapes import Observation, observation_json
 from memory.tokens import (
     ITEM_OVERHEAD,
     estimate_tokens,
@@ -93,7 +95,8 @@ def render_value(value: Any) -> str:
     return str(value)
 
 
-def render_frame(item: dict[str, Any]) -> str:
+def render_frame_header(item: dict[str, Any]) -> str:
+    """A frame's first prompt line: id, revision, status, window and sources."""
     header = f"[frame {item['id']} r{item['revision']} {item['status']}"
     if item["protected"]:
         header += " protected"
@@ -105,14 +108,40 @@ def render_frame(item: dict[str, Any]) -> str:
     header += "]"
     if item["sources"]:
         header += f" (from {' '.join(item['sources'])})"
-    body = item["body"]
-    lines = [header]
-    if isinstance(body, dict):
-        lines.extend(f"  ({key} {render_value(value)})" for key, value in body.items())
-    return "\n".join(lines)
+    return header
 
 
-def render_observation(item: dict[str, Any]) -> str:
+def render_body(body: Any) -> str:
+    """A frame body's prompt lines, each after a line break (nothing unless a map)."""
+    if not isinstance(body, dict):
+        return ""
+    return "".join(f"\n  ({key} {render_value(value)})" for key, value in body.items())
+
+
+def render_frame(item: dict[str, Any]) -> str:
+    """A frame as prompt text: its header line, then one line per body field."""
+    return render_frame_header(item) + render_body(item["body"])
+
+
+# Rendered bodies by their stored JSON text: a pure function of the text, so never stale.
+# Most frames are unchanged from one compile to the next; bounded by a clear when full.
+_RENDERED: dict[str, str] = {}
+_RENDERED_MAX = 20_000
+
+
+def _body(text: str) -> tuple[Any, str]:
+    """A body's value (a fresh object: callers may keep or change it) and its prompt lines."""
+    value = json.loads(text)
+    rendered = _RENDERED.get(text)
+    if rendered is None:
+        rendered = render_body(value)
+        if len(_RENDERED) >= _RENDERED_MAX:
+            _RENDERED.clear()
+        _RENDERED[text] = rendered
+    return value, rendered
+
+
+def render_observation(item: Observation) -> str:
     flag = " OPEN REQUEST" if item.get("request") == REQUEST_OPEN else ""
     if item.get("delivers"):
         flag += f" delivers {' '.join(item['delivers'])}"
@@ -127,10 +156,13 @@ def compile_active_context(context: Context) -> dict[str, Any]:
 
     Returns `{context: {state, frames, relations, observations}, text, tokens}`: the
     structured input, the same rendered as prompt text, and its token estimate."""
-    frame_items = _frame_items(context)
-    observation_items, open_requests = _observation_items(context)
-    relations = _live_relations(context)
-    actions = _pending_actions(context)
+    rows = _read_rows(context)
+    frame_items, frame_texts = _frame_items(rows.frames, context.tick)
+    observation_items, open_requests = _observation_items(
+        rows.observations, context.observation_budget_tokens
+    )
+    relations = [{"subject": s, "name": n, "object": o} for s, n, o in rows.relations]
+    actions = _pending_actions(rows.actions)
     state = pressure_state(context)
     state_text = (
         f"# context {context.slug} · tick {context.tick} · version {context.version} · "
@@ -140,9 +172,8 @@ def compile_active_context(context: Context) -> dict[str, Any]:
         state_text += "\nopen requests: " + ", ".join(r["ref"] for r in open_requests)
     if actions:
         state_text += "\npending actions: " + ", ".join(f"{a['ref']} {a['name']}" for a in actions)
-    relations_text = "\n".join(f"{r['subject']} {r['name']} {r['object']}" for r in relations)
-    parts = [state_text, "## frames"]
-    parts.extend(render_frame(item) for item in frame_items)
+    relations_text = "\n".join(f"{s} {n} {o}" for s, n, o in rows.relations)
+    parts = [state_text, "## frames", *frame_texts]
     if relations:
         parts += ["## relations", relations_text]
     parts.append("## observations")
@@ -172,126 +203,106 @@ def compile_active_context(context: Context) -> dict[str, Any]:
     }
 
 
-def _frame_items(context: Context) -> list[dict[str, Any]]:
-    """Active and retiring frames, oldest first; retiring ones carry their window."""
-    rows = (
-        Frame.objects.filter(context=context)
-        .exclude(status=RETIRED)
-        .order_by("created_version", "frame_id")
-        .values(
-            "frame_id",
-            "revision",
-            "status",
-            "protected",
-            "body",
-            "sources",
-            "token_estimate",
-            "retire_due_tick",
-            "retire_requested_tick",
-            "retire_reason",
-        )
-    )
-    items: list[dict[str, Any]] = []
-    for row in rows:
-        item: dict[str, Any] = {
-            "id": row["frame_id"],
-            "revision": row["revision"],
-            "status": row["status"],
-            "protected": row["protected"],
-            "body": row["body"],
-            "sources": row["sources"],
-            "tokens": row["token_estimate"],
-        }
-        retire = window_view(
-            row["status"],
-            row["retire_requested_tick"],
-            row["retire_due_tick"],
-            row["retire_reason"],
-            context.tick,
-        )
-        if retire is not None:
-            item["retire"] = retire
-        items.append(item)
-    return items
+# The four reads of a compile, by hand (Django's row building cost more than the reads):
+# live frames and live relations between them (the partial index `frame_live_idx` matches
+# `NOT (status = 'retired')`), active observations (`event_active_idx`), open actions.
+_FRAMES_SQL = (
+    "SELECT frame_id, revision, status, protected, body::text, sources::text, token_estimate, "
+    "retire_due_tick, retire_requested_tick, retire_reason FROM memory_frame "
+    "WHERE context_id = %s AND NOT (status = 'retired') ORDER BY created_version, frame_id"
+)
+_OBSERVATIONS_SQL = (
+    "SELECT seq, kind, thread, substring(content, 1, %s), right(content, %s), size_chars, "
+    "token_estimate, request_state, delivers FROM memory_event "
+    "WHERE context_id = %s AND active ORDER BY seq"
+)
+_RELATIONS_SQL = (
+    "SELECT s.frame_id, r.name, o.frame_id FROM memory_relation r "
+    "JOIN memory_frame s ON s.id = r.subject_id JOIN memory_frame o ON o.id = r.object_id "
+    "WHERE r.context_id = %s AND r.removed_version IS NULL AND NOT (s.status = 'retired') "
+    "AND NOT (o.status = 'retired') ORDER BY r.id"
+)
+_ACTIONS_SQL = (
+    "SELECT seq, thread, payload::text FROM memory_event "
+    "WHERE context_id = %s AND request_state = %s AND kind = %s ORDER BY seq"
+)
 
 
-def _observation_items(context: Context) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Active observations, each within the per-item budget (R47), and the open requests."""
+class _Rows(NamedTuple):
+    frames: list[tuple[Any, ...]]
+    observations: list[tuple[Any, ...]]
+    relations: list[tuple[str, str, str]]
+    actions: list[tuple[Any, ...]]
+
+
+def _read_rows(context: Context) -> _Rows:
+    """The rows a compile reads, in one round trip (psycopg's pipeline)."""
     # Only as much text as a preview can show leaves the database: a 4 MB log costs its
     # head and tail, never its whole content (R47).
     budget = context.observation_budget_tokens
-    head_chars = budget * 4 + 8
-    events = (
-        Event.objects.filter(context=context, active=True)
-        .order_by("seq")
-        .annotate(head=Substr("content", 1, head_chars), tail=Right("content", budget * 4))
-        .values(
-            "seq",
-            "kind",
-            "thread",
-            "head",
-            "tail",
-            "size_chars",
-            "token_estimate",
-            "request_state",
-            "delivers",
-        )
-    )
+    connection.ensure_connection()
+    with ExitStack() as stack:
+        cursors = [stack.enter_context(connection.cursor()) for _ in range(4)]
+        stack.enter_context(connection.connection.pipeline())
+        cursors[0].execute(_FRAMES_SQL, [context.pk])
+        cursors[1].execute(_OBSERVATIONS_SQL, [budget * 4 + 8, budget * 4, context.pk])
+        cursors[2].execute(_RELATIONS_SQL, [context.pk])
+        cursors[3].execute(_ACTIONS_SQL, [context.pk, REQUEST_OPEN, ACTION])
+        return _Rows(*(cursor.fetchall() for cursor in cursors))
+
+
+def _frame_items(rows: list[tuple[Any, ...]], tick: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """Active and retiring frames, oldest first (retiring ones carry their window), and each
+    rendered as prompt text."""
     items: list[dict[str, Any]] = []
-    open_requests: list[dict[str, Any]] = []
-    for event in events:
-        ref = event_ref(event["seq"])
-        content, preview = bounded_content(
-            ref, event["head"], event["tail"], event["size_chars"], budget
-        )
-        observation: dict[str, Any] = {
-            "ref": ref,
-            "kind": event["kind"],
-            "thread": event["thread"],
-            "content": content,
-            "tokens": event["token_estimate"],
+    texts: list[str] = []
+    for frame_id, revision, status, protected, body, sources, tokens, due, requested, why in rows:
+        body_value, body_text = _body(body)
+        item: dict[str, Any] = {
+            "id": frame_id,
+            "revision": revision,
+            "status": status,
+            "protected": protected,
+            "body": body_value,
+            "sources": json.loads(sources) if sources != "[]" else [],
+            "tokens": tokens,
         }
-        if event["delivers"]:
-            # A tool result names the action it answers.
-            observation["delivers"] = [event_ref(seq) for seq in event["delivers"]]
-        if preview is not None:
-            observation["preview"] = preview
-        if event["kind"] == USER_MESSAGE:
-            observation["request"] = event["request_state"]
-            if event["request_state"] == REQUEST_OPEN:
-                open_requests.append(
-                    {"ref": ref, "thread": event["thread"], "preview": _preview(event["head"])}
-                )
-        items.append(observation)
+        retire = window_view(status, requested, due, why, tick)
+        if retire is not None:
+            item["retire"] = retire
+        items.append(item)
+        texts.append(render_frame_header(item) + body_text)
+    return items, texts
+
+
+def _observation_items(
+    rows: list[tuple[Any, ...]], budget: int
+) -> tuple[list[Observation], list[dict[str, Any]]]:
+    """Active observations, each within the per-item budget (R47), and the open requests."""
+    items: list[Observation] = []
+    open_requests: list[dict[str, Any]] = []
+    for seq, kind, thread, head, tail, size, tokens, request_state, delivers in rows:
+        ref = event_ref(seq)
+        content, preview = bounded_content(ref, head, tail, size, budget)
+        user_message = kind == USER_MESSAGE
+        row = {
+            "seq": seq,
+            "kind": kind,
+            "thread": thread,
+            "token_estimate": tokens,
+            "request_state": request_state,
+            "delivers": delivers,
+        }
+        items.append(observation_json(row, content, preview, user_message))
+        if user_message and request_state == REQUEST_OPEN:
+            open_requests.append({"ref": ref, "thread": thread, "preview": _preview(head)})
     return items, open_requests
 
 
-def _live_relations(context: Context) -> list[dict[str, Any]]:
-    """Live relations whose two frames are both in the input."""
-    return [
-        {"subject": subject, "name": name, "object": obj}
-        for subject, name, obj in Relation.objects.filter(
-            context=context, removed_version__isnull=True
-        )
-        .exclude(subject__status=RETIRED)
-        .exclude(object__status=RETIRED)
-        .order_by("id")
-        .values_list("subject__frame_id", "name", "object__frame_id")
-    ]
-
-
-def _pending_actions(context: Context) -> list[dict[str, Any]]:
+def _pending_actions(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
     """Registered external actions still waiting for their result."""
-    rows = (
-        Event.objects.filter(context=context, request_state=REQUEST_OPEN, kind=ACTION)
-        .order_by("seq")
-        .values("seq", "thread", "payload")
-    )
-    return [
-        {
-            "ref": event_ref(a["seq"]),
-            "thread": a["thread"],
-            "name": (a["payload"] or {}).get("name"),
-        }
-        for a in rows
-    ]
+    actions = []
+    for seq, thread, payload in rows:
+        name = (json.loads(payload) or {}).get("name") if payload is not None else None
+        actions.append({"ref": event_ref(seq), "thread": thread, "name": name})
+    return actions

@@ -27,8 +27,12 @@ def evaluate(
     idempotency_key: str | None = None,
     continuation: bool = False,
     include_instructions: bool = False,
+    compile_input: bool = True,
 ) -> dict[str, Any]:
     """Claim the pending inputs and compile the next model input.
+
+    Without `compile_input` nothing is compiled (`context`, `text` and `tokens` are absent
+    from the result): replay checks what an evaluation did, not what it showed.
 
     With `include_instructions` the model protocol's instructions (R45) come ahead of the
     compiled text, and also alone in `instructions`.
@@ -44,7 +48,12 @@ def evaluate(
     try:
         with context_gate(context_id):
             return _evaluate(
-                context_id, thread_name, idempotency_key, continuation, include_instructions
+                context_id,
+                thread_name,
+                idempotency_key,
+                continuation,
+                include_instructions,
+                compile_input,
             )
     except IntegrityError:
         # Two requests with one new key raced; the loser returns the winner's result.
@@ -65,6 +74,7 @@ def _evaluate(
     idempotency_key: str | None,
     continuation: bool,
     include_instructions: bool = False,
+    compile_input: bool = True,
 ) -> dict[str, Any]:
     context = lock_context_model(context_id)
     if idempotency_key is not None:
@@ -108,8 +118,7 @@ def _evaluate(
         )
     context.in_maintenance = pressure_state(context).in_maintenance
     context.save(update_fields=["tick", "used_tokens", "in_maintenance"])
-    compiled = compile_active_context(context)
-    result = {
+    result: dict[str, Any] = {
         "id": evaluation.pk,
         "tick": context.tick,
         "advanced_tick": advanced,
@@ -118,11 +127,11 @@ def _evaluate(
         "continuation": continuation,
         "claimed": [event_ref(seq) for _, seq, _ in claimed],
         "expired": expired,
-        "context": compiled["context"],
-        "text": compiled["text"],
-        "tokens": compiled["tokens"],
     }
-    if include_instructions:
+    if compile_input:
+        compiled = compile_active_context(context)
+        result.update(context=compiled["context"], text=compiled["text"], tokens=compiled["tokens"])
+    if include_instructions and compile_input:
         from memory.agents.protocol import context_instructions
 
         result["instructions"] = context_instructions(context)

@@ -2,6 +2,9 @@
 
 `submit_transaction` is the one way memory changes. Commits of one context are serialised
 by the context row lock (`SELECT ... FOR UPDATE`); rules are decided in `memory.tx.apply`.
+A submission is parsed before the lock; under it, `_decide` reads and checks (refusing with
+a MorphzError, writing nothing) and `_write` stores. Threads of one process committing on
+the same context are grouped into one database transaction (`memory.tx.group`).
 """
 
 from __future__ import annotations
@@ -15,15 +18,24 @@ from django.db import transaction
 
 from memory.broadcast import broadcast_after_commit
 from memory.errors import Conflict, InvalidRequest, MorphzError, ParseError, RuleViolation
-from memory.kinds import COMMITTED, REJECTED
+from memory.kinds import COMMITTED
 from memory.limits import MAX_OPS
-from memory.locking import context_gate, lock_context
-from memory.models import Context, Evaluation, TransactionRecord
+from memory.locking import LockedContext, lock_context
+from memory.models import Evaluation, TransactionRecord
 from memory.pressure import PressureState, pressure_state
 from memory.timeline.events import check_thread
 from memory.tx import lang as txlang
-from memory.tx.apply import ApplyOutcome, TransactionApplier, find_conflicts, referenced_items
-from memory.tx.store import SqlLoader, write_commit
+from memory.tx.apply import (
+    ApplyOutcome,
+    ConflictItem,
+    TransactionApplier,
+    find_conflicts,
+    referenced_items,
+)
+from memory.tx.group import Steps, commit_grouped
+from memory.tx.loader import SqlLoader
+from memory.tx.rejections import record_rejection
+from memory.tx.store import CommitRow, write_commit
 from memory.vocabulary import event_ref
 
 
@@ -112,18 +124,60 @@ def submit_transaction(
     request_hash = (
         _request_hash(text, data, thread, evaluation_id) if idempotency_key is not None else ""
     )
-    # Parsing happens inside the gate too: with one interpreter lock, parsing beside a
-    # commit of the same context only slows that commit down (see memory.gate).
-    with context_gate(context_id):
-        return _submit(
-            context_id,
-            text=text,
-            data=data,
+    tx: dict[str, Any] | None = None
+    try:
+        # Everything that does not depend on the context's state happens here, before the
+        # gate and the row lock: other writers of the context wait only for `_decide` and
+        # `_write`.
+        tx = parse_submission(text=text, data=data)
+        if len(tx["ops"]) > MAX_OPS:
+            raise InvalidRequest(f"a transaction may hold at most {MAX_OPS} operations")
+        thread = check_thread(thread or tx.get("thread"))
+        submission = Submission(
+            context_id=context_id,
+            tx=tx,
+            canonical=txlang.to_text(tx),
             author=author,
             thread=thread,
             evaluation_id=evaluation_id,
             idempotency=(idempotency_key, request_hash) if idempotency_key is not None else None,
         )
+        return commit_grouped(context_id, submission, _STEPS)
+    except MorphzError as exc:
+        record_rejection(
+            context_id,
+            tx,
+            text,
+            data,
+            exc,
+            author=author,
+            thread=thread,
+            evaluation_id=evaluation_id,
+            idempotency_key=idempotency_key,
+        )
+        raise
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A parsed transaction with everything about it that does not depend on state."""
+
+    context_id: int
+    tx: dict[str, Any]
+    canonical: str  # the text form stored in the event and the record
+    author: Author
+    thread: str
+    evaluation_id: int | None
+    idempotency: tuple[str, str] | None  # (key, request hash)
+
+
+@dataclass
+class _Decision:
+    """A transaction decided under the row lock: what `_write` stores."""
+
+    submission: Submission
+    base: int
+    outcome: ApplyOutcome
 
 
 def _request_hash(text: str | None, data: Any, thread: str | None, evaluation: Any) -> str:
@@ -137,66 +191,27 @@ def _request_hash(text: str | None, data: Any, thread: str | None, evaluation: A
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _submit(
-    context_id: int,
-    *,
-    text: str | None,
-    data: Any,
-    author: Author,
-    thread: str | None,
-    evaluation_id: int | None,
-    idempotency: tuple[str, str] | None = None,
-) -> CommitResult:
-    raw_text = text if text is not None else None
-    tx: dict[str, Any] | None = None
-    try:
-        tx = parse_submission(text=text, data=data)
-        if len(tx["ops"]) > MAX_OPS:
-            raise InvalidRequest(f"a transaction may hold at most {MAX_OPS} operations")
-        thread = check_thread(thread or tx.get("thread"))
-        # Done before taking the row lock: other processes wait only while `_commit` runs.
-        canonical = txlang.to_text(tx)
-        return _commit(
-            context_id,
-            tx,
-            canonical,
-            author=author,
-            thread=thread,
-            evaluation_id=evaluation_id,
-            idempotency=idempotency,
-        )
-    except MorphzError as exc:
-        _record_rejection(
-            context_id,
-            tx,
-            raw_text,
-            data,
-            exc,
-            author=author,
-            thread=thread,
-            evaluation_id=evaluation_id,
-            idempotency_key=idempotency[0] if idempotency else None,
-        )
-        raise
-
-
 @transaction.atomic
-def _commit(
-    context_id: int,
-    tx: dict[str, Any],
-    canonical: str,
-    *,
-    author: Author,
-    thread: str,
-    evaluation_id: int | None,
-    idempotency: tuple[str, str] | None = None,
-) -> CommitResult:
-    context = lock_context(context_id)
-    if idempotency is not None:
+def _commit_alone(submission: Submission) -> CommitResult:
+    """One transaction in its own database transaction (or the caller's)."""
+    context = lock_context(submission.context_id)
+    decided = _decide(context, submission)
+    if isinstance(decided, CommitResult):
+        return decided
+    return _write(context, decided)
+
+
+def _decide(context: LockedContext, submission: Submission) -> _Decision | CommitResult:
+    """Check and apply a transaction against the locked context's state, writing nothing.
+
+    Returns what to write, or the earlier commit of a replayed idempotency key; raises the
+    MorphzError that refuses it (InvalidRequest, Conflict, RuleViolation)."""
+    if submission.idempotency is not None:
         # Under the row lock: a concurrent retry waits for the first and then finds it.
-        earlier = _earlier_commit(context.pk, *idempotency)
+        earlier = _earlier_commit(context.pk, *submission.idempotency)
         if earlier is not None:
             return earlier
+    tx = submission.tx
     base = tx.get("base_version")
     if base is None:
         base = context.version
@@ -205,40 +220,23 @@ def _commit(
             f"base_version {base} is ahead of the context's version {context.version}",
             code="invalid_base_version",
         )
-    check_evaluation(context.pk, evaluation_id)
-
-    ops = tx["ops"]
+    check_evaluation(context.pk, submission.evaluation_id)
     loader = SqlLoader(context.pk)
-    frame_ids, seqs, relation_keys = referenced_items(ops)
-    frames = loader.frames(frame_ids)
-    events = loader.events(seqs)
+    frame_ids, seqs, relation_keys = referenced_items(tx["ops"])
+    frames, events = loader.frames_and_events(frame_ids, seqs)
     relations = loader.relations_between(relation_keys, frames)
-
     if base < context.version:
-        conflicts = find_conflicts(base, frames, events, relations)
-        if conflicts:
-            names = ", ".join(
-                c.ref
-                + (f" (now revision {c.revision}, {c.status})" if c.revision else f" ({c.status})")
-                for c in conflicts
-            )
-            raise Conflict(
-                f"changed since base version {base} (now {context.version}): {names}; "
-                "re-read them and resubmit against the current version",
-                details=[c.as_dict() for c in conflicts],
-            )
-
-    new_version = context.version + 1
+        _raise_conflicts(base, context.version, find_conflicts(base, frames, events, relations))
     outcome = TransactionApplier(
         loader,
         tick=context.tick,
         grace_ticks=context.grace_ticks,
-        new_version=new_version,
+        new_version=context.version + 1,
         reason=tx.get("reason") or "",
         frames=frames,
         events=events,
         relations=relations,
-    ).apply(ops)
+    ).apply(tx["ops"])
     if outcome.errors:
         first = outcome.errors[0]
         more = f" (and {len(outcome.errors) - 1} more)" if len(outcome.errors) > 1 else ""
@@ -248,8 +246,27 @@ def _commit(
             code=first.code,
             details=[e.as_dict() for e in outcome.errors],
         )
+    return _Decision(submission, base, outcome)
 
-    context.version = new_version
+
+def _raise_conflicts(base: int, version: int, conflicts: list[ConflictItem]) -> None:
+    if not conflicts:
+        return
+    names = ", ".join(
+        c.ref + (f" (now revision {c.revision}, {c.status})" if c.revision else f" ({c.status})")
+        for c in conflicts
+    )
+    raise Conflict(
+        f"changed since base version {base} (now {version}): {names}; "
+        "re-read them and resubmit against the current version",
+        details=[c.as_dict() for c in conflicts],
+    )
+
+
+def _write(context: LockedContext, decided: _Decision) -> CommitResult:
+    """Advance the locked context by one version and store the decided transaction."""
+    submission, outcome = decided.submission, decided.outcome
+    context.version += 1
     context.last_seq += 1
     context.used_tokens = max(0, context.used_tokens + outcome.token_delta)
     state = pressure_state(context)
@@ -258,32 +275,42 @@ def _commit(
         {f.frame_id for f in outcome.frames.values() if f.touched} | _relation_frame_ids(outcome)
     )
     receipt = _receipt(context.version, context.tick, outcome, state)
-    record_pk, event_seq = write_commit(
+    record_pk = write_commit(
         context,
         outcome,
-        text=canonical,
-        ops=ops,
-        reason=tx.get("reason") or "",
-        base_version=base,
-        thread=thread,
-        author_label=author.label,
-        author_kind=author.kind,
-        evaluation_id=evaluation_id,
-        receipt=receipt,
-        frame_ids=touched_ids,
-        idempotency=idempotency,
+        CommitRow(
+            text=submission.canonical,
+            ops=submission.tx["ops"],
+            reason=submission.tx.get("reason") or "",
+            base_version=decided.base,
+            thread=submission.thread,
+            author_label=submission.author.label,
+            author_kind=submission.author.kind,
+            evaluation_id=submission.evaluation_id,
+            receipt=receipt,
+            frame_ids=touched_ids,
+            idempotency=submission.idempotency,
+        ),
     )
     broadcast_after_commit(
         context.slug,
         {
             "type": "transaction",
-            "version": new_version,
+            "version": context.version,
             "tick": context.tick,
             "frames": touched_ids,
             "pressure": receipt["pressure"],
         },
     )
-    return CommitResult(record_id=record_pk, event_seq=event_seq, receipt=receipt)
+    return CommitResult(record_id=record_pk, event_seq=context.last_seq, receipt=receipt)
+
+
+_STEPS: Steps[Submission, _Decision, CommitResult] = Steps(
+    decide=_decide,
+    write=_write,
+    finished=lambda decided: isinstance(decided, CommitResult),
+    alone=_commit_alone,
+)
 
 
 def _earlier_commit(context_pk: int, key: str, request_hash: str) -> CommitResult | None:
@@ -332,62 +359,3 @@ def _receipt(
         "completed_by_successor": outcome.completed_by_successor,
         "pressure": state.as_dict(),
     }
-
-
-def _record_rejection(
-    context_id: int,
-    tx: dict[str, Any] | None,
-    raw_text: str | None,
-    data: Any,
-    exc: MorphzError,
-    *,
-    author: Author,
-    thread: str | None,
-    evaluation_id: int | None,
-    idempotency_key: str | None = None,
-) -> None:
-    """Store a rejected submission (R6) in its own database transaction.
-
-    A frozen context stores nothing: its refusal is not a rejected transaction."""
-    if exc.code == "context_frozen":
-        return
-    if tx is not None:
-        try:
-            text = txlang.to_text(tx)
-        except Exception:  # printing must never hide the original error
-            text = raw_text or ""
-    elif raw_text is not None:
-        text = raw_text
-    else:
-        text = json.dumps(data, ensure_ascii=False, default=str)[:100_000]
-    base = tx.get("base_version") if tx else None
-    with transaction.atomic():
-        if not Context.objects.filter(pk=context_id, frozen=False).exists():
-            return
-        TransactionRecord.objects.create(
-            context_id=context_id,
-            author=author.label,
-            author_kind=author.kind,
-            thread=(thread or (tx or {}).get("thread") or "main")[:100],
-            base_version=base if isinstance(base, int) else None,
-            committed_version=None,
-            status=REJECTED,
-            reason=((tx or {}).get("reason") or "")[:10_000],
-            text=text,
-            ops=tx["ops"] if tx else None,
-            errors={"code": exc.code, "message": exc.message, "details": exc.details},
-            frame_ids=sorted(referenced_items(tx["ops"])[0]) if tx else [],
-            evaluation_id=_own_evaluation(context_id, evaluation_id),
-            idempotency_key=idempotency_key,
-        )
-
-
-def _own_evaluation(context_id: int, evaluation_id: int | None) -> int | None:
-    """The evaluation id when it names an evaluation of this context, else None: a rejection
-    record never points at another context's evaluation or at one that does not exist."""
-    if evaluation_id is None or isinstance(evaluation_id, bool):
-        return None
-    if not isinstance(evaluation_id, int) or not 0 < evaluation_id < 2**63:
-        return None
-    own = Evaluation.objects.filter(pk=evaluation_id, context_id=context_id).exists()
-    return evaluation_id if own else None

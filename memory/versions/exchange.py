@@ -1,7 +1,7 @@
 """Export and import of a whole context as one file (R56); the format is in docs/history.md.
 
 - `export_context(context, path, progress=None) -> dict` writes the file (gzip, JSON Lines):
-  a header, the history steps (`memory.versions.replay.history_steps`), the rejected
+  a header, the history steps (`memory.versions.history.history_steps`), the rejected
   transactions, the expected state (`replay.snapshot`) and a closing line with the number
   of lines before it and their SHA-256. Returns the counts.
 - `read_export(path) -> ExportFile` reads and checks a file completely before anything is
@@ -24,24 +24,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from memory.contexts import IssuedToken, create_context, issue_token, set_frozen
-from memory.errors import MorphzError
-from memory.models import Context, Evaluation, TransactionRecord
-from memory.versions.replay import (
-    SETTINGS,
-    ReplayError,
-    apply_steps,
-    compare,
-    history_steps,
-    snapshot,
+from memory.contexts import (
+    IssuedToken,
+    create_context,
+    delete_context,
+    issue_token,
+    set_frozen,
 )
+from memory.errors import InvalidRequest, MorphzError
+from memory.models import Context, Evaluation, TransactionRecord
+from memory.versions.history import SETTINGS, ReplayError, history_steps, initial_settings
+from memory.versions.replay import apply_steps, scratch_slug, unsynchronised_commits
+from memory.versions.snapshot import compare, snapshot
 
 FORMAT = "morphz-context"
-FORMAT_VERSION = 1
-STEP_TYPES = ("event", "evaluation", "transaction")
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # 1: no settings lines, and the state has no logs of settings
+STEP_TYPES = ("event", "evaluation", "transaction", "settings")
 
 
 class InvalidExport(MorphzError):
@@ -114,7 +116,7 @@ def export_context(
             "exported_at": timezone.now().isoformat(),
             "slug": context.slug,
             "name": context.name,
-            "settings": {name: getattr(context, name) for name in SETTINGS},
+            "settings": initial_settings(context),
             "frozen": context.frozen,
             "version": context.version,
             "tick": context.tick,
@@ -172,10 +174,10 @@ def read_export(path: str | Path | IO[bytes]) -> ExportFile:
     header = lines[0]
     if header.get("format") != FORMAT:
         raise InvalidExport(f"not a {FORMAT} file")
-    if header.get("format_version") != FORMAT_VERSION:
+    if header.get("format_version") not in READABLE_VERSIONS:
         raise InvalidExport(
             f"format version {header.get('format_version')!r} is not supported "
-            f"(this server reads version {FORMAT_VERSION})"
+            f"(this server reads versions {', '.join(map(str, READABLE_VERSIONS))})"
         )
     if end is None:
         raise InvalidExport("the file is truncated: its closing line is missing")
@@ -204,36 +206,78 @@ def import_context(
     slug: str | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> ImportResult:
+    """Rebuild the file's context through the engine as `slug` (default: the exported
+    slug) and check it equals the file's state. Raises InvalidExport (nothing written) when
+    the file is broken or the rebuilt state differs, InvalidRequest `context_exists` when
+    the slug is taken.
+
+    Outside a transaction the rebuild runs in autocommit (see `memory.versions.replay`)
+    under a temporary `import-` slug, renamed in the last transaction (which restores the
+    times and rejected records, compares and issues the token) and deleted on any failure."""
     exported = read_export(path)
     header = exported.header
-    settings = header.get("settings") or {}
     try:
-        with transaction.atomic():
-            context = create_context(
-                slug or header["slug"],
-                name=header.get("name") or "",
-                **{name: settings[name] for name in SETTINGS if name in settings},
+        target = slug or header["slug"]
+        if Context.objects.filter(slug=target).exists():
+            raise InvalidRequest(
+                f"a context with slug {target!r} already exists", code="context_exists"
             )
+        settings = header.get("settings") or {}
+        values = {name: settings[name] for name in SETTINGS if name in settings}
+        name = header.get("name") or target
+        if connection.in_atomic_block:
+            with transaction.atomic():
+                context = create_context(target, name=name, **values)
+                return _rebuild(context, target, exported, progress)
+        with unsynchronised_commits():
+            context = create_context(scratch_slug("import"), name=name, **values)
             try:
-                apply_steps(context.pk, exported.steps, progress)
-            except (ReplayError, MorphzError) as exc:
-                message = getattr(exc, "message", None) or str(exc)
-                raise InvalidExport(f"the history does not replay: {message}") from None
-            _restore_times(context, exported.steps)
-            _restore_rejected(context, exported.rejected)
-            differences = compare(exported.state, snapshot(context.pk))
-            if differences:
-                raise InvalidExport(
-                    "the rebuilt context differs from the exported state: "
-                    + "; ".join(differences[:5]),
-                    details=[{"difference": d} for d in differences[:50]],
-                )
-            if header.get("frozen"):
-                set_frozen(context.pk, True)
-            token = issue_token(context, name="import_context")
-            context.refresh_from_db()
+                return _rebuild(context, target, exported, progress)
+            except BaseException:
+                delete_context(context.pk)
+                raise
     except KeyError as exc:
         raise InvalidExport(f"a line lacks the field {exc}") from None
+
+
+def _rebuild(
+    context: Context,
+    target: str,
+    exported: ExportFile,
+    progress: Callable[[dict[str, Any]], None] | None,
+) -> ImportResult:
+    try:
+        apply_steps(context.pk, exported.steps, progress, compile_inputs=False)
+    except (ReplayError, MorphzError) as exc:
+        message = getattr(exc, "message", None) or str(exc)
+        raise InvalidExport(f"the history does not replay: {message}") from None
+    with transaction.atomic():
+        with connection.cursor() as cur:  # this commit flushes the whole rebuild to disk
+            cur.execute("SET LOCAL synchronous_commit = on")
+        _restore_times(context, exported.steps)
+        _restore_rejected(context, exported.rejected)
+        rebuilt = snapshot(context.pk)
+        if exported.header.get("format_version") == 1:  # its state lacks the newer parts
+            rebuilt = {key: value for key, value in rebuilt.items() if key in exported.state}
+        differences = compare(exported.state, rebuilt)
+        if differences:
+            raise InvalidExport(
+                "the rebuilt context differs from the exported state: "
+                + "; ".join(differences[:5]),
+                details=[{"difference": d} for d in differences[:50]],
+            )
+        if context.slug != target:
+            try:
+                with transaction.atomic():
+                    Context.objects.filter(pk=context.pk).update(slug=target)
+            except IntegrityError:
+                raise InvalidRequest(
+                    f"a context with slug {target!r} already exists", code="context_exists"
+                ) from None
+        if exported.header.get("frozen"):
+            set_frozen(context.pk, True)
+        context.refresh_from_db()
+        token = issue_token(context, name="import_context")
     return ImportResult(context=context, token=token, steps=len(exported.steps))
 
 

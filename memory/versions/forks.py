@@ -24,7 +24,7 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 
-from memory.contexts import IssuedToken, issue_token
+from memory.contexts import SETTINGS_FIELDS, IssuedToken, issue_token, settings_of
 from memory.errors import InvalidRequest, NotFound
 from memory.models import Context
 from memory.versions.points import (
@@ -161,6 +161,10 @@ def _statements(point: Point) -> list[str]:
         "INSERT INTO memory_eventchange (context_id, event_id, seq, version, active) "
         "SELECT %(dst)s, me.new, c.seq, c.version, c.active FROM memory_eventchange c "
         "JOIN fork_event me ON me.old = c.event_id WHERE c.version <= %(v)s ORDER BY c.id",
+        "INSERT INTO memory_settingschange (context_id, kind, version, last_seq, evaluations, "
+        "settings, created_at) SELECT %(dst)s, kind, version, last_seq, evaluations, settings, "
+        "created_at FROM memory_settingschange WHERE context_id = %(ctx)s AND version <= %(v)s "
+        "ORDER BY id",
         "INSERT INTO memory_maintenancechange (context_id, version, last_seq, in_maintenance) "
         "SELECT %(dst)s, version, last_seq, in_maintenance FROM memory_maintenancechange "
         "WHERE context_id = %(ctx)s AND last_seq <= %(seq)s ORDER BY id",
@@ -255,6 +259,7 @@ def _fork(
     with connection.cursor() as cur:
         cur.execute(CONTEXT_AT if not point.present else "SELECT 1", params)
         at = dict(zip(CONTEXT_COLUMNS, cur.fetchone() or (), strict=False))
+    src_settings = settings_of(src) if point.present else at  # the settings at the point
     new_slug = slug or _new_slug(src.slug)
     if Context.objects.filter(slug=new_slug).exists():
         raise InvalidRequest(
@@ -266,12 +271,7 @@ def _fork(
         version=point.version,
         tick=point.tick,
         last_seq=point.last_seq,
-        grace_ticks=src.grace_ticks,
-        capacity_tokens=src.capacity_tokens,
-        pressure_percent=src.pressure_percent,
-        maintenance_percent=src.maintenance_percent,
-        maintenance_exit_percent=src.maintenance_exit_percent,
-        observation_budget_tokens=src.observation_budget_tokens,
+        **{name: src_settings[name] for name in SETTINGS_FIELDS},
         used_tokens=src.used_tokens if point.present else at["used_tokens"],
         in_maintenance=src.in_maintenance if point.present else at["in_maintenance"],
         frozen=False,

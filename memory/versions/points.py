@@ -17,7 +17,8 @@ the present state. Concretely, as of N:
 - relations: created at a version <= N and not removed at a version <= N;
 - retirement requests: requested at a version <= N; resolved only if resolved <= N;
 - transactions: committed at a version <= N, and the rejected ones recorded before commit
-  N+1; evaluations with `view_version` <= N.
+  N+1; evaluations with `view_version` <= N;
+- settings: the last entry of the settings log (`SettingsChange`) at a version <= N.
 """
 
 from __future__ import annotations
@@ -208,8 +209,13 @@ RELATION_COLUMNS = (
 
 CONTEXT_AT = f"""
 SELECT c.id, c.slug, c.name, %(v)s AS version, %(tick)s AS tick, %(seq)s AS last_seq,
-       c.grace_ticks, c.capacity_tokens, c.pressure_percent, c.maintenance_percent,
-       c.maintenance_exit_percent,
+       coalesce((st.s->>'grace_ticks')::int, c.grace_ticks) AS grace_ticks,
+       coalesce((st.s->>'capacity_tokens')::int, c.capacity_tokens) AS capacity_tokens,
+       coalesce((st.s->>'pressure_percent')::int, c.pressure_percent) AS pressure_percent,
+       coalesce((st.s->>'maintenance_percent')::int, c.maintenance_percent)
+         AS maintenance_percent,
+       coalesce((st.s->>'maintenance_exit_percent')::int, c.maintenance_exit_percent)
+         AS maintenance_exit_percent,
        (SELECT coalesce(sum(f.token_estimate), 0) FROM ({FRAMES_AT}) f
         WHERE f.status IN ('active', 'retiring'))
        + (SELECT coalesce(sum(e.token_estimate), 0) FROM ({EVENTS_AT}) e WHERE e.active)
@@ -218,8 +224,14 @@ SELECT c.id, c.slug, c.name, %(v)s AS version, %(tick)s AS tick, %(seq)s AS last
                  WHERE m.context_id = c.id AND m.last_seq <= %(seq)s
                  ORDER BY m.id DESC LIMIT 1), false) AS in_maintenance,
        c.created_at, c.frozen, c.forked_from_id, c.forked_version, c.forked_tick,
-       c.observation_budget_tokens
-FROM memory_context c WHERE c.id = %(ctx)s
+       coalesce((st.s->>'observation_budget_tokens')::int, c.observation_budget_tokens)
+         AS observation_budget_tokens
+FROM memory_context c
+LEFT JOIN LATERAL (
+  SELECT g.settings AS s FROM memory_settingschange g
+  WHERE g.context_id = c.id AND g.version <= %(v)s ORDER BY g.version DESC, g.id DESC LIMIT 1
+) st ON true
+WHERE c.id = %(ctx)s
 """  # noqa: S608 - constant SQL fragments; values are parameters
 
 CONTEXT_COLUMNS = (

@@ -1,182 +1,87 @@
 """Replay (R51): the cognitive state rebuilt from the history alone equals the stored state.
 
-The history of a context is its steps in the order they happened:
+- `apply_steps(context_id, steps)`: drive the real engine (`append_events`, `append_event`,
+  `register_action`, `evaluate`, `submit_transaction`) with a history's steps
+  (`memory.versions.history`), in order.
+- `verify_context(context) -> list[str]`: replay into a scratch context and compare its
+  snapshot (`memory.versions.snapshot`) with the stored one; [] means the history explains
+  the state.
 
-- every appended event (user messages, tool results, agent messages, external facts,
-  actions, recall results) with its text, payload, thread, `delivers` and idempotency key;
-- every evaluation, placed after the event that was last when it ran (`Evaluation.last_seq`),
-  with its thread, continuation flag and idempotency key; what it claimed, the tick it
-  reached and the expiries it applied are *results*, checked, not replayed;
-- every committed transaction (its event in the log) with its canonical text, author,
-  thread and the evaluation it was written from.
-
-Rejected transactions change nothing and are not replayed (an export carries them as
-records). Functions:
-
-- `history_steps(context) -> Iterator[dict]`: the steps, as JSON-able dicts (the export
-  format's lines, see docs/history.md).
-- `apply_steps(context_id, steps)`: drive the real engine (`append_event`, `register_action`,
-  `evaluate`, `submit_transaction`) with them.
-- `snapshot(context_id) -> dict`: the state to compare: counters; frames with every
-  revision, sources, status, protection and retirement requests (generation, due tick,
-  outcome); relations; events' status, pending and request state; evaluations' claims,
-  ticks and expiries; committed transactions with their receipts. No database ids and no
-  clock times: two contexts with the same history have equal snapshots.
-- `compare(expected, actual) -> list[str]`: each difference as `path: expected X, got Y`.
-- `verify_context(context) -> list[str]`: replay into a scratch context inside a
-  transaction that is rolled back, and compare; [] means the history explains the state.
+Speed. Every step the engine takes updates the context row. Inside one long database
+transaction those row versions cannot be pruned, so each step walks all the earlier ones
+and replay is quadratic (26-78 events/s at 50,000 events). Outside a transaction replay
+therefore runs in autocommit, each step its own short transaction, into a scratch context
+that is deleted afterwards (a `replay-` slug, visible meanwhile), with the session's
+`synchronous_commit` off (scratch rows need no durability). Runs of plain appends go
+through the engine's bulk append (`append_events`), cut where an append would put the
+context into maintenance so the maintenance log records the same event a single append
+would. Inside a transaction (tests) the scratch context is rolled back instead.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import secrets
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import connection, transaction
 
-from memory.contexts import create_context
-from memory.kinds import ACTION, APPENDABLE_KINDS, RECALL_RESULT, TRANSACTION
-from memory.models import Context, Evaluation, Event, TransactionRecord
+from memory.contexts import create_context, delete_context, update_context_settings
+from memory.kinds import ACTION, APPENDABLE_KINDS, OBSERVATION_KINDS, RECALL_RESULT
+from memory.limits import MAX_BULK_EVENTS
+from memory.models import Context, Event
+from memory.pressure import pressure_state
+from memory.timeline.bulk import append_events
 from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event, append_recall_result, register_action
+from memory.tokens import observation_tokens
 from memory.tx.engine import Author, submit_transaction
+from memory.versions.history import SETTINGS, ReplayError, history_steps, initial_settings
+from memory.versions.snapshot import compare, snapshot
 
-SETTINGS = (
-    "grace_ticks",
-    "capacity_tokens",
-    "pressure_percent",
-    "maintenance_percent",
-    "maintenance_exit_percent",
-    "observation_budget_tokens",
-)
+__all__ = [
+    "SETTINGS",
+    "ReplayError",
+    "apply_steps",
+    "compare",
+    "history_steps",
+    "scratch_context",
+    "snapshot",
+    "unsynchronised_commits",
+    "verify_context",
+]
 
-
-class ReplayError(Exception):
-    """A step of the history cannot be applied (the history is inconsistent)."""
-
-
-# -- the history ---------------------------------------------------------------------------
-
-
-def _evaluation_step(evaluation: Evaluation, ordinal: int) -> dict[str, Any]:
-    place = evaluation.last_seq
-    if place is None:  # recorded before evaluations kept their place: after what they claimed
-        place = max(evaluation.claimed_seqs, default=0)
-    return {
-        "type": "evaluation",
-        "n": ordinal,
-        "after_seq": place,
-        "thread": evaluation.thread,
-        "continuation": evaluation.continuation,
-        "idempotency_key": evaluation.idempotency_key,
-        "claimed": [f"@e{s}" for s in evaluation.claimed_seqs],
-        "tick": evaluation.tick,
-        "view_version": evaluation.view_version,
-    }
-
-
-def history_steps(context: Context, batch: int = 2000) -> Iterator[dict[str, Any]]:
-    """The context's history, oldest first (events streamed in batches)."""
-    evaluations = list(
-        Evaluation.objects.filter(context=context)
-        .order_by("pk")
-        .only(
-            "pk",
-            "last_seq",
-            "claimed_seqs",
-            "thread",
-            "continuation",
-            "idempotency_key",
-            "tick",
-            "view_version",
-        )
-    )
-    ordinal = {e.pk: n for n, e in enumerate(evaluations)}
-    pending = [_evaluation_step(e, n) for n, e in enumerate(evaluations)]
-    pending.sort(key=lambda s: (s["after_seq"], s["n"]))
-    records = {
-        r.event_id: r
-        for r in TransactionRecord.objects.filter(context=context, status="committed").only(
-            "event_id",
-            "committed_version",
-            "text",
-            "author",
-            "author_kind",
-            "thread",
-            "evaluation_id",
-            "reason",
-            "base_version",
-        )
-    }
-    index = 0
-    while index < len(pending) and pending[index]["after_seq"] < 1:
-        yield pending[index]
-        index += 1
-    last = 0
-    while True:
-        events = list(Event.objects.filter(context=context, seq__gt=last).order_by("seq")[:batch])
-        if not events:
-            break
-        for event in events:
-            yield _event_step(event, records, ordinal)
-            last = event.seq
-            while index < len(pending) and pending[index]["after_seq"] <= event.seq:
-                yield pending[index]
-                index += 1
-    while index < len(pending):
-        yield pending[index]
-        index += 1
-
-
-def _event_step(
-    event: Event, records: dict[int | None, TransactionRecord], ordinal: dict[int, int]
-) -> dict[str, Any]:
-    if event.kind == TRANSACTION:
-        record = records.get(event.pk)
-        if record is None:
-            raise ReplayError(f"{event.ref} is a transaction event without its record")
-        return {
-            "type": "transaction",
-            "seq": event.seq,
-            "version": record.committed_version,
-            "base_version": record.base_version,
-            "text": record.text,
-            "author": record.author,
-            "author_kind": record.author_kind,
-            "thread": record.thread,
-            "reason": record.reason,
-            "evaluation": ordinal.get(record.evaluation_id) if record.evaluation_id else None,
-            "created_at": event.created_at.isoformat(),
-        }
-    return {
-        "type": "event",
-        "seq": event.seq,
-        "kind": event.kind,
-        "thread": event.thread,
-        "content": event.content,
-        "payload": event.payload,
-        "delivers": [f"@e{s}" for s in event.delivers],
-        "idempotency_key": event.idempotency_key,
-        "created_at": event.created_at.isoformat(),
-    }
-
-
-# -- rebuilding ----------------------------------------------------------------------------
+Progress = Callable[[dict[str, Any]], None]
 
 
 def apply_steps(
     context_id: int,
     steps: Iterable[dict[str, Any]],
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    progress: Progress | None = None,
+    *,
+    compile_inputs: bool = True,
 ) -> None:
     """Drive the engine with the steps, in order. Raises ReplayError when a step lands
-    somewhere else than the history says (another seq, another version)."""
+    somewhere else than the history says (another seq, another version).
+
+    Without `compile_inputs` evaluations compile no model input (verifying compares what
+    they did; an import keeps the inputs for `GET evaluations/{id}/`)."""
     evaluation_ids: dict[int, int] = {}
+    run: list[dict[str, Any]] = []  # plain appends waiting for one bulk append
+
+    def flush() -> None:
+        _append_run(context_id, run, progress)
+        run.clear()
+
     for step in steps:
         kind = step["type"]
+        if kind == "event" and step["kind"] in APPENDABLE_KINDS:
+            run.append(step)
+            if len(run) >= MAX_BULK_EVENTS:
+                flush()
+            continue
+        flush()
         if kind == "event":
             _apply_event(context_id, step)
         elif kind == "evaluation":
@@ -185,32 +90,104 @@ def apply_steps(
                 thread=_evaluation_thread(context_id, step),
                 idempotency_key=step.get("idempotency_key"),
                 continuation=bool(step.get("continuation")),
+                compile_input=compile_inputs,
             )
             evaluation_ids[step["n"]] = result["id"]
         elif kind == "transaction":
-            ordinal = step.get("evaluation")
-            receipt = submit_transaction(
-                context_id,
-                text=step["text"],
-                author=Author(step.get("author") or "system", step.get("author_kind") or "system"),
-                thread=step.get("thread"),
-                evaluation_id=evaluation_ids.get(ordinal) if ordinal is not None else None,
-            )
-            if receipt.event_seq != step["seq"] or receipt.receipt["version"] != step["version"]:
-                raise ReplayError(
-                    f"transaction @e{step['seq']} (version {step['version']}) replayed as "
-                    f"@e{receipt.event_seq} (version {receipt.receipt['version']})"
-                )
+            _apply_transaction(context_id, step, evaluation_ids)
+        elif kind == "settings":
+            _apply_settings(context_id, step)
         else:
             raise ReplayError(f"unknown step type {kind!r}")
         if progress is not None:
             progress(step)
+    flush()
+
+
+def _append_run(context_id: int, run: list[dict[str, Any]], progress: Progress | None) -> None:
+    """Append a run of plain events in bulk appends, each ending at latest where an append
+    puts the context into maintenance (the log names that event, as one append would)."""
+    if len(run) == 1:
+        _apply_event(context_id, run[0])
+        if progress is not None:
+            progress(run[0])
+        return
+    start = 0
+    while start < len(run):
+        end = _maintenance_cut(context_id, run, start)
+        chunk = run[start:end]
+        results = append_events(
+            context_id,
+            [
+                {
+                    "kind": s["kind"],
+                    "content": s["content"],
+                    "payload": s.get("payload"),
+                    "thread": s.get("thread"),
+                    "delivers": list(s.get("delivers") or []),
+                    "idempotency_key": s.get("idempotency_key"),
+                }
+                for s in chunk
+            ],
+        )
+        for step, result in zip(chunk, results, strict=True):
+            if not result.created or result.event.seq != step["seq"]:
+                raise ReplayError(f"@e{step['seq']} replayed as {result.event.ref}")
+            if progress is not None:
+                progress(step)
+        start = end
+
+
+def _maintenance_cut(context_id: int, run: list[dict[str, Any]], start: int) -> int:
+    """The end of the bulk append starting at `start`: just after the first event that
+    would put the context into maintenance (appends only add usage, so at most one)."""
+    context = Context.objects.get(pk=context_id)
+    if context.in_maintenance:
+        return len(run)
+    used = context.used_tokens
+    for index in range(start, len(run)):
+        step = run[index]
+        if step["kind"] in OBSERVATION_KINDS:
+            used += observation_tokens(step["content"], context.observation_budget_tokens)
+            if pressure_state(context, used).in_maintenance:
+                return index + 1
+    return len(run)
+
+
+def _apply_transaction(
+    context_id: int, step: dict[str, Any], evaluation_ids: dict[int, int]
+) -> None:
+    ordinal = step.get("evaluation")
+    receipt = submit_transaction(
+        context_id,
+        text=step["text"],
+        author=Author(step.get("author") or "system", step.get("author_kind") or "system"),
+        thread=step.get("thread"),
+        evaluation_id=evaluation_ids.get(ordinal) if ordinal is not None else None,
+    )
+    if receipt.event_seq != step["seq"] or receipt.receipt["version"] != step["version"]:
+        raise ReplayError(
+            f"transaction @e{step['seq']} (version {step['version']}) replayed as "
+            f"@e{receipt.event_seq} (version {receipt.receipt['version']})"
+        )
+
+
+def _apply_settings(context_id: int, step: dict[str, Any]) -> None:
+    """A settings change, through the one function that changes settings."""
+    settings = step.get("settings") or {}
+    context = update_context_settings(
+        context_id, **{name: settings[name] for name in SETTINGS if name in settings}
+    )
+    if context.version != step["version"]:
+        raise ReplayError(
+            f"a settings change of version {step['version']} replayed at version {context.version}"
+        )
 
 
 def _apply_event(context_id: int, step: dict[str, Any]) -> None:
+    """One event through the engine's single append."""
     kind = step["kind"]
     thread = step.get("thread")
-    key = step.get("idempotency_key")
     if kind in APPENDABLE_KINDS:
         event = append_event(
             context_id,
@@ -219,7 +196,7 @@ def _apply_event(context_id: int, step: dict[str, Any]) -> None:
             payload=step.get("payload"),
             thread=thread,
             delivers=list(step.get("delivers") or []),
-            idempotency_key=key,
+            idempotency_key=step.get("idempotency_key"),
         ).event
     elif kind == ACTION:
         payload = step.get("payload") or {}
@@ -228,7 +205,7 @@ def _apply_event(context_id: int, step: dict[str, Any]) -> None:
             name=payload.get("name", step["content"]),
             arguments=payload.get("arguments"),
             thread=thread,
-            idempotency_key=key,
+            idempotency_key=step.get("idempotency_key"),
         ).event
     elif kind == RECALL_RESULT:
         event = append_recall_result(
@@ -247,231 +224,80 @@ def _evaluation_thread(context_id: int, step: dict[str, Any]) -> str | None:
     if thread != "main" or step.get("continuation"):
         return thread
     pending = set(
-        Event.objects.filter(context_id=context_id, pending=True).values_list("seq", "thread")
+        Event.objects.filter(context_id=context_id, pending=True).values_list("seq", flat=True)
     )
     claimed = {int(ref[2:]) for ref in step.get("claimed") or []}
-    if claimed == {seq for seq, _ in pending}:
-        return None
-    return "main"
+    return None if claimed == pending else "main"
 
 
-# -- comparing -----------------------------------------------------------------------------
+# -- verifying -----------------------------------------------------------------------------
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
-    with connection.cursor() as cur:
-        cur.execute(sql, params)
-        return cur.fetchall()
-
-
-def _json(value: Any) -> Any:
-    return json.loads(value) if isinstance(value, str) else value
-
-
-def snapshot(context_id: int) -> dict[str, Any]:
-    """The comparable state of a context (JSON-able; no ids, no clock times)."""
-    ctx = Context.objects.get(pk=context_id)
-    frames: dict[str, Any] = {}
-    for row in _rows(
-        "SELECT id, frame_id, revision, body::text, sources::text, status, protected, "
-        "retire_requested_tick, retire_due_tick, retire_reason, retire_generation, "
-        "token_estimate, created_version, changed_version FROM memory_frame "
-        "WHERE context_id = %s ORDER BY frame_id",
-        [context_id],
-    ):
-        frames[row[1]] = {
-            "pk": row[0],
-            "revision": row[2],
-            "body": _json(row[3]),
-            "sources": _json(row[4]),
-            "status": row[5],
-            "protected": row[6],
-            "retire_requested_tick": row[7],
-            "retire_due_tick": row[8],
-            "retire_reason": row[9],
-            "retire_generation": row[10],
-            "tokens": row[11],
-            "created_version": row[12],
-            "changed_version": row[13],
-            "revisions": [],
-            "retirements": [],
-        }
-    by_pk = {f["pk"]: f for f in frames.values()}
-    for frame_pk, revision, body, sources, version in _rows(
-        "SELECT r.frame_id, r.revision, r.body::text, r.sources::text, r.version "
-        "FROM memory_framerevision r JOIN memory_frame f ON f.id = r.frame_id "
-        "WHERE f.context_id = %s ORDER BY r.frame_id, r.revision",
-        [context_id],
-    ):
-        by_pk[frame_pk]["revisions"].append([revision, _json(body), _json(sources), version])
-    for row in _rows(
-        "SELECT q.frame_id, q.generation, q.requested_tick, q.due_tick, q.reason, "
-        "q.requested_version, q.outcome, q.resolved_tick, q.resolved_version "
-        "FROM memory_retirementrequest q JOIN memory_frame f ON f.id = q.frame_id "
-        "WHERE f.context_id = %s ORDER BY q.frame_id, q.generation",
-        [context_id],
-    ):
-        by_pk[row[0]]["retirements"].append(list(row[1:]))
-    for frame in frames.values():
-        del frame["pk"]
-    relations = [
-        list(row)
-        for row in _rows(
-            "SELECT s.frame_id, r.name, o.frame_id, r.created_version, r.removed_version "
-            "FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id "
-            "JOIN memory_frame o ON o.id = r.object_id WHERE r.context_id = %s "
-            "ORDER BY s.frame_id, r.name, o.frame_id, r.created_version",
-            [context_id],
-        )
-    ]
-    evaluations = list(
-        Evaluation.objects.filter(context_id=context_id)
-        .order_by("pk")
-        .values_list(
-            "pk",
-            "thread",
-            "continuation",
-            "tick",
-            "advanced_tick",
-            "view_version",
-            "claimed_seqs",
-            "result",
-        )
-    )
-    ordinal = {row[0]: n for n, row in enumerate(evaluations)}
-    events = {}
-    for row in _rows(
-        "SELECT seq, kind, thread, md5(content), active, status_version, pending, "
-        "request_state, delivered_by_seq, delivers, evaluation_id, token_estimate "
-        "FROM memory_event WHERE context_id = %s ORDER BY seq",
-        [context_id],
-    ):
-        events[str(row[0])] = [
-            row[1],
-            row[2],
-            row[3],
-            row[4],
-            row[5],
-            row[6],
-            row[7],
-            row[8],
-            list(row[9]),
-            ordinal.get(row[10]) if row[10] is not None else None,
-            row[11],
-        ]
-    transactions = [
-        [
-            version,
-            base,
-            text,
-            thread,
-            author,
-            kind,
-            reason,
-            receipt,
-            ordinal.get(evaluation) if evaluation is not None else None,
-        ]
-        for version, base, text, thread, author, kind, reason, receipt, evaluation in (
-            TransactionRecord.objects.filter(context_id=context_id, status="committed")
-            .order_by("committed_version")
-            .values_list(
-                "committed_version",
-                "base_version",
-                "text",
-                "thread",
-                "author",
-                "author_kind",
-                "reason",
-                "receipt",
-                "evaluation_id",
-            )
-        )
-    ]
-    return json.loads(
-        json.dumps(
-            {
-                "counters": {
-                    "version": ctx.version,
-                    "tick": ctx.tick,
-                    "last_seq": ctx.last_seq,
-                    "used_tokens": ctx.used_tokens,
-                    "in_maintenance": ctx.in_maintenance,
-                },
-                "frames": frames,
-                "relations": relations,
-                "events": events,
-                "evaluations": [
-                    [thread, cont, tick, adv, view, list(claimed), (result or {}).get("expired")]
-                    for _pk, thread, cont, tick, adv, view, claimed, result in evaluations
-                ],
-                "transactions": transactions,
-            },
-            ensure_ascii=False,
-            default=str,
-        )
-    )
-
-
-def compare(expected: Any, actual: Any, path: str = "", limit: int = 200) -> list[str]:
-    """Every difference, as `path: stored X, replayed Y` (at most `limit`)."""
-    out: list[str] = []
-
-    def walk(a: Any, b: Any, where: str) -> None:
-        if len(out) >= limit:
-            return
-        if isinstance(a, dict) and isinstance(b, dict):
-            for key in sorted(set(a) | set(b), key=str):
-                here = f"{where}.{key}" if where else str(key)
-                if key not in b:
-                    out.append(f"{here}: stored {_short(a[key])}, missing after replay")
-                elif key not in a:
-                    out.append(f"{here}: not stored, replay has {_short(b[key])}")
-                else:
-                    walk(a[key], b[key], here)
-        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-            for i, (x, y) in enumerate(zip(a, b, strict=True)):
-                walk(x, y, f"{where}[{i}]")
-        elif a != b:
-            out.append(f"{where}: stored {_short(a)}, replayed {_short(b)}")
-
-    walk(expected, actual, path)
-    return out
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 160 else text[:157] + "..."
+def scratch_slug(prefix: str = "replay") -> str:
+    return f"{prefix}-{secrets.token_hex(6)}"
 
 
 class _Rollback(Exception):
-    def __init__(self, result: Any) -> None:
-        self.result = result
+    pass
 
 
-def scratch_slug() -> str:
-    return f"replay-{secrets.token_hex(6)}"
+@contextmanager
+def scratch_context(settings: dict[str, Any], prefix: str = "replay") -> Iterator[Context]:
+    """A context to replay into, gone afterwards. Inside a transaction it lives in a
+    savepoint that is rolled back; outside, it is a real context written in autocommit with
+    `synchronous_commit` off and deleted at the end (whatever happens)."""
+    if connection.in_atomic_block:
+        try:
+            with transaction.atomic():
+                yield create_context(scratch_slug(prefix), **settings)
+                raise _Rollback
+        except _Rollback:
+            return
+    with unsynchronised_commits():
+        scratch = create_context(scratch_slug(prefix), **settings)
+        try:
+            yield scratch
+        finally:
+            delete_context(scratch.pk)
 
 
-def verify_context(
-    context: Context, progress: Callable[[dict[str, Any]], None] | None = None
-) -> list[str]:
-    """Replay the context's history into a scratch context (rolled back) and compare."""
+@contextmanager
+def unsynchronised_commits() -> Iterator[None]:
+    """The session's commits do not wait for the disk meanwhile (a crash may lose the last
+    ones, never corrupt anything): for rows that are thrown away or checked at the end."""
+    with connection.cursor() as cur:
+        cur.execute("SET synchronous_commit = off")
     try:
-        with transaction.atomic():
-            scratch = create_context(
-                scratch_slug(), **{name: getattr(context, name) for name in SETTINGS}
-            )
-            try:
-                apply_steps(scratch.pk, history_steps(context), progress)
-            except ReplayError as exc:
-                raise _Rollback([f"history: {exc}"]) from None
-            except Exception as exc:  # a step the engine refused: the history is inconsistent
-                message = getattr(exc, "message", None) or str(exc)
-                raise _Rollback([f"history: a step failed on replay: {message}"]) from None
-            raise _Rollback(compare(snapshot(context.pk), snapshot(scratch.pk)))
-    except _Rollback as done:
-        return list(done.result)
+        yield
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("RESET synchronous_commit")
+
+
+def read_history(
+    context: Context,
+) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+    """The history's steps, the stored state and the settings the context started with,
+    read from one database snapshot."""
+    nested = connection.in_atomic_block
+    with transaction.atomic():
+        if not nested:  # the first statement of the transaction
+            with connection.cursor() as cur:
+                cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        return list(history_steps(context)), snapshot(context.pk), initial_settings(context)
+
+
+def verify_context(context: Context, progress: Progress | None = None) -> list[str]:
+    """Replay the context's history into a scratch context and compare the two states;
+    each difference as `path: stored X, replayed Y` ([] when the history explains it)."""
+    steps, expected, settings = read_history(context)
+    with scratch_context(settings) as scratch:
+        try:
+            apply_steps(scratch.pk, steps, progress, compile_inputs=False)
+        except ReplayError as exc:
+            return [f"history: {exc}"]
+        except Exception as exc:  # a step the engine refused: the history is inconsistent
+            message = getattr(exc, "message", None) or str(exc)
+            return [f"history: a step failed on replay: {message}"]
+        return compare(expected, snapshot(scratch.pk))
+    return []  # unreachable: the scratch context always yields

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from memory.agents.replies import extract_forms, take_apart_reply
+from memory.agents.parts import extract_forms
+from memory.agents.replies import take_apart_reply
 from memory.contexts import create_context, update_context_settings
 from memory.errors import InvalidRequest
 from memory.models import Event, Frame, TransactionRecord

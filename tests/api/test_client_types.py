@@ -63,3 +63,16 @@ def test_the_frame_builder_and_the_schema_name_the_same_fields() -> None:
 
     assert set(typing.get_type_hints(FrameView)) == set(shapes.FrameSerializer().fields)
     assert set(typing.get_type_hints(WindowView)) == set(shapes.RetireSerializer().fields)
+
+
+def test_the_memory_builders_and_the_schema_name_the_same_fields() -> None:
+    from memory import shapes as built
+
+    def names(typed: typing.Any) -> set[str]:
+        return set(typing.get_type_hints(typed))
+
+    assert names(built.ContextJson) == set(shapes.ContextSerializer().fields)
+    assert names(built.ContextSettings) == set(shapes.ContextSettingsSerializer().fields)
+    assert names(built.EventJson) == set(shapes.EventSerializer().fields)
+    assert names(built.AppendedEvent) == set(shapes.BulkEventSerializer().fields)
+    assert set(shapes.EventChunkSerializer().fields) <= names(built.EventChunk)

@@ -102,7 +102,7 @@ def test_delivering_an_unknown_event_is_422(api: Api) -> None:
 def test_malformed_bodies_are_400_and_write_nothing(api: Api, body) -> None:
     response = api.post("events/", raw=json.dumps(body))
     assert response.status_code == 400, response.content
-    assert error_of(response)["code"] in {"invalid_request", "invalid_kind"}
+    assert error_of(response)["code"] in {"invalid_request", "invalid_kind", "invalid_thread"}
     assert not Event.objects.filter(context__slug="alpha").exists()
 
 

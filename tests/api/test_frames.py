@@ -60,4 +60,4 @@ def test_unknown_or_malformed_frame_ids_are_404(api: Api) -> None:
 def test_bad_status_filter_is_400(api: Api) -> None:
     response = api.get("frames/", {"status": "asleep"})
     assert response.status_code == 400
-    assert error_of(response)["code"] == "invalid_request"
+    assert error_of(response)["code"] == "invalid_status"

@@ -42,7 +42,7 @@ def test_reads_as_of_equal_the_reads_then(api: Api, changed: dict[str, Any]) -> 
 
 def test_as_of_errors(api: Api, changed: dict[str, Any]) -> None:
     assert error_of(api.get("frames/", {"as_of": 5}))["code"] == "invalid_version"
-    assert error_of(api.get("frames/", {"as_of": "x"}))["code"] == "invalid_request"
+    assert error_of(api.get("frames/", {"as_of": "x"}))["code"] == "invalid_version"
     assert error_of(api.get("frames/test-result/", {"as_of": 1}))["code"] == "not_found"
     response = api.post("recall/", {"frame_id": "release", "as_of": 1, "as_observation": True})
     assert response.status_code == 400
@@ -67,5 +67,5 @@ def test_diff_endpoint(api: Api, changed: dict[str, Any]) -> None:
     ]
     assert [t["reason"] for t in body["transactions"]] == ["r3", "r4"]
     assert api.get("diff/", {"from": 2}).json() == body
-    assert error_of(api.get("diff/"))["code"] == "invalid_request"
+    assert error_of(api.get("diff/"))["code"] == "invalid_version"
     assert error_of(api.get("diff/", {"from": 4, "to": 2}))["code"] == "invalid_version"

@@ -52,7 +52,7 @@ def test_export_then_import_verifies_equal(demo: Context, exported: Path) -> Non
     header = json.loads(lines[0])
     assert (header["format"], header["format_version"], header["slug"]) == (
         "morphz-context",
-        1,
+        2,
         "demo",
     )
     assert json.loads(lines[-1])["type"] == "end"

@@ -10,7 +10,8 @@ from memory.read.history import read_event_chunk
 
 
 def read_all(context, ref, length):
-    parts, offset = [], 0
+    parts: list[str] = []
+    offset: int | None = 0
     while offset is not None:
         chunk = read_event_chunk(context, ref, offset, length)
         parts.append(chunk["content"])
@@ -53,10 +54,18 @@ def test_offsets_count_characters_not_bytes(release_team):
     assert end["content"] == "过" and end["next_offset"] is None
 
 
-def test_reading_past_the_end_gives_an_empty_last_chunk(release_team):
+def test_reading_at_the_end_gives_an_empty_last_chunk(release_team):
     ref = release_team.observe("short")
-    chunk = read_event_chunk(release_team.context, ref, 100, 10)
+    chunk = read_event_chunk(release_team.context, ref, 5, 10)
     assert chunk["content"] == "" and chunk["next_offset"] is None and chunk["size"] == 5
+
+
+def test_reading_past_the_end_is_refused_with_the_size(release_team):
+    ref = release_team.observe("short")
+    with pytest.raises(InvalidRequest) as caught:
+        read_event_chunk(release_team.context, ref, 100, 10)
+    assert caught.value.code == "invalid_offset"
+    assert caught.value.details == [{"field": "offset", "total": 5}]
 
 
 def test_non_observations_are_recorded_history(release_frame):

@@ -10,7 +10,8 @@ import pytest
 
 from memory.contexts import create_context
 from memory.recall import walk as walk_module
-from memory.recall.graph import _walk, recall
+from memory.recall.graph import recall
+from memory.recall.rows import first_walk
 from memory.timeline.events import append_event
 from memory.tx.engine import submit_transaction
 
@@ -83,7 +84,7 @@ def paged(context: Any, forget: bool, **params: Any) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("direction", ["ancestors", "descendants", "both"])
 def test_pages_follow_the_one_statement_walk_exactly(tangled: Any, direction: str) -> None:
     root = "n0" if direction != "ancestors" else f"n{FRAMES - 1}"
-    whole = _walk(tangled.pk, root, direction, 4, 0, 5000, False, False, 64 * 1024)
+    whole = first_walk(tangled.pk, root, direction, 4, 0, 5000, False, False, 64 * 1024)
     expected = [(walk_module_key(whole, key)) for key in whole.order]
     for forget in (False, True):
         walk_module.forget_all()

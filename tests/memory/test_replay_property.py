@@ -1,7 +1,7 @@
 """A stateful property test (R51): random workloads (appends, deliveries, actions,
 evaluations with and without threads, transactions of every operation including rejected
-ones, retirements crossing their expiry, successor completions); after every step the state
-rebuilt from the history equals the stored state."""
+ones, retirements crossing their expiry, successor completions, settings changes); after
+every step the state rebuilt from the history equals the stored state."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from memory.contexts import create_context
+from memory.contexts import create_context, update_context_settings
 from memory.errors import MorphzError
 from memory.models import Event, Frame
 from memory.timeline.evaluation import evaluate
@@ -115,6 +115,12 @@ class History(RuleBasedStateMachine):
         else:
             new = f"{fid}-next-{value}"
             self._commit(f"(derive {new} (from {fid}) (v {value})) (relate {new} supersedes {fid})")
+
+    @rule(grace=st.integers(0, 3), capacity=st.sampled_from([200, 400, 2000]))
+    def change_settings(self, grace: int, capacity: int) -> None:
+        """Settings are history too (a grace change moves later due ticks, a capacity change
+        can enter or leave maintenance)."""
+        update_context_settings(self.pk, grace_ticks=grace, capacity_tokens=capacity)
 
     @invariant()
     def replay_equals_state(self) -> None:

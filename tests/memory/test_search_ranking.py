@@ -193,11 +193,13 @@ def test_the_best_match_is_found_however_many_newer_documents_match_less(release
     # Before, candidates were the newest 1,000 documents holding any query word: an older
     # document holding the rarest word was never ranked.
     from memory.search.ranking import WIDE_POOL
-    from memory.timeline.events import append_events
+    from memory.timeline.bulk import append_events
 
     agent = release_team
     best = agent.observe("zebra quartz migration notes", kind="agent_message")
-    newer = [{"kind": "agent_message", "content": f"zebra ember {i}"} for i in range(WIDE_POOL + 50)]
+    newer = [
+        {"kind": "agent_message", "content": f"zebra ember {i}"} for i in range(WIDE_POOL + 50)
+    ]
     for start in range(0, len(newer), 500):
         append_events(agent.context.pk, newer[start : start + 500])
     drain()

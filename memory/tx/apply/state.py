@@ -1,7 +1,7 @@
 """The working copy a transaction is applied to, and what a commit must check first.
 
 `FrameState`, `EventState` and `RelationState` are the rows a transaction touches, loaded by
-the engine (`memory.tx.store.SqlLoader`) or, in tests, by an in-memory `StateLoader`.
+the engine (`memory.tx.loader.SqlLoader`) or, in tests, by an in-memory `StateLoader`.
 `referenced_items` lists what a transaction names; `find_conflicts` says which of those
 changed after its base version (R20).
 """

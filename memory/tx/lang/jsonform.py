@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Final, TypeAlias
 
+from memory.limits import MAX_OPS
 from memory.tx.lang.names import (
     _TX_KEYS,
     MAX_BASE_VERSION,
@@ -226,6 +227,9 @@ def validate_json(data: object, *, ignore_keys: Collection[str] = ()) -> Transac
         raise TxValidationError(f"must be a list of operations, not {_json_type(ops)}", "ops")
     if not ops:
         raise TxValidationError("a transaction needs at least one operation", "ops")
+    if len(ops) > MAX_OPS:
+        # Before any operation is checked: a 20,000-operation request is refused at once.
+        raise TxValidationError(f"a transaction may hold at most {MAX_OPS} operations", "ops")
     return {
         "base_version": base_version,
         "reason": reason,

@@ -7,6 +7,8 @@ import json
 import re
 from typing import Any
 
+from memory.errors import InvalidRequest
+from memory.limits import MAX_OPS
 from memory.tx.lang.names import (
     _HEADERS,
     MAX_BASE_VERSION,
@@ -43,16 +45,16 @@ def _height(value: BodyValue) -> int:
 class _Parser:
     def __init__(self, text: str) -> None:
         self._tokens = _tokenize(text)
-        self._index = 0
+        self._ahead = next(self._tokens)
 
     def _next(self) -> _Token:
-        token = self._tokens[self._index]
+        token = self._ahead
         if token.kind != _EOF:
-            self._index += 1
+            self._ahead = next(self._tokens)
         return token
 
     def _peek(self) -> _Token:
-        return self._tokens[self._index]
+        return self._ahead
 
     @staticmethod
     def _error(token: _Token, message: str, expected: str | None = None) -> TxParseError:
@@ -128,6 +130,13 @@ class _Parser:
                 seen_headers[name.text] = name
                 self._header(name.text, clause, tx)
             elif name.text in OPERATIONS:
+                if len(tx["ops"]) == MAX_OPS:
+                    # Refused at the first operation too many, before the rest is read.
+                    raise InvalidRequest(
+                        f"a transaction may hold at most {MAX_OPS} operations; operation "
+                        f"{MAX_OPS + 1} starts at line {name.line}, column {name.column}",
+                        details=[{"line": name.line, "column": name.column}],
+                    )
                 tx["ops"].append(self._operation(name.text, clause))
             else:
                 raise self._error(name, _unknown_clause_message(name.text), "an operation")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Final, NamedTuple
 
 from memory.tx.lang.names import _FORBIDDEN_RE, TxParseError, _forbidden_char_problem, _quote_char
@@ -34,11 +35,12 @@ def _position(text: str, index: int) -> tuple[int, int]:
     return text.count("\n", 0, index) + 1, index - line_start + 1
 
 
-def _tokenize(text: str) -> list[_Token]:
+def _tokenize(text: str) -> Iterator[_Token]:
+    """The tokens of `text`, made as the parser asks for them: a parser that stops early (an
+    error, too many operations) never pays for the rest of a large text."""
     bad = _FORBIDDEN_RE.search(text)
     if bad is not None:
         raise TxParseError(_forbidden_char_problem(bad.group()), *_position(text, bad.start()))
-    tokens: list[_Token] = []
     length = len(text)
     # A byte-order mark at the very start is an editor artefact, not content.
     index = line_start = 1 if text.startswith("\ufeff") else 0
@@ -59,11 +61,11 @@ def _tokenize(text: str) -> list[_Token]:
             newline = text.find("\n", index)
             index = length if newline < 0 else newline
         elif char in _PUNCTUATION:
-            tokens.append(_Token(char, char, line, column))
+            yield _Token(char, char, line, column)
             index += 1
         elif char == '"':
             value, index, end_line, line_start = _read_string(text, index, line, line_start)
-            tokens.append(_Token(_STRING, value, line, column))
+            yield _Token(_STRING, value, line, column)
             line = end_line
         else:
             atom = _ATOM_RE.match(text, index)
@@ -76,10 +78,9 @@ def _tokenize(text: str) -> list[_Token]:
                     line,
                     column + control.start(),
                 )
-            tokens.append(_Token(_ATOM, atom.group(), line, column))
+            yield _Token(_ATOM, atom.group(), line, column)
             index = atom.end()
-    tokens.append(_Token(_EOF, "", line, index - line_start + 1))
-    return tokens
+    yield _Token(_EOF, "", line, index - line_start + 1)
 
 
 def _read_string(text: str, start: int, line: int, line_start: int) -> tuple[str, int, int, int]:

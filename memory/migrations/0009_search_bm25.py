@@ -14,7 +14,7 @@ ORDER BY id
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memory", "0007_history_log")]
+    dependencies = [("memory", "0008_settings_log")]
 
     operations = [
         migrations.AddField(

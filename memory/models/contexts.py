@@ -1,0 +1,81 @@
+"""Contexts and their API tokens."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+
+class Context(models.Model):
+    """One agent's cognitive context (R1). Counters only move through `memory` functions."""
+
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200, blank=True)
+    version = models.BigIntegerField(default=0)
+    tick = models.BigIntegerField(default=0)
+    last_seq = models.BigIntegerField(default=0)
+    grace_ticks = models.PositiveIntegerField(default=8)
+    capacity_tokens = models.PositiveIntegerField(default=32000)
+    pressure_percent = models.PositiveSmallIntegerField(default=70)
+    maintenance_percent = models.PositiveSmallIntegerField(default=90)
+    maintenance_exit_percent = models.PositiveSmallIntegerField(default=80)
+    # Per-item budget of one observation in the model input (R47); larger ones are previewed.
+    observation_budget_tokens = models.PositiveIntegerField(default=2000)
+    used_tokens = models.BigIntegerField(default=0)
+    in_maintenance = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # A frozen context refuses every write with 409 context_frozen (R54).
+    frozen = models.BooleanField(default=False)
+    # Lineage of a fork (R53): the source context and the point it was copied at.
+    forked_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks"
+    )
+    forked_version = models.BigIntegerField(null=True, blank=True)
+    forked_tick = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            models.CheckConstraint(condition=Q(version__gte=0), name="context_version_nonneg"),
+            models.CheckConstraint(condition=Q(tick__gte=0), name="context_tick_nonneg"),
+            models.CheckConstraint(condition=Q(last_seq__gte=0), name="context_seq_nonneg"),
+            models.CheckConstraint(condition=Q(capacity_tokens__gt=0), name="context_capacity_pos"),
+            models.CheckConstraint(condition=Q(used_tokens__gte=0), name="context_used_nonneg"),
+            models.CheckConstraint(
+                condition=Q(observation_budget_tokens__gte=200),
+                name="context_observation_budget_min",
+            ),
+            models.CheckConstraint(
+                condition=Q(pressure_percent__gt=0)
+                & Q(pressure_percent__lte=models.F("maintenance_percent"))
+                & Q(maintenance_exit_percent__lt=models.F("maintenance_percent"))
+                & Q(maintenance_exit_percent__gt=0)
+                & Q(maintenance_percent__lte=100),
+                name="context_thresholds_ordered",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class ApiToken(models.Model):
+    """A per-context bearer token (R38); only its SHA-256 is stored."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="tokens")
+    name = models.CharField(max_length=100, blank=True)
+    key_prefix = models.CharField(max_length=12)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["context", "created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.context.slug}:{self.key_prefix}…"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None

@@ -1,0 +1,67 @@
+"""The search index: the outbox of what to index and the indexed documents."""
+
+from __future__ import annotations
+
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from django.db.models import Q
+
+from memory.models.cognitive import Frame
+from memory.models.contexts import Context
+from memory.models.timeline import Event
+
+
+class IndexIntent(models.Model):
+    """Outbox row: this frame or event must be (re)indexed for search (R34)."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+")
+    frame = models.ForeignKey(Frame, null=True, blank=True, on_delete=models.CASCADE)
+    event = models.ForeignKey(Event, null=True, blank=True, on_delete=models.CASCADE)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(frame__isnull=True) ^ Q(event__isnull=True),
+                name="index_intent_one_target",
+            ),
+        ]
+
+
+class SearchDocument(models.Model):
+    """Derived search index entry for one frame or event; rebuildable from the facts.
+
+    No copy of the text: snippets are cut from the facts for the few hits a search returns
+    (storing it doubled what indexing wrote). No separate index on `context`: the
+    (context, created_at) index serves it, and a plain context index tempted the planner
+    into filtering a whole context instead of using the GIN index."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+", db_index=False)
+    frame = models.OneToOneField(
+        Frame, null=True, blank=True, on_delete=models.CASCADE, related_name="search_document"
+    )
+    event = models.OneToOneField(
+        Event, null=True, blank=True, on_delete=models.CASCADE, related_name="search_document"
+    )
+    ref = models.CharField(max_length=140)
+    status = models.CharField(max_length=10)
+    kind = models.CharField(max_length=20)
+    thread = models.CharField(max_length=100)
+    created_at = models.DateTimeField()
+    tokens = SearchVectorField()
+    length = models.PositiveIntegerField(default=0)  # words: BM25's document length
+    indexed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(frame__isnull=True) ^ Q(event__isnull=True),
+                name="search_document_one_target",
+            ),
+        ]
+        indexes = [
+            GinIndex(fields=["tokens"], name="search_tokens_gin"),
+            models.Index(fields=["context", "created_at"], name="search_context_time_idx"),
+        ]

@@ -1,0 +1,135 @@
+"""Checks of a recall: its parameters, its cursor (signed, bound to the context, the query
+and the cognitive version) and the evaluation view it runs in."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from django.core import signing
+
+from memory.errors import InvalidRequest, StaleCursor, StaleView
+from memory.limits import RECALL_MAX_DEPTH, RECALL_MAX_NODES
+from memory.models import Context, Evaluation
+
+DIRECTIONS = ("ancestors", "descendants", "both")
+CURSOR_SALT = "morphz.recall.cursor"
+
+
+def check_params(
+    frame_id: Any, depth: Any, direction: Any, max_nodes: Any, flags: dict[str, Any]
+) -> None:
+    if not isinstance(frame_id, str) or not 0 < len(frame_id) <= 128:
+        raise InvalidRequest(
+            "frame_id must be a frame id string",
+            code="invalid_frame_id",
+            details=[{"field": "frame_id"}],
+        )
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= RECALL_MAX_DEPTH:
+        raise InvalidRequest(
+            f"depth must be an integer from 1 to {RECALL_MAX_DEPTH}; got {depth!r}",
+            code="invalid_depth",
+            details=[{"field": "depth", "min": 1, "max": RECALL_MAX_DEPTH}],
+        )
+    if direction not in DIRECTIONS:
+        raise InvalidRequest(
+            f"direction must be one of {', '.join(DIRECTIONS)}; got {direction!r}",
+            code="invalid_direction",
+            details=[{"field": "direction", "allowed": list(DIRECTIONS)}],
+        )
+    if (
+        isinstance(max_nodes, bool)
+        or not isinstance(max_nodes, int)
+        or not 1 <= max_nodes <= RECALL_MAX_NODES
+    ):
+        raise InvalidRequest(
+            f"max_nodes must be an integer from 1 to {RECALL_MAX_NODES}; got {max_nodes!r}",
+            code="invalid_max_nodes",
+            details=[{"field": "max_nodes", "min": 1, "max": RECALL_MAX_NODES}],
+        )
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise InvalidRequest(
+                f"{name} must be true or false", code="invalid_flag", details=[{"field": name}]
+            )
+
+
+def params_hash(params: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _bad_cursor(message: str, reason: str) -> InvalidRequest:
+    """Malformed, altered or foreign cursors are the caller's input: 400 `invalid_cursor`
+    (like the lists); only an outdated one is 409 `stale_cursor`."""
+    return InvalidRequest(
+        message, code="invalid_cursor", details=[{"field": "cursor", "reason": reason}]
+    )
+
+
+def read_cursor(cursor: Any, context_pk: int, qhash: str) -> int:
+    """The offset a cursor stands for; its version is checked against the walk's snapshot
+    by `check_cursor_version`."""
+    if not isinstance(cursor, str):
+        raise _bad_cursor("cursor must be the string a previous page returned", "malformed")
+    try:
+        data = signing.loads(cursor, salt=CURSOR_SALT)
+    except signing.BadSignature:
+        raise _bad_cursor(
+            "this cursor was not issued by this server or was altered; start the recall again",
+            "bad_signature",
+        ) from None
+    if not isinstance(data, dict) or data.get("c") != context_pk:
+        raise _bad_cursor("this cursor belongs to another context", "other_context")
+    if data.get("q") != qhash:
+        raise _bad_cursor(
+            "this cursor was issued for other recall parameters; send the same parameters or start again",
+            "other_query",
+        )
+    offset = data.get("o")
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 1:
+        raise _bad_cursor("malformed cursor", "malformed")
+    return offset
+
+
+def check_cursor_version(cursor: str, version: int) -> None:
+    issued = signing.loads(cursor, salt=CURSOR_SALT).get("v")
+    if issued != version:
+        raise StaleCursor(
+            f"the context changed since this cursor was issued (version {issued} -> "
+            f"{version}); start the recall again",
+            details=[{"reason": "version_changed", "cursor_version": issued, "version": version}],
+        )
+
+
+def context_version(context_pk: int) -> int:
+    return Context.objects.values_list("version", flat=True).get(pk=context_pk)
+
+
+def check_view(context_pk: int, version: int, view_version: Any, evaluation_id: Any) -> None:
+    if view_version is not None:
+        if isinstance(view_version, bool) or not isinstance(view_version, int):
+            raise InvalidRequest("view_version must be an integer", code="invalid_view_version")
+        if view_version != version:
+            raise StaleView(
+                f"this view is version {view_version} but the context is at version {version}; "
+                "evaluate again before recalling",
+                details=[{"view_version": view_version, "version": version}],
+            )
+    if evaluation_id is not None:
+        evaluation = (
+            Evaluation.objects.filter(pk=evaluation_id, context_id=context_pk)
+            .only("view_version")
+            .first()
+        )
+        if evaluation is None:
+            raise InvalidRequest(
+                f"evaluation {evaluation_id} does not belong to this context",
+                code="unknown_evaluation",
+            )
+        if evaluation.view_version != version:
+            raise StaleView(
+                f"evaluation {evaluation_id} saw version {evaluation.view_version} but the context is at "
+                f"version {version}; evaluate again before recalling",
+                details=[{"view_version": evaluation.view_version, "version": version}],
+            )

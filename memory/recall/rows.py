@@ -1,0 +1,234 @@
+"""The rows of a recall page: the walk as far as the page needs and its candidates' columns,
+read by the first page's one statement or, for a later page, from the walk kept in this
+process (memory.recall.walk) and three reads in the caller's snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+
+from memory.models import Frame
+from memory.recall.statements import (
+    PAGE_EVENTS_SQL,
+    PAGE_FRAMES_SQL,
+    PAGE_RELATIONS_SQL,
+    first_page_sql,
+    run_prepared,
+)
+from memory.recall.walk import Key
+from memory.recall.walk import state_for as walk_state_for
+
+PREVIEW_CHARS = 280
+
+FRAME_COLUMNS = (
+    "pk",
+    "frame_id",
+    "revision",
+    "status",
+    "protected",
+    "sources",
+    "retire_requested_tick",
+    "retire_due_tick",
+    "retire_reason",
+    "body_bytes",
+    "body",
+)
+EVENT_COLUMNS = (
+    "seq",
+    "kind",
+    "thread",
+    "is_observation",
+    "active",
+    "created_at",
+    "preview",
+    "chars",
+    "content_bytes",
+    "content",
+)
+
+# Stands for a body or a text too large to come with the page: a second read fetches it.
+MISSING: Any = object()
+
+
+@dataclass(frozen=True)
+class Query:
+    """What a recall asks for; its hash binds the cursors."""
+
+    frame_id: str
+    depth: int
+    direction: str
+    include_bodies: bool
+    include_events: bool
+    max_nodes: int
+    page_bytes: int
+
+
+@dataclass
+class Walk:
+    """The walk up to the end of the requested page, as one statement returned it."""
+
+    version: int
+    order: list[Key] = field(default_factory=list)
+    depth: dict[Key, int] = field(default_factory=dict)
+    frame_id: dict[int, str] = field(default_factory=dict)
+    sources: dict[int, list[Any]] = field(default_factory=dict)
+    pk_by_id: dict[str, int] = field(default_factory=dict)
+    frames: dict[int, dict[str, Any]] = field(default_factory=dict)  # page candidates
+    events: dict[int, dict[str, Any]] = field(default_factory=dict)  # page candidates
+    relations: list[tuple[int, int, str, int]] = field(default_factory=list)
+
+
+def _json(value: Any) -> Any:
+    """jsonb/json columns read through a raw cursor arrive as text."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def first_walk(
+    context_pk: int,
+    root: str,
+    direction: str,
+    depth: int,
+    offset: int,
+    max_nodes: int,
+    include_bodies: bool,
+    include_events: bool,
+    budget: int,
+) -> Walk | None:
+    """One statement, one snapshot: the breadth-first walk (one recursive step per level,
+    carrying the visited set, LIMITed to the first offset + max_nodes + 1 nodes), the rows
+    of the page's candidates, the relations between them and the earlier nodes, and the
+    context version. None when the root frame does not exist."""
+    target = offset + max_nodes + 1
+    params: dict[str, Any] = {
+        "ctx": context_pk,
+        "root": root,
+        "depth": depth,
+        "target": target,
+        "cap": max(64, 2 * target),
+        "lo": offset,
+        "hi": offset + max_nodes,
+        "budget": budget,
+        "bodies": include_bodies,
+        "contents": include_events,
+        "preview": PREVIEW_CHARS,
+    }
+    rows = run_prepared(f"morphz_recall_{direction}", first_page_sql(direction), params)
+    # The version row comes first (n = -1).
+    last = rows.pop(0)
+    walk = Walk(version=last[3])
+    walk.relations = [(r[0], r[1], r[2], r[3]) for r in _json(last[5])]
+    if not rows:
+        return None
+    _read_first_rows(walk, rows, offset, max_nodes)
+    return walk
+
+
+def _read_first_rows(walk: Walk, rows: list[tuple[Any, ...]], offset: int, max_nodes: int) -> None:
+    """Fill `walk` from the statement's node rows: the order and depths of every node, the
+    sources of every frame, and the columns of the page's candidates."""
+    # jsonb/json arrive as text: parse them all with one json.loads (one C-level parse
+    # instead of a Python-level call per value, which was most of the time spent here).
+    texts: list[str] = []
+    for row in rows:
+        n, level, kind, pk, fid, sources = row[:6]
+        key: Key = (kind, pk)
+        walk.order.append(key)
+        walk.depth[key] = level
+        if kind == "f":
+            walk.frame_id[pk] = fid
+            walk.pk_by_id[fid] = pk
+            texts.append(sources or "[]")
+            if offset <= n < offset + max_nodes:
+                values = (pk, fid, *row[6:9], sources, *row[9:14])
+                frame = dict(zip(FRAME_COLUMNS, values, strict=True))
+                # The size of the sources as JSON text, for the page budget.
+                frame["sources_chars"] = len(sources or "[]")
+                if frame["body"] is not None:
+                    texts.append(frame["body"])
+                walk.frames[pk] = frame
+        elif offset <= n < offset + max_nodes and row[14] is not None:
+            event = dict(zip(EVENT_COLUMNS, (pk, *row[14:]), strict=True))
+            if event["content"] is None:
+                event["content"] = MISSING
+            walk.events[pk] = event
+    values_iter = iter(json.loads("[" + ",".join(texts) + "]"))
+    for kind, pk in walk.order:
+        if kind == "f":
+            walk.sources[pk] = next(values_iter) or []
+            candidate = walk.frames.get(pk)
+            if candidate is not None:
+                candidate["sources"] = walk.sources[pk]
+                has_body = candidate["body"] is not None
+                candidate["body"] = next(values_iter) if has_body else MISSING
+
+
+def continue_walk(
+    context_pk: int, version: int, qhash: str, query: Query, offset: int
+) -> Walk | None:
+    """A later page from the walk kept in this process (memory.recall.walk), continued as
+    far as this page needs, with its rows read in the caller's snapshot. Same result as
+    `first_walk` for the same offset; None when the root frame does not exist."""
+    root = (
+        Frame.objects.filter(context_id=context_pk, frame_id=query.frame_id)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if root is None:
+        return None
+    target = offset + query.max_nodes + 1
+    state = walk_state_for(
+        (context_pk, version, qhash, query.direction, query.depth),
+        root,
+        query.direction,
+        query.depth,
+    )
+    with state.lock:
+        state.walk_until(context_pk, target, expanded=offset + query.max_nodes)
+        order = state.order[:target]
+        known = order[: offset + query.max_nodes]
+        state.load_frames([pk for kind, pk in known if kind == "f"])
+        walk = Walk(
+            version=version,
+            order=order,
+            depth=dict(state.depth),
+            frame_id=dict(state.frame_id),
+            sources=dict(state.sources),
+            pk_by_id=dict(state.pk_by_id),
+        )
+    candidates = order[offset : offset + query.max_nodes]
+    frame_pks = [pk for kind, pk in candidates if kind == "f"]
+    seqs = [pk for kind, pk in candidates if kind == "e"]
+    params: dict[str, Any] = {
+        "ctx": context_pk,
+        "ids": frame_pks,
+        "seqs": seqs,
+        "bodies": query.include_bodies,
+        "contents": query.include_events,
+        "budget": query.page_bytes,
+        "preview": PREVIEW_CHARS,
+        "page": frame_pks,
+        "known": [pk for kind, pk in known if kind == "f"],
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(PAGE_FRAMES_SQL, params)
+        for row in cursor.fetchall():
+            frame = dict(zip(FRAME_COLUMNS, row, strict=True))
+            frame["sources_chars"] = len(frame["sources"] or "[]")
+            frame["sources"] = json.loads(frame["sources"] or "[]")
+            frame["body"] = json.loads(frame["body"]) if frame["body"] is not None else MISSING
+            walk.frames[frame["pk"]] = frame
+        if seqs:
+            cursor.execute(PAGE_EVENTS_SQL, params)
+            for row in cursor.fetchall():
+                event = dict(zip(EVENT_COLUMNS, row, strict=True))
+                if event["content"] is None:
+                    event["content"] = MISSING
+                walk.events[event["seq"]] = event
+        if frame_pks:
+            cursor.execute(PAGE_RELATIONS_SQL, params)
+            walk.relations = [(r[0], r[1], r[2], r[3]) for r in cursor.fetchall()]
+    return walk

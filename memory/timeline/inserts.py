@@ -1,0 +1,100 @@
+"""The SQL that writes events: one statement inserts the events, their search index intents
+and the context's new counters (appends are the API's most frequent write). Callers hold the
+context row lock (memory.locking.lock_context)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import connection
+
+from memory.locking import LockedContext
+from memory.models import Event
+
+
+def insert_event(context: LockedContext, event: Event) -> int:
+    """Insert the event, its index intent and the context's new counters in one round trip
+    (appends are the API's most frequent write). Caller holds the context row lock."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "WITH ev AS ("
+            " INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at,"
+            " idempotency_key, size_chars, token_estimate, is_observation, active, status_version,"
+            " pending, delivers, request_state)"
+            " VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, 0, %s, %s::bigint[], %s)"
+            " RETURNING id),"
+            " intent AS (INSERT INTO memory_indexintent (context_id, event_id, created_at)"
+            " SELECT %s, id, %s FROM ev),"
+            " ctx AS (UPDATE memory_context SET last_seq = %s, used_tokens = %s, in_maintenance = %s"
+            " WHERE id = %s)"
+            " SELECT id FROM ev",
+            [
+                *_event_values(context, event),
+                context.pk,
+                event.created_at,
+                context.last_seq,
+                context.used_tokens,
+                context.in_maintenance,
+                context.pk,
+            ],
+        )
+        row = cur.fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _event_values(context: LockedContext, event: Event) -> list[Any]:
+    """The values of one event row shared by the single and the bulk insert, in the order
+    context_id … request_state (status_version is the literal 0 in both statements)."""
+    return [
+        context.pk,
+        event.seq,
+        event.kind,
+        event.thread,
+        event.content,
+        None if event.payload is None else json.dumps(event.payload, ensure_ascii=False),
+        event.created_at,
+        event.idempotency_key,
+        event.size_chars,
+        event.token_estimate,
+        event.is_observation,
+        event.active,
+        event.pending,
+        event.delivers,
+        event.request_state,
+    ]
+
+
+_EVENT_COLUMNS = (
+    "context_id, seq, kind, thread, content, payload, created_at, idempotency_key, size_chars,"
+    " token_estimate, is_observation, active, status_version, pending, delivers, request_state,"
+    " delivered_by_seq"
+)
+
+
+def insert_events(context: LockedContext, events: list[Event]) -> None:
+    """Insert a batch of events, their index intents and the context's new counters in one
+    round trip; sets each event's pk. Caller holds the context row lock."""
+    row = "(%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, 0, %s, %s::bigint[], %s, %s)"
+    params: list[Any] = []
+    for event in events:
+        params += [*_event_values(context, event), event.delivered_by_seq]
+    now = events[-1].created_at
+    params += [context.pk, now, context.last_seq, context.used_tokens, context.in_maintenance]
+    params.append(context.pk)
+    with connection.cursor() as cur:
+        cur.execute(
+            f"WITH ev AS (INSERT INTO memory_event ({_EVENT_COLUMNS}) VALUES "  # noqa: S608 - constant columns; rows are placeholders only
+            + ", ".join([row] * len(events))
+            + " RETURNING id, seq),"
+            " intent AS (INSERT INTO memory_indexintent (context_id, event_id, created_at)"
+            " SELECT %s, id, %s FROM ev),"
+            " ctx AS (UPDATE memory_context SET last_seq = %s, used_tokens = %s, in_maintenance = %s"
+            " WHERE id = %s)"
+            " SELECT id, seq FROM ev",
+            params,
+        )
+        ids = dict((seq, pk) for pk, seq in cur.fetchall())
+    for event in events:
+        event.pk = ids[event.seq]

@@ -1,0 +1,167 @@
+"""Group commit: transactions queued on one context by threads of one process, committed
+together in one database transaction.
+
+Commits of one context are serialised by its row lock, and each database commit waits for
+its write-ahead log flush while holding it. When several threads of one process commit on
+the same context, the thread that gets the context's gate (`memory.locking.context_gate`)
+takes every transaction queued behind it, in arrival order, and commits them in one
+database transaction: one row lock, one flush. Each transaction still gets its own version,
+event, record and receipt, and is decided against the state its predecessors left.
+
+Atomic per transaction: `decide` only reads and raises `MorphzError` for a transaction that
+is refused; nothing of it is written and its neighbours go on. `write` cannot refuse: any
+exception there (or from the database at commit) rolls back the whole group, and then
+every transaction of the group is committed again on its own (`alone`), in order, so each
+gets exactly the answer it would have had without grouping. Errors are raised in the
+submitting thread, which records a refusal as it always does (R6).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from django.db import connection, transaction
+
+from memory.errors import MorphzError
+from memory.locking import LockedContext, context_gate, lock_context
+
+# A longer group makes its first writer wait for all the others; 16 keeps a group under a
+# few dozen milliseconds on a busy machine while amortising the flush well.
+MAX_GROUP = 16
+
+Item = TypeVar("Item")
+Decision = TypeVar("Decision")
+Result = TypeVar("Result")
+
+
+@dataclass(eq=False)
+class _Waiting(Generic[Item, Result]):
+    item: Item
+    done: bool = False
+    alone: bool = False
+    result: Result | None = None
+    error: Exception | None = None  # raised in the submitting thread
+
+
+class _Queue:
+    """The transactions waiting on one context, and whether a thread is committing them."""
+
+    def __init__(self) -> None:
+        self.items: deque[_Waiting] = deque()
+        self.changed = threading.Condition()
+        self.leading = False
+
+
+_queues: dict[int, _Queue] = {}
+_queues_guard = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Steps(Generic[Item, Decision, Result]):
+    """How to commit one item: `decide` reads under the row lock and returns what to write
+    (or a finished result, such as an idempotent replay), raising `MorphzError` to refuse;
+    `write` writes it and returns the result; `alone` commits one item in its own database
+    transaction (the path taken inside an outer transaction and after a failed group)."""
+
+    decide: Callable[[LockedContext, Item], Decision | Result]
+    write: Callable[[LockedContext, Decision], Result]
+    finished: Callable[[Decision | Result], bool]
+    alone: Callable[[Item], Result]
+
+
+def commit_grouped(context_id: int, item: Item, steps: Steps[Item, Decision, Result]) -> Result:
+    """Commit `item` on the context, grouped with the other threads' items queued there.
+
+    Returns its result or raises its own `MorphzError`, as `steps.alone(item)` would. The
+    first thread to find no one committing leads: it commits groups (holding the context's
+    gate) until its own item is done; the others wait for theirs."""
+    if connection.in_atomic_block:
+        # The outer transaction owns the row lock until it ends: no grouping across it.
+        return steps.alone(item)
+    with _queues_guard:
+        queue = _queues.setdefault(context_id, _Queue())
+    waiting: _Waiting[Item, Result] = _Waiting(item)
+    with queue.changed:
+        queue.items.append(waiting)
+        while not waiting.done and queue.leading:
+            queue.changed.wait()
+        lead = not waiting.done
+        queue.leading = queue.leading or lead
+    if lead:
+        try:
+            with context_gate(context_id):
+                while not waiting.done:
+                    _run_group(context_id, queue, steps)
+        finally:
+            with queue.changed:
+                queue.leading = False
+                queue.changed.notify_all()
+    if waiting.alone:
+        return steps.alone(item)
+    if waiting.error is not None:
+        raise waiting.error
+    assert waiting.result is not None
+    return waiting.result
+
+
+def _take(queue: _Queue, limit: int) -> list[_Waiting[Item, Result]]:
+    with queue.changed:
+        return [queue.items.popleft() for _ in range(min(len(queue.items), limit))]
+
+
+def _run_group(context_id: int, queue: _Queue, steps: Steps[Item, Decision, Result]) -> None:
+    """Commit the transactions queued on the context, oldest first, in one database
+    transaction; those queued while it runs join it, up to MAX_GROUP."""
+    batch: list[_Waiting[Item, Result]] = _take(queue, MAX_GROUP)
+    try:
+        with transaction.atomic():
+            context = lock_context(context_id)
+            done = 0
+            while done < len(batch):
+                for waiting in batch[done:]:
+                    _decide_and_write(context, waiting, steps)
+                done = len(batch)
+                batch += _take(queue, MAX_GROUP - done)
+    except Exception as exc:
+        # Nothing of the group was written. A group of one is the leader's own transaction:
+        # its error is its answer, as alone. Otherwise each goes again on its own, in order.
+        if len(batch) == 1:
+            batch[0].result, batch[0].error = None, exc
+        else:
+            for waiting in batch:
+                _commit_alone(waiting, steps)
+    except BaseException:
+        for waiting in batch:  # interrupted: the submitting threads go again themselves
+            waiting.alone = True
+        raise
+    finally:
+        with queue.changed:
+            for waiting in batch:
+                waiting.done = True
+            queue.changed.notify_all()
+
+
+def _commit_alone(waiting: _Waiting[Item, Result], steps: Steps[Item, Decision, Result]) -> None:
+    waiting.result, waiting.error = None, None
+    try:
+        waiting.result = steps.alone(waiting.item)
+    except Exception as exc:
+        waiting.error = exc
+
+
+def _decide_and_write(
+    context: LockedContext, waiting: _Waiting[Item, Result], steps: Steps[Item, Decision, Result]
+) -> None:
+    try:
+        decided = steps.decide(context, waiting.item)
+    except MorphzError as exc:
+        waiting.error = exc  # refused: nothing of it was written, the group goes on
+        return
+    if steps.finished(decided):
+        waiting.result = decided  # type: ignore[assignment]
+    else:
+        waiting.result = steps.write(context, decided)  # type: ignore[arg-type]

@@ -1,0 +1,148 @@
+"""Loading what a transaction names, under the context row lock, in hand-written SQL.
+
+`SqlLoader` is the engine's `StateLoader` (`memory.tx.apply`): frames, events and relations
+as the working copy's types. `memory.tx.store` writes the outcome with the same columns.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import connection
+
+from memory.tx.apply import SUPERSEDES, EventState, FrameState, RelationKey, RelationState
+
+# A frame's state columns, in one order for the loader's SELECT and the writer's INSERT and
+# UPDATE; `memory.tx.store._frame_state_values` gives the values in the same order.
+FRAME_STATE_COLUMNS = (
+    "revision",
+    "body",
+    "sources",
+    "status",
+    "protected",
+    "retire_requested_tick",
+    "retire_due_tick",
+    "retire_reason",
+    "retire_generation",
+    "token_estimate",
+)
+FRAME_COLUMNS = ("id", "frame_id", *FRAME_STATE_COLUMNS, "created_version", "changed_version")
+_FRAME_SELECT = ", ".join(FRAME_COLUMNS)
+# `id` is read as `pk`, the EventState field name.
+_EVENT_COLUMNS = (
+    "pk",
+    "seq",
+    "kind",
+    "is_observation",
+    "active",
+    "request_state",
+    "token_estimate",
+    "status_version",
+)
+_EVENT_SELECT = "id AS pk, " + ", ".join(_EVENT_COLUMNS[1:])
+_FRAMES_SQL = (
+    f"SELECT {_FRAME_SELECT} FROM memory_frame WHERE context_id = %s AND frame_id = ANY(%s)"  # noqa: S608 - a constant column list; values are parameters
+)
+_EVENTS_SQL = f"SELECT {_EVENT_SELECT} FROM memory_event WHERE context_id = %s AND seq = ANY(%s)"  # noqa: S608 - a constant column list; values are parameters
+
+
+def _loads(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _frame_from_row(row: tuple[Any, ...]) -> FrameState:
+    """A `FrameState` from a row selected as `FRAME_COLUMNS`."""
+    values = dict(zip(FRAME_COLUMNS, row, strict=True))
+    pk = values.pop("id")
+    values["body"] = _loads(values["body"])
+    values["sources"] = list(_loads(values["sources"]))
+    return FrameState(pk=pk, original_status=values["status"], **values)
+
+
+def _frames_by_id(rows: list[tuple[Any, ...]]) -> dict[str, FrameState]:
+    loaded = [_frame_from_row(row) for row in rows]
+    return {frame.frame_id: frame for frame in loaded}
+
+
+def _events_by_seq(rows: list[tuple[Any, ...]]) -> dict[int, EventState]:
+    loaded = [EventState(**dict(zip(_EVENT_COLUMNS, row, strict=True))) for row in rows]
+    return {event.seq: event for event in loaded}
+
+
+class SqlLoader:
+    """`StateLoader` over one context, for `memory.tx.apply`."""
+
+    def __init__(self, context_id: int) -> None:
+        self.context_id = context_id
+
+    def frames(self, frame_ids: set[str]) -> dict[str, FrameState]:
+        if not frame_ids:
+            return {}
+        with connection.cursor() as cur:
+            cur.execute(_FRAMES_SQL, [self.context_id, sorted(frame_ids)])
+            return _frames_by_id(cur.fetchall())
+
+    def events(self, seqs: set[int]) -> dict[int, EventState]:
+        if not seqs:
+            return {}
+        with connection.cursor() as cur:
+            cur.execute(_EVENTS_SQL, [self.context_id, sorted(seqs)])
+            return _events_by_seq(cur.fetchall())
+
+    def frames_and_events(
+        self, frame_ids: set[str], seqs: set[int]
+    ) -> tuple[dict[str, FrameState], dict[int, EventState]]:
+        """`frames` and `events` in one round trip."""
+        if not frame_ids or not seqs:
+            return self.frames(frame_ids), self.events(seqs)
+        with connection.cursor() as frame_cur, connection.cursor() as event_cur, pipeline():
+            frame_cur.execute(_FRAMES_SQL, [self.context_id, sorted(frame_ids)])
+            event_cur.execute(_EVENTS_SQL, [self.context_id, sorted(seqs)])
+            return _frames_by_id(frame_cur.fetchall()), _events_by_seq(event_cur.fetchall())
+
+    def relations_between(
+        self, keys: set[RelationKey], frames: dict[str, FrameState]
+    ) -> dict[RelationKey, RelationState]:
+        """Current and past rows of the named relations (only between existing frames)."""
+        wanted = {k for k in keys if k.subject in frames and k.object in frames}
+        if not wanted:
+            return {}
+        by_pk = {f.pk: f.frame_id for f in frames.values()}
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT id, subject_id, name, object_id, created_version, removed_version FROM memory_relation "
+                "WHERE subject_id = ANY(%s) AND object_id = ANY(%s) AND name = ANY(%s)",
+                [
+                    sorted({frames[k.subject].pk for k in wanted}),
+                    sorted({frames[k.object].pk for k in wanted}),
+                    sorted({k.name for k in wanted}),
+                ],
+            )
+            rows = cur.fetchall()
+        found: dict[RelationKey, RelationState] = {}
+        for pk, subject_pk, name, object_pk, created, removed in rows:
+            key = RelationKey(by_pk[subject_pk], name, by_pk[object_pk])
+            if key not in wanted:
+                continue
+            state = found.setdefault(key, RelationState(key=key, live=False, changed_version=0))
+            state.changed_version = max(state.changed_version, created, removed or 0)
+            if removed is None:
+                state.live = True
+                state.pk = pk
+        return found
+
+    def supersedes_into(self, object_ids: set[str]) -> list[RelationKey]:
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT s.frame_id, o.frame_id FROM memory_relation r "
+                "JOIN memory_frame s ON s.id = r.subject_id JOIN memory_frame o ON o.id = r.object_id "
+                "WHERE r.context_id = %s AND r.name = %s AND r.removed_version IS NULL AND o.frame_id = ANY(%s)",
+                [self.context_id, SUPERSEDES, sorted(object_ids)],
+            )
+            return [RelationKey(s, SUPERSEDES, o) for s, o in cur.fetchall()]
+
+
+def pipeline() -> Any:
+    """psycopg's pipeline mode on Django's connection: statements go out without waiting."""
+    return connection.connection.pipeline()

@@ -1,0 +1,167 @@
+"""A context's history as steps (R51): what replay, export and import carry.
+
+The history of a context is its steps in the order they happened:
+
+- every appended event (user messages, tool results, agent messages, external facts,
+  actions, recall results) with its text, payload, thread, `delivers` and idempotency key;
+- every evaluation, placed after the event that was last when it ran (`Evaluation.last_seq`),
+  with its thread, continuation flag and idempotency key; what it claimed, the tick it
+  reached and the expiries it applied are *results*, checked, not replayed;
+- every committed transaction (its event in the log) with its canonical text, author,
+  thread and the evaluation it was written from;
+- every change of the settings (`SettingsChange`), placed like an evaluation; the settings
+  the context was created with are `initial_settings(context)`.
+
+Rejected transactions change nothing and are not replayed (an export carries them as
+records). `history_steps(context)` yields the steps as JSON-able dicts (the export format's
+lines, see docs/history.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from memory.contexts import SETTINGS_FIELDS, settings_of
+from memory.kinds import TRANSACTION
+from memory.models import Context, Evaluation, Event, SettingsChange, TransactionRecord
+
+SETTINGS = SETTINGS_FIELDS
+
+
+class ReplayError(Exception):
+    """A step of the history cannot be applied (the history is inconsistent)."""
+
+
+def _evaluation_step(evaluation: Evaluation, ordinal: int) -> dict[str, Any]:
+    place = evaluation.last_seq
+    if place is None:  # recorded before evaluations kept their place: after what they claimed
+        place = max(evaluation.claimed_seqs, default=0)
+    return {
+        "type": "evaluation",
+        "n": ordinal,
+        "after_seq": place,
+        "thread": evaluation.thread,
+        "continuation": evaluation.continuation,
+        "idempotency_key": evaluation.idempotency_key,
+        "claimed": [f"@e{s}" for s in evaluation.claimed_seqs],
+        "tick": evaluation.tick,
+        "view_version": evaluation.view_version,
+    }
+
+
+def initial_settings(context: Context) -> dict[str, Any]:
+    """The settings the context was created with (its first `SettingsChange`); the present
+    settings for a context without a log."""
+    first = SettingsChange.objects.filter(context=context).order_by("pk").first()
+    if first is not None and first.kind == "created":
+        return {name: first.settings[name] for name in SETTINGS if name in first.settings}
+    return settings_of(context)
+
+
+def _placed_steps(context: Context) -> tuple[dict[int, int], list[dict[str, Any]]]:
+    """Evaluation ordinals by id, and the evaluations and settings changes in history order
+    (each goes after the event `after_seq`; a settings change made when the context had `c`
+    evaluations goes before evaluation number `c`)."""
+    evaluations = list(
+        Evaluation.objects.filter(context=context)
+        .order_by("pk")
+        .only(
+            "pk",
+            "last_seq",
+            "claimed_seqs",
+            "thread",
+            "continuation",
+            "idempotency_key",
+            "tick",
+            "view_version",
+        )
+    )
+    ordinal = {e.pk: n for n, e in enumerate(evaluations)}
+    placed = [
+        ((s["after_seq"], n, 1), s)
+        for n, s in ((n, _evaluation_step(e, n)) for n, e in enumerate(evaluations))
+    ]
+    changes = SettingsChange.objects.filter(context=context, kind="changed").order_by("pk")
+    for change in changes:
+        step = {
+            "type": "settings",
+            "after_seq": change.last_seq,
+            "evaluations": change.evaluations,
+            "version": change.version,
+            "settings": change.settings,
+        }
+        placed.append(((change.last_seq, change.evaluations, 0), step))
+    placed.sort(key=lambda pair: pair[0])  # stable: changes with one place keep their order
+    return ordinal, [step for _key, step in placed]
+
+
+def history_steps(context: Context, batch: int = 2000) -> Iterator[dict[str, Any]]:
+    """The context's history, oldest first (events streamed in batches); the settings it
+    started with are `initial_settings(context)`."""
+    ordinal, pending = _placed_steps(context)
+    records = {
+        r.event_id: r
+        for r in TransactionRecord.objects.filter(context=context, status="committed").only(
+            "event_id",
+            "committed_version",
+            "text",
+            "author",
+            "author_kind",
+            "thread",
+            "evaluation_id",
+            "reason",
+            "base_version",
+        )
+    }
+    index = 0
+    while index < len(pending) and pending[index]["after_seq"] < 1:
+        yield pending[index]
+        index += 1
+    last = 0
+    while True:
+        events = list(Event.objects.filter(context=context, seq__gt=last).order_by("seq")[:batch])
+        if not events:
+            break
+        for event in events:
+            yield _event_step(event, records, ordinal)
+            last = event.seq
+            while index < len(pending) and pending[index]["after_seq"] <= event.seq:
+                yield pending[index]
+                index += 1
+    while index < len(pending):
+        yield pending[index]
+        index += 1
+
+
+def _event_step(
+    event: Event, records: dict[int | None, TransactionRecord], ordinal: dict[int, int]
+) -> dict[str, Any]:
+    if event.kind == TRANSACTION:
+        record = records.get(event.pk)
+        if record is None:
+            raise ReplayError(f"{event.ref} is a transaction event without its record")
+        return {
+            "type": "transaction",
+            "seq": event.seq,
+            "version": record.committed_version,
+            "base_version": record.base_version,
+            "text": record.text,
+            "author": record.author,
+            "author_kind": record.author_kind,
+            "thread": record.thread,
+            "reason": record.reason,
+            "evaluation": ordinal.get(record.evaluation_id) if record.evaluation_id else None,
+            "created_at": event.created_at.isoformat(),
+        }
+    return {
+        "type": "event",
+        "seq": event.seq,
+        "kind": event.kind,
+        "thread": event.thread,
+        "content": event.content,
+        "payload": event.payload,
+        "delivers": [f"@e{s}" for s in event.delivers],
+        "idempotency_key": event.idempotency_key,
+        "created_at": event.created_at.isoformat(),
+    }
