@@ -1,3 +1,5 @@
+# long: one class with one method per REST operation, in the order of docs/rest.md, so a
+# reader finds the whole API surface in one place
 """A small synchronous client for the Morphz REST API (docs/rest.md), on httpx.
 
 One client talks to one context: a token reaches its own context only. Every non-2xx answer

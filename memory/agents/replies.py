@@ -179,6 +179,16 @@ def _register_actions(
     return actions + [{**bad, "status": "refused"} for bad in parts.bad_calls]
 
 
+def _check_key(idempotency_key: Any) -> None:
+    if idempotency_key is not None and (
+        not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= MAX_REPLY_KEY_CHARS
+    ):
+        raise InvalidRequest(
+            f"idempotency_key must be a string of 1-{MAX_REPLY_KEY_CHARS} characters",
+            details=[{"field": "idempotency_key"}],
+        )
+
+
 def take_apart_reply(
     context_id: int,
     reply: Any,
@@ -196,13 +206,7 @@ def take_apart_reply(
     `idempotency_key` (1-180 characters): a retry writes no part twice (module docstring);
     the same key with another reply gets each changed part refused `idempotency_key_reused`.
     """
-    if idempotency_key is not None and (
-        not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= MAX_REPLY_KEY_CHARS
-    ):
-        raise InvalidRequest(
-            f"idempotency_key must be a string of 1-{MAX_REPLY_KEY_CHARS} characters",
-            details=[{"field": "idempotency_key"}],
-        )
+    _check_key(idempotency_key)
     text, calls, given_delivers = check_reply(reply)
     thread_name = check_thread(thread)
     context = Context.objects.filter(pk=context_id).first()
