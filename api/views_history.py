@@ -23,7 +23,12 @@ from api.serializers import (
     query_data,
     thread_field,
 )
-from api.shapes import ContextSerializer, present_revision
+from api.shapes import (
+    ContextSerializer,
+    EvaluationHeadSerializer,
+    PageSerializer,
+    present_revision,
+)
 from memory.contexts import set_frozen
 from memory.models import Context
 from memory.read.lists import frame_view
@@ -108,17 +113,7 @@ class ForkSerializer(serializers.Serializer):
     tick = serializers.IntegerField()
 
 
-class EvaluationSummarySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    thread = serializers.CharField()
-    continuation = serializers.BooleanField()
-    tick = serializers.IntegerField()
-    advanced_tick = serializers.BooleanField()
-    view_version = serializers.IntegerField(help_text="the version the compiled input showed")
-    claimed = serializers.ListField(child=serializers.CharField(), help_text="refs claimed")
-    expired = serializers.ListField(
-        child=serializers.CharField(), help_text="frames whose retirement this call applied"
-    )
+class EvaluationSummarySerializer(EvaluationHeadSerializer):
     last_seq = serializers.IntegerField(
         allow_null=True, help_text="the last event seq when it ran (its place in the history)"
     )
@@ -126,9 +121,8 @@ class EvaluationSummarySerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class EvaluationListSerializer(serializers.Serializer):
+class EvaluationListSerializer(PageSerializer):
     evaluations = EvaluationSummarySerializer(many=True)
-    next_cursor = serializers.CharField(allow_null=True)
 
 
 class DiffSerializer(serializers.Serializer):

@@ -1,4 +1,5 @@
-"""The JSON shapes of contexts and events: one TypedDict and one builder for each.
+"""The JSON shapes of contexts, frame revisions and events: one TypedDict and one builder
+for each.
 
 The API (api/shapes.py documents them in the OpenAPI schema), the explorer's first paint,
 recall, search and the compiled model input all build their context and event JSON here,
@@ -78,6 +79,48 @@ def _lineage(context: Context) -> ForkedFrom | None:
         return None
     source = context.forked_from.slug if context.forked_from_id and context.forked_from else None
     return {"slug": source, "version": version, "tick": context.forked_tick}
+
+
+# -- frame revisions -----------------------------------------------------------------------
+
+
+class RevisionJson(TypedDict):
+    revision: int
+    body: Any
+    body_omitted: bool
+    body_chars: NotRequired[int]
+    sources: list[str]
+    version: int
+    transaction: int
+    created_at: str
+
+
+def revision_json(
+    revision: int,
+    body: Any,
+    sources: list[str],
+    version: int,
+    transaction: int,
+    created_at: datetime,
+    *,
+    omitted: bool = False,
+    body_chars: int | None = None,
+) -> RevisionJson:
+    """One revision of a frame: its number, body (None when `omitted`: too long for a page,
+    read on its own), sources, the committed version and transaction that wrote it;
+    `body_chars` is the body's size as JSON text, where measured."""
+    item: RevisionJson = {
+        "revision": revision,
+        "body": body,
+        "body_omitted": omitted,
+        "sources": list(sources),
+        "version": version,
+        "transaction": transaction,
+        "created_at": created_at.isoformat(),
+    }
+    if body_chars is not None:
+        item["body_chars"] = body_chars
+    return item
 
 
 # -- events --------------------------------------------------------------------------------
