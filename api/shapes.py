@@ -11,7 +11,7 @@ from typing import Any
 from rest_framework import serializers
 
 from memory.kinds import EVENT_STATUSES
-from memory.models import FrameRevision, Relation, TransactionRecord
+from memory.models import FrameRevision, Relation
 from memory.shapes import RevisionJson, revision_json
 
 
@@ -288,29 +288,6 @@ class TransactionSerializer(serializers.Serializer):
     evaluation = serializers.IntegerField(allow_null=True)
     ref = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
-
-
-def present_transaction(record: TransactionRecord) -> dict[str, Any]:
-    return {
-        "id": record.pk,
-        "status": record.status,
-        "author": record.author,
-        "author_kind": record.author_kind,
-        "thread": record.thread,
-        "base_version": record.base_version,
-        "committed_version": record.committed_version,
-        "reason": record.reason,
-        "text": record.text,
-        "text_truncated": getattr(record, "text_truncated", False),
-        "ops": record.ops,
-        "ops_omitted": getattr(record, "ops_omitted", False),
-        "receipt": record.receipt,
-        "errors": record.errors,
-        "frames": list(record.frame_ids),
-        "evaluation": record.evaluation_id,
-        "ref": record.event.ref if record.event_id and record.event else None,
-        "created_at": record.created_at.isoformat(),
-    }
 
 
 class TransactionListSerializer(PageSerializer):
