@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import ContextAPIView
+from api.base import ContextAPIView, idempotency_key
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import ReplyIn, body_data
 from memory.agents.protocol import context_protocol
@@ -93,5 +93,6 @@ class ReplyView(ContextAPIView):
             author=self.author(),
             thread=data.get("thread"),
             evaluation_id=data.get("evaluation"),
+            idempotency_key=idempotency_key(request, data.get("idempotency_key")),
         )
         return Response(result)

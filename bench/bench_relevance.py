@@ -93,7 +93,7 @@ class Group:
     def load_documents(self) -> None:
         """The same documents search covers by default, read back from the facts."""
         from memory.models import Event, Frame
-        from memory.search import textindex
+        from memory.search import vectors
 
         for frame_id, body in (
             Frame.objects.filter(context_id=self.context_id)
@@ -101,7 +101,7 @@ class Group:
             .values_list("frame_id", "body")
         ):
             self.doc_refs.append(frame_id)
-            self.doc_texts.append(textindex.frame_text(frame_id, body))
+            self.doc_texts.append(vectors.frame_text(frame_id, body))
         for seq, content, payload in (
             Event.objects.filter(context_id=self.context_id)
             .exclude(kind="transaction")
@@ -109,7 +109,7 @@ class Group:
             .values_list("seq", "content", "payload")
         ):
             self.doc_refs.append(f"@e{seq}")
-            self.doc_texts.append(textindex.event_text(content, payload))
+            self.doc_texts.append(vectors.event_text(content, payload))
         for ref in self.doc_refs:
             self.unit_of.setdefault(ref, ref)
 
@@ -301,7 +301,7 @@ def previous_search(context_id: int, q: str) -> int:
     from django.db import connection
 
     from memory.read.history import resolve_context
-    from memory.search import textindex
+    from memory.search import snippets, textindex, vectors
     from memory.search.indexer import index_lag
 
     tokens = list(dict.fromkeys(textindex.tokens(q)))[:32]
@@ -312,12 +312,12 @@ def previous_search(context_id: int, q: str) -> int:
     with connection.cursor() as cursor:
         cursor.execute(
             PREVIOUS_SQL,
-            {"ctx": context_id, "query": textindex.tsquery_literal(tokens), "first": tokens[0]},
+            {"ctx": context_id, "query": vectors.tsquery_literal(tokens), "first": tokens[0]},
         )
         rows = cursor.fetchall()
         for _, _, body, _ in rows:  # what the old search did with each hit's text, roughly
             if body:
-                textindex.snippet(body, tokens)
+                snippets.snippet(body, tokens)
         return len(rows)
 
 

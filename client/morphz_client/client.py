@@ -1,3 +1,5 @@
+# long: one class with one method per REST operation, in the order of docs/rest.md, so a
+# reader finds the whole API surface in one place
 """A small synchronous client for the Morphz REST API (docs/rest.md), on httpx.
 
 One client talks to one context: a token reaches its own context only. Every non-2xx answer
@@ -463,16 +465,21 @@ class MorphzClient:
         delivers: list[str] | None = None,
         thread: str | None = None,
         evaluation: int | None = None,
+        idempotency_key: str | None = None,
     ) -> dict[str, Any]:
         """Send a model reply to be taken apart: transactions commit, memory reads run,
         other tool calls are registered as actions, the text is recorded. Returns each
-        part's outcome and `feedback`, the text the model should read next."""
+        part's outcome and `feedback`, the text the model should read next.
+
+        With `idempotency_key` (1-180 characters) a retry of the same reply writes no
+        part twice. Raises BadRequest for a malformed reply (nothing written)."""
         body = _body(
             text=text,
             tool_calls=tool_calls,
             delivers=delivers,
             thread=thread,
             evaluation=evaluation,
+            idempotency_key=idempotency_key,
         )
         return cast(dict[str, Any], self._request("POST", self._ctx("replies/"), json=body))
 

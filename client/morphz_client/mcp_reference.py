@@ -90,6 +90,7 @@ def _relations_between(mz: MorphzClient, ids: set[str]) -> list[dict[str, Any]]:
             return out
 
 
+# long: one closure per reference tool, registered on `server`; each is short and reads alone
 def add_reference_tools(server: MCPServer) -> None:
     """The reference `server-memory` tool names, mapped onto transactions."""
 

@@ -102,6 +102,7 @@ def _all_frames(mz: MorphzClient, status: str | None = None) -> list[dict[str, A
             return frames
 
 
+# long: one closure per MCP tool, registered on the server it builds; each is short
 def build_server(instructions: str | None = None) -> MCPServer:
     """The MCP server; tools act through `current_client`."""
     from morphz_client.protocol import instructions as offline_instructions

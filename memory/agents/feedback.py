@@ -70,7 +70,10 @@ def render_feedback(result: dict[str, Any]) -> str:
             error = entry["error"]
             lines.append(f"- action {entry['name']} refused: {error['code']}: {error['message']}")
     message = result["message"]
-    if message is not None:
+    if message is not None and message.get("error"):
+        error = message["error"]
+        lines.append(f"- reply NOT recorded: {error['code']}: {error['message']}")
+    elif message is not None:
         line = f"- reply recorded as {message['ref']}"
         if message["delivers"]:
             line += f", delivers {' '.join(message['delivers'])}"

@@ -19,8 +19,15 @@ READ_TOOLS = ("recall", "search", "read_event", "frame")
 READ_NOTE_TOKENS = 40
 
 
-def run_read(context: Context, name: str, args: dict[str, Any], thread: str) -> dict[str, Any]:
-    """Run one memory read; its result enters as a recall_result observation (R30)."""
+def run_read(
+    context: Context,
+    name: str,
+    args: dict[str, Any],
+    thread: str,
+    idempotency_key: str | None = None,
+) -> dict[str, Any]:
+    """Run one memory read; its result enters as a recall_result observation (R30), once
+    per `idempotency_key` (a retried reply reads again but appends nothing new)."""
     if name == "recall":
         from memory.recall.graph import recall
 
@@ -35,7 +42,9 @@ def run_read(context: Context, name: str, args: dict[str, Any], thread: str) -> 
         _only(args, allowed)
         params = {k: args[k] for k in allowed if k in args}
         params.setdefault("max_nodes", 16)
-        result = recall(context, as_observation=True, thread=thread, **params)
+        result = recall(
+            context, as_observation=True, thread=thread, idempotency_key=idempotency_key, **params
+        )
         return {"ref": result["observation"]["ref"], "result": result}
     if name == "search":
         from memory.search.query import search
@@ -49,9 +58,9 @@ def run_read(context: Context, name: str, args: dict[str, Any], thread: str) -> 
             kind=args.get("kind"),
             limit=args.get("limit", 10),
         )
-        return _observe(context, thread, _render_search(result), result)
+        return _observe(context, thread, _render_search(result), result, idempotency_key)
     if name == "read_event":
-        return _read_event(context, args, thread)
+        return _read_event(context, args, thread, idempotency_key)
     # frame
     from memory.read.history import frame_write_history
     from memory.read.lists import frame_view, get_frame
@@ -66,7 +75,7 @@ def run_read(context: Context, name: str, args: dict[str, Any], thread: str) -> 
         raise NotFound(f"frame {frame_id!r} does not exist in this context")
     data = frame_view(frame, context.tick)
     data["write_history"] = frame_write_history(context, frame.frame_id)
-    return _observe(context, thread, _render_frame(data), data)
+    return _observe(context, thread, _render_frame(data), data, idempotency_key)
 
 
 def _only(args: dict[str, Any], allowed: tuple[str, ...]) -> None:
@@ -78,12 +87,18 @@ def _only(args: dict[str, Any], allowed: tuple[str, ...]) -> None:
         )
 
 
-def _observe(context: Context, thread: str, content: str, payload: Any) -> dict[str, Any]:
-    event = append_recall_result(context.pk, content=content, payload=payload, thread=thread)
+def _observe(
+    context: Context, thread: str, content: str, payload: Any, key: str | None
+) -> dict[str, Any]:
+    event = append_recall_result(
+        context.pk, content=content, payload=payload, thread=thread, idempotency_key=key
+    )
     return {"ref": event.ref, "result": payload}
 
 
-def _read_event(context: Context, args: dict[str, Any], thread: str) -> dict[str, Any]:
+def _read_event(
+    context: Context, args: dict[str, Any], thread: str, key: str | None
+) -> dict[str, Any]:
     from memory.read.history import read_event_chunk
     from memory.timeline.compile import chunk_chars
 
@@ -111,7 +126,7 @@ def _read_event(context: Context, args: dict[str, Any], thread: str) -> dict[str
         "size": chunk["size"],
         "next_offset": next_offset,
     }
-    observed = _observe(context, thread, header + "\n" + content, payload)
+    observed = _observe(context, thread, header + "\n" + content, payload, key)
     observed["result"] = {**payload, "content": content}
     return observed
 

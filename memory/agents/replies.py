@@ -18,7 +18,10 @@ its own path:
 Each part is its own database transaction: an external action never shares the commit of a
 memory change (R12). The reply is read and sorted by `memory.agents.parts`; `feedback`
 (`memory.agents.feedback`) renders what the model should read next, compactly; the reads
-are in `memory.agents.reads`.
+are in `memory.agents.reads`. With an idempotency key, each part is written under a key of
+its own derived from it (`<key>:tx:0`, `<key>:read:1`, `<key>:action:0`, `<key>:message`),
+so a retried reply (a lost response, a crash half-way) writes each part at most once: parts
+already written answer their first result, the rest are written now (R49).
 """
 
 from __future__ import annotations
@@ -30,10 +33,19 @@ from memory.agents.parts import Parts, check_reply, error_json, sort_parts
 from memory.agents.reads import run_read
 from memory.errors import Conflict, InvalidRequest, MorphzError, NotFound
 from memory.kinds import AGENT_MESSAGE
-from memory.models import Context, Frame
+from memory.models import Context, Event, Frame
 from memory.timeline.events import append_event, check_thread, register_action
 from memory.tx.engine import SYSTEM, Author, check_evaluation, submit_transaction
 from memory.tx.lang import TxError, parse_text
+
+MAX_REPLY_KEY_CHARS = 180  # room for the part suffix within the 200 of an idempotency key
+
+
+def _part_key(key: str | None, part: str, index: int | None = None) -> str | None:
+    """The idempotency key of one part of a reply sent under `key` (None without one)."""
+    if key is None:
+        return None
+    return f"{key}:{part}" if index is None else f"{key}:{part}:{index}"
 
 
 def _commit_all(
@@ -43,10 +55,11 @@ def _commit_all(
     author: Author,
     thread: str,
     evaluation_id: int | None,
+    key: str | None,
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     failed = False
-    for source, call_id, tx_text in sources:
+    for index, (source, call_id, tx_text) in enumerate(sources):
         entry: dict[str, Any] = {"source": source, "tool_call_id": call_id}
         if failed:
             entry.update(status="skipped", error=None)
@@ -65,6 +78,7 @@ def _commit_all(
                 author=author,
                 thread=thread,
                 evaluation_id=evaluation_id,
+                idempotency_key=_part_key(key, "tx", index),
             )
         except MorphzError as exc:
             failed = True
@@ -115,10 +129,13 @@ def _dropped_fields(context_id: int, tx_text: str) -> dict[str, list[str]]:
 
 
 def _run_reads(
-    context: Context, reads: list[tuple[dict[str, Any], dict[str, Any]]], thread: str
+    context: Context,
+    reads: list[tuple[dict[str, Any], dict[str, Any]]],
+    thread: str,
+    key: str | None,
 ) -> list[dict[str, Any]]:
     results = []
-    for call, args in reads:
+    for index, (call, args) in enumerate(reads):
         entry: dict[str, Any] = {
             "tool_call_id": call["id"],
             "name": call["name"],
@@ -126,7 +143,8 @@ def _run_reads(
         }
         try:
             context.refresh_from_db()
-            entry.update(status="ok", **run_read(context, call["name"], args, thread))
+            part_key = _part_key(key, "read", index)
+            entry.update(status="ok", **run_read(context, call["name"], args, thread, part_key))
         except MorphzError as exc:
             entry.update(status="error", error=error_json(exc))
         except (TypeError, ValueError) as exc:  # arguments of the wrong type for the read
@@ -138,14 +156,20 @@ def _run_reads(
     return results
 
 
-def _register_actions(context_id: int, parts: Parts, thread: str) -> list[dict[str, Any]]:
+def _register_actions(
+    context_id: int, parts: Parts, thread: str, key: str | None
+) -> list[dict[str, Any]]:
     """Each external call through the action gate, in its own database transaction."""
     actions = []
-    for call in parts.externals:
+    for index, call in enumerate(parts.externals):
         entry = {"tool_call_id": call["id"], "name": call["name"], "arguments": call["arguments"]}
         try:
             event = register_action(
-                context_id, name=call["name"], arguments=call["arguments"], thread=thread
+                context_id,
+                name=call["name"],
+                arguments=call["arguments"],
+                thread=thread,
+                idempotency_key=_part_key(key, "action", index),
             ).event
         except MorphzError as exc:
             entry.update(status="refused", error=error_json(exc))
@@ -155,6 +179,16 @@ def _register_actions(context_id: int, parts: Parts, thread: str) -> list[dict[s
     return actions + [{**bad, "status": "refused"} for bad in parts.bad_calls]
 
 
+def _check_key(idempotency_key: Any) -> None:
+    if idempotency_key is not None and (
+        not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= MAX_REPLY_KEY_CHARS
+    ):
+        raise InvalidRequest(
+            f"idempotency_key must be a string of 1-{MAX_REPLY_KEY_CHARS} characters",
+            details=[{"field": "idempotency_key"}],
+        )
+
+
 def take_apart_reply(
     context_id: int,
     reply: Any,
@@ -162,13 +196,17 @@ def take_apart_reply(
     author: Author = SYSTEM,
     thread: str | None = None,
     evaluation_id: int | None = None,
+    idempotency_key: str | None = None,
 ) -> dict[str, Any]:
     """Split a model reply into its parts and send each along its path (module docstring).
 
     `reply` is `{text, tool_calls: [{id, name, arguments}], delivers}` (arguments an object
     or a JSON string). Returns `{transactions, reads, actions, message, conflict, version,
     tick, feedback}`; raises InvalidRequest only for a malformed reply (nothing written).
+    `idempotency_key` (1-180 characters): a retry writes no part twice (module docstring);
+    the same key with another reply gets each changed part refused `idempotency_key_reused`.
     """
+    _check_key(idempotency_key)
     text, calls, given_delivers = check_reply(reply)
     thread_name = check_thread(thread)
     context = Context.objects.filter(pk=context_id).first()
@@ -184,11 +222,17 @@ def take_apart_reply(
         author=author,
         thread=thread_name,
         evaluation_id=evaluation_id,
+        key=idempotency_key,
     )
-    reads = _run_reads(context, parts.reads, thread_name)
-    actions = _register_actions(context_id, parts, thread_name)
+    reads = _run_reads(context, parts.reads, thread_name, idempotency_key)
+    actions = _register_actions(context_id, parts, thread_name, idempotency_key)
     message = _record_message(
-        context_id, parts.rest, parts.delivers, thread_name, transactions, reads, actions
+        context_id,
+        parts.rest,
+        parts.delivers,
+        thread_name,
+        (transactions, reads, actions),
+        _part_key(idempotency_key, "message"),
     )
     context.refresh_from_db()
     result: dict[str, Any] = {
@@ -211,12 +255,12 @@ def _record_message(
     text: str,
     delivers: list[str],
     thread: str,
-    transactions: list[dict[str, Any]],
-    reads: list[dict[str, Any]],
-    actions: list[dict[str, Any]],
+    outcomes: tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]],
+    key: str | None,
 ) -> dict[str, Any] | None:
     if not text and not delivers:
         return None
+    transactions, reads, actions = outcomes
     payload = {
         "transactions": [t.get("ref") for t in transactions if t.get("ref")],
         "tool_calls": [
@@ -226,20 +270,27 @@ def _record_message(
     }
     content = text or "(reply delivered)"
     entry: dict[str, Any] = {"delivers": delivers}
-    try:
-        event = append_event(
+
+    def append(delivers: list[str], key: str | None) -> Event:
+        return append_event(
             context_id,
             kind=AGENT_MESSAGE,
             content=content,
             payload=payload,
             thread=thread,
             delivers=delivers,
+            idempotency_key=key,
         ).event
+
+    try:
+        event = append(delivers, key)
     except MorphzError as exc:
+        if exc.code == "idempotency_key_reused":
+            # Another reply under this key: the message is not written at all.
+            entry.update(delivers=[], ref=None, error=error_json(exc))
+            return entry
         # The reply is kept all the same; only the delivery claim is refused.
         entry.update(delivers=[], delivery_error=error_json(exc))
-        event = append_event(
-            context_id, kind=AGENT_MESSAGE, content=content, payload=payload, thread=thread
-        ).event
+        event = append([], None if key is None else f"{key}:undelivered")
     entry["ref"] = event.ref
     return entry

@@ -1,4 +1,4 @@
-"""Bounded reads of a frame's past and of transaction texts (issue 10 item 2).
+"""Bounded reads of a frame's past and of transaction texts.
 
 A frame revised many times with a large body must not turn one GET into hundreds of
 megabytes: history comes a page of revisions at a time, and inside a page a body or a
@@ -9,6 +9,7 @@ are measured in the database, so an omitted body is never loaded to be measured.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import TextField
@@ -16,6 +17,8 @@ from django.db.models.functions import Cast, Left, Length
 
 from memory.errors import InvalidRequest, NotFound
 from memory.models import Frame, FrameRevision, TransactionRecord
+from memory.shapes import RevisionJson, revision_json
+from memory.vocabulary import event_ref
 
 # Larger bodies and texts are left out of lists and history pages and read on demand.
 INLINE_CHARS = 16_384
@@ -33,10 +36,41 @@ def frame_history_page(
         raise InvalidRequest(
             f"history_limit must be between 1 and {MAX_HISTORY_PAGE}", code="invalid_request"
         )
+    rows = _history_rows(frame, before, limit + 1)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    small = [row["pk"] for row in rows if (row["body_chars"] or 0) <= INLINE_CHARS]
+    bodies = dict(FrameRevision.objects.filter(pk__in=small).values_list("pk", "body"))
+    revision_entries = []
+    history = []
+    for row in reversed(rows):
+        body = bodies.get(row["pk"])
+        entry = revision_json(
+            row["revision"],
+            body,
+            row["sources"],
+            row["version"],
+            row["transaction_id"],
+            row["created_at"],
+            omitted=row["pk"] not in bodies,
+            body_chars=row["body_chars"],
+        )
+        revision_entries.append(entry)
+        history.append(_write_entry(row, body, entry))
+    return {
+        "revisions": revision_entries,
+        "write_history": history,
+        "next_before": rows[-1]["revision"] if more and rows else None,
+    }
+
+
+def _history_rows(frame: Frame, before: int | None, count: int) -> list[Mapping[str, Any]]:
+    """The newest `count` revisions below `before`, newest first, with their sizes and the
+    heads of their transactions' texts measured and cut in the database."""
     revisions = FrameRevision.objects.filter(frame=frame)
     if before is not None:
         revisions = revisions.filter(revision__lt=before)
-    rows = list(
+    return list(
         revisions.order_by("-revision")
         .annotate(
             body_chars=Length(Cast("body", TextField())),
@@ -60,59 +94,36 @@ def frame_history_page(
             "transaction__author_kind",
             "transaction__thread",
             "transaction__event__seq",
-        )[: limit + 1]
+        )[:count]
     )
-    more = len(rows) > limit
-    rows = rows[:limit]
-    small = [row["pk"] for row in rows if (row["body_chars"] or 0) <= INLINE_CHARS]
-    bodies = dict(FrameRevision.objects.filter(pk__in=small).values_list("pk", "body"))
-    revision_entries = []
-    history = []
-    for row in reversed(rows):
-        omitted = row["pk"] not in bodies
-        body = bodies.get(row["pk"])
-        size = {"body_omitted": omitted, "body_chars": row["body_chars"]}
-        revision_entries.append(
-            {
-                "revision": row["revision"],
-                "body": body,
-                **size,
-                "sources": list(row["sources"]),
-                "version": row["version"],
-                "transaction": row["transaction_id"],
-                "created_at": row["created_at"].isoformat(),
-            }
-        )
-        seq = row["transaction__event__seq"]
-        history.append(
-            {
-                "revision": row["revision"],
-                "op": "derive" if row["revision"] == 1 else "revise",
-                "version": row["version"],
-                "base_version": row["transaction__base_version"],
-                "transaction_id": row["transaction_id"],
-                "event_ref": f"@e{seq}" if seq is not None else None,
-                "text": row["text_head"],
-                "text_truncated": row["text_chars"] > INLINE_CHARS,
-                "text_chars": row["text_chars"],
-                "reason": row["reason_head"],
-                "body": body,
-                **size,
-                "sources": list(row["sources"]),
-                "author": row["transaction__author"],
-                "author_kind": row["transaction__author_kind"],
-                "thread": row["transaction__thread"],
-                "created_at": row["created_at"].isoformat(),
-            }
-        )
+
+
+def _write_entry(row: Mapping[str, Any], body: Any, revision: RevisionJson) -> dict[str, Any]:
+    """One `write_history` entry: the revision with the transaction that wrote it."""
+    seq = row["transaction__event__seq"]
     return {
-        "revisions": revision_entries,
-        "write_history": history,
-        "next_before": rows[-1]["revision"] if more and rows else None,
+        "revision": row["revision"],
+        "op": "derive" if row["revision"] == 1 else "revise",
+        "version": row["version"],
+        "base_version": row["transaction__base_version"],
+        "transaction_id": row["transaction_id"],
+        "event_ref": event_ref(seq) if seq is not None else None,
+        "text": row["text_head"],
+        "text_truncated": row["text_chars"] > INLINE_CHARS,
+        "text_chars": row["text_chars"],
+        "reason": row["reason_head"],
+        "body": body,
+        "body_omitted": revision["body_omitted"],
+        "body_chars": revision.get("body_chars"),
+        "sources": list(row["sources"]),
+        "author": row["transaction__author"],
+        "author_kind": row["transaction__author_kind"],
+        "thread": row["transaction__thread"],
+        "created_at": row["created_at"].isoformat(),
     }
 
 
-def revision_detail(frame: Frame, revision: int) -> dict[str, Any]:
+def revision_detail(frame: Frame, revision: int) -> RevisionJson:
     """One revision with its whole body (what a history page left out)."""
     row = (
         FrameRevision.objects.filter(frame=frame, revision=revision)
@@ -124,15 +135,14 @@ def revision_detail(frame: Frame, revision: int) -> dict[str, Any]:
             f"frame {frame.frame_id!r} has no revision {revision}",
             details=[{"ref": frame.frame_id, "revision": revision}],
         )
-    return {
-        "revision": row["revision"],
-        "body": row["body"],
-        "body_omitted": False,
-        "sources": list(row["sources"]),
-        "version": row["version"],
-        "transaction": row["transaction_id"],
-        "created_at": row["created_at"].isoformat(),
-    }
+    return revision_json(
+        row["revision"],
+        row["body"],
+        row["sources"],
+        row["version"],
+        row["transaction_id"],
+        row["created_at"],
+    )
 
 
 def bounded_transactions(records: list[TransactionRecord]) -> list[TransactionRecord]:

@@ -198,6 +198,7 @@ def recall(
     as_observation: bool = False,
     thread: str | None = None,
     page_bytes: int = PAGE_BYTES,
+    idempotency_key: str | None = None,
 ) -> dict[str, Any]:
     """One page of a breadth-first walk of the cognitive graph (see the module docstring)."""
     flags = {
@@ -229,7 +230,11 @@ def recall(
     assert result is not None
     if as_observation:
         event = append_recall_result(
-            ctx.pk, content=_render(result, frame_id), payload=result, thread=thread
+            ctx.pk,
+            content=_render(result, frame_id),
+            payload=result,
+            thread=thread,
+            idempotency_key=idempotency_key,
         )
         result["observation"] = {"ref": event.ref, "seq": event.seq}
     return result

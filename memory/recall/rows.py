@@ -213,6 +213,14 @@ def continue_walk(
         "page": frame_pks,
         "known": [pk for kind, pk in known if kind == "f"],
     }
+    _read_page_rows(walk, params)
+    return walk
+
+
+def _read_page_rows(walk: Walk, params: dict[str, Any]) -> None:
+    """A later page's rows in the caller's snapshot: its frames, events (text only when it
+    fits the page) and the relations between its frames and the earlier ones."""
+    frame_pks, seqs = params["ids"], params["seqs"]
     with connection.cursor() as cursor:
         cursor.execute(PAGE_FRAMES_SQL, params)
         for row in cursor.fetchall():
@@ -231,4 +239,3 @@ def continue_walk(
         if frame_pks:
             cursor.execute(PAGE_RELATIONS_SQL, params)
             walk.relations = [(r[0], r[1], r[2], r[3]) for r in cursor.fetchall()]
-    return walk

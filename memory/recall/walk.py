@@ -88,7 +88,41 @@ class WalkState:
                 self._expand(context_pk, parents)
 
     def _expand(self, context_pk: int, parents: list[Key]) -> None:
+        """Add the parents' neighbours, in walk order (sources as written, outgoing relations,
+        citing frames, incoming relations), one level below each parent."""
         pks = [pk for _, pk in parents]
+        out_rel, in_rel, citing = self._neighbours(context_pk, pks)
+        source_pks = self._source_pks(context_pk, pks) if self.ancestors else {}
+        for key in parents:
+            pk = key[1]
+            level = self.depth[key] + 1
+            if self.ancestors:
+                for ref in self.sources[pk]:
+                    if not isinstance(ref, str):
+                        continue
+                    seq = seq_of(ref)
+                    if seq is not None:
+                        self.add(("e", seq), level)
+                        continue
+                    other = self.pk_by_id.get(ref) or source_pks.get(ref)
+                    if other is not None:
+                        self.add(("f", other), level)
+                for _, other in sorted(out_rel.get(pk, [])):
+                    self.add(("f", other), level)
+            if self.descendants:
+                for other in citing.get(self.frame_id[pk], []):
+                    self.add(("f", other), level)
+                for _, other in sorted(in_rel.get(pk, [])):
+                    self.add(("f", other), level)
+
+    def _neighbours(
+        self, context_pk: int, pks: list[int]
+    ) -> tuple[
+        dict[int, list[tuple[int, int]]], dict[int, list[tuple[int, int]]], dict[str, list[int]]
+    ]:
+        """Read the parents' own rows (kept on the state) and their relations and citing
+        frames: `(outgoing, incoming)` as `(relation id, other pk)` by parent pk, and the
+        citing frames' pks by cited frame id."""
         missing = [pk for pk in pks if pk not in self.frame_id]
         out_rel: dict[int, list[tuple[int, int]]] = {}
         in_rel: dict[int, list[tuple[int, int]]] = {}
@@ -137,43 +171,24 @@ class WalkState:
                 for ref in json.loads(sources) or []:
                     if isinstance(ref, str) and ref in wanted:
                         citing.setdefault(ref, []).append(pk)
-        source_pks: dict[str, int] = {}
-        if self.ancestors:
-            unknown = {
-                ref
-                for pk in pks
-                for ref in self.sources[pk]
-                if isinstance(ref, str) and seq_of(ref) is None and ref not in self.pk_by_id
-            }
-            if unknown:
-                with connection.cursor() as cursor:
-                    cursor.execute(
-                        "SELECT frame_id, id FROM memory_frame "
-                        "WHERE context_id = %s AND frame_id = ANY(%s)",
-                        [context_pk, list(unknown)],
-                    )
-                    source_pks.update(cursor.fetchall())
-        for key in parents:
-            pk = key[1]
-            level = self.depth[key] + 1
-            if self.ancestors:
-                for ref in self.sources[pk]:
-                    if not isinstance(ref, str):
-                        continue
-                    seq = seq_of(ref)
-                    if seq is not None:
-                        self.add(("e", seq), level)
-                        continue
-                    other = self.pk_by_id.get(ref) or source_pks.get(ref)
-                    if other is not None:
-                        self.add(("f", other), level)
-                for _, other in sorted(out_rel.get(pk, [])):
-                    self.add(("f", other), level)
-            if self.descendants:
-                for other in citing.get(self.frame_id[pk], []):
-                    self.add(("f", other), level)
-                for _, other in sorted(in_rel.get(pk, [])):
-                    self.add(("f", other), level)
+        return out_rel, in_rel, citing
+
+    def _source_pks(self, context_pk: int, pks: list[int]) -> dict[str, int]:
+        """The pks of the frames the parents' sources name that the walk has not seen yet."""
+        unknown = {
+            ref
+            for pk in pks
+            for ref in self.sources[pk]
+            if isinstance(ref, str) and seq_of(ref) is None and ref not in self.pk_by_id
+        }
+        if not unknown:
+            return {}
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT frame_id, id FROM memory_frame WHERE context_id = %s AND frame_id = ANY(%s)",
+                [context_pk, list(unknown)],
+            )
+            return dict(cursor.fetchall())
 
 
 _states: OrderedDict[tuple[Any, ...], WalkState] = OrderedDict()

@@ -24,6 +24,7 @@ from memory.tokens import (
     fit_prefix,
     fit_suffix,
 )
+from memory.tx.loader import pipeline
 from memory.tx.retirement import window_view
 from memory.vocabulary import event_ref
 
@@ -240,10 +241,9 @@ def _read_rows(context: Context) -> _Rows:
     # Only as much text as a preview can show leaves the database: a 4 MB log costs its
     # head and tail, never its whole content (R47).
     budget = context.observation_budget_tokens
-    connection.ensure_connection()
     with ExitStack() as stack:
         cursors = [stack.enter_context(connection.cursor()) for _ in range(4)]
-        stack.enter_context(connection.connection.pipeline())
+        stack.enter_context(pipeline())
         cursors[0].execute(_FRAMES_SQL, [context.pk])
         cursors[1].execute(_OBSERVATIONS_SQL, [budget * 4 + 8, budget * 4, context.pk])
         cursors[2].execute(_RELATIONS_SQL, [context.pk])

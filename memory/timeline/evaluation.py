@@ -12,7 +12,7 @@ from memory.broadcast import broadcast_after_commit
 from memory.errors import Conflict, InvalidRequest
 from memory.kinds import EXTERNAL_FACT_KINDS
 from memory.locking import context_gate, lock_context_model
-from memory.models import Evaluation, Event
+from memory.models import Context, Evaluation, Event
 from memory.pressure import pressure_state
 from memory.timeline.compile import compile_active_context
 from memory.timeline.events import check_thread
@@ -78,23 +78,10 @@ def _evaluate(
 ) -> dict[str, Any]:
     context = lock_context_model(context_id)
     if idempotency_key is not None:
-        existing = Evaluation.objects.filter(
-            context=context, idempotency_key=idempotency_key
-        ).first()
-        if existing is not None:
-            if existing.continuation != continuation or (thread or "main") != existing.thread:
-                raise Conflict(
-                    f"idempotency_key {idempotency_key!r} was used for a different evaluation",
-                    code="idempotency_key_reused",
-                )
-            return {**existing.result, "id": existing.pk}
-
-    claimed: list[tuple[int, int, str]] = []
-    if not continuation:
-        pending = Event.objects.filter(context=context, pending=True)
-        if thread is not None:
-            pending = pending.filter(thread=thread)
-        claimed = list(pending.order_by("seq").values_list("pk", "seq", "kind"))
+        earlier = _earlier_result(context, idempotency_key, continuation, thread)
+        if earlier is not None:
+            return earlier
+    claimed = _pending_inputs(context, thread) if not continuation else []
     advanced = any(kind in EXTERNAL_FACT_KINDS for _, _, kind in claimed)
     expired: list[str] = []
     if advanced:
@@ -129,24 +116,58 @@ def _evaluate(
         "expired": expired,
     }
     if compile_input:
-        compiled = compile_active_context(context)
-        result.update(context=compiled["context"], text=compiled["text"], tokens=compiled["tokens"])
-    if include_instructions and compile_input:
+        _add_model_input(context, result, include_instructions)
+    evaluation.result = result
+    evaluation.save(update_fields=["result"])
+    if advanced or claimed:
+        _announce(context, expired, result["claimed"])
+    return result
+
+
+def _announce(context: Context, expired: list[str], claimed: list[str]) -> None:
+    """Tell the explorer's live view, once committed, what the evaluation claimed and retired."""
+    message = {
+        "type": "tick",
+        "tick": context.tick,
+        "version": context.version,
+        "expired": expired,
+        "claimed": claimed,
+    }
+    broadcast_after_commit(context.slug, message)
+
+
+def _earlier_result(
+    context: Context, idempotency_key: str, continuation: bool, thread: str | None
+) -> dict[str, Any] | None:
+    """The result of the evaluation that used this key, when one did; Conflict when it was a
+    different evaluation (another thread, or continuation and not)."""
+    existing = Evaluation.objects.filter(context=context, idempotency_key=idempotency_key).first()
+    if existing is None:
+        return None
+    if existing.continuation != continuation or (thread or "main") != existing.thread:
+        raise Conflict(
+            f"idempotency_key {idempotency_key!r} was used for a different evaluation",
+            code="idempotency_key_reused",
+        )
+    return {**existing.result, "id": existing.pk}
+
+
+def _pending_inputs(context: Context, thread: str | None) -> list[tuple[int, int, str]]:
+    """The inputs an evaluation claims, oldest first: `(pk, seq, kind)` of every pending
+    event (of `thread` only, when given)."""
+    pending = Event.objects.filter(context=context, pending=True)
+    if thread is not None:
+        pending = pending.filter(thread=thread)
+    return list(pending.order_by("seq").values_list("pk", "seq", "kind"))
+
+
+def _add_model_input(context: Context, result: dict[str, Any], include_instructions: bool) -> None:
+    """Add the compiled model input to `result` (`context`, `text`, `tokens`), with the model
+    protocol's instructions ahead of the text and alone in `instructions` when asked (R45)."""
+    compiled = compile_active_context(context)
+    result.update(context=compiled["context"], text=compiled["text"], tokens=compiled["tokens"])
+    if include_instructions:
         from memory.agents.protocol import context_instructions
 
         result["instructions"] = context_instructions(context)
         result["text"] = result["instructions"] + "\n" + result["text"]
-    evaluation.result = result
-    evaluation.save(update_fields=["result"])
-    if advanced or claimed:
-        broadcast_after_commit(
-            context.slug,
-            {
-                "type": "tick",
-                "tick": context.tick,
-                "version": context.version,
-                "expired": expired,
-                "claimed": result["claimed"],
-            },
-        )
-    return result

@@ -120,9 +120,15 @@ def register_action(
 
 
 def append_recall_result(
-    context_id: int, *, content: str, payload: Any, thread: str | None
+    context_id: int,
+    *,
+    content: str,
+    payload: Any,
+    thread: str | None,
+    idempotency_key: str | None = None,
 ) -> Event:
-    """A recall the model asked for enters as an observation (R30)."""
+    """A recall the model asked for enters as an observation (R30). Under an
+    `idempotency_key` already used, the first event is returned and nothing is written."""
     return _append(
         context_id,
         kind=RECALL_RESULT,
@@ -130,7 +136,7 @@ def append_recall_result(
         payload=payload,
         thread=thread,
         delivers=[],
-        idempotency_key=None,
+        idempotency_key=idempotency_key,
     ).event
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,7 +199,7 @@ def _commit_alone(submission: Submission) -> CommitResult:
     decided = _decide(context, submission)
     if isinstance(decided, CommitResult):
         return decided
-    return _write(context, decided)
+    return _write(context, decided)()
 
 
 def _decide(context: LockedContext, submission: Submission) -> _Decision | CommitResult:
@@ -223,8 +224,7 @@ def _decide(context: LockedContext, submission: Submission) -> _Decision | Commi
     check_evaluation(context.pk, submission.evaluation_id)
     loader = SqlLoader(context.pk)
     frame_ids, seqs, relation_keys = referenced_items(tx["ops"])
-    frames, events = loader.frames_and_events(frame_ids, seqs)
-    relations = loader.relations_between(relation_keys, frames)
+    frames, events, relations = loader.load(frame_ids, seqs, relation_keys)
     if base < context.version:
         _raise_conflicts(base, context.version, find_conflicts(base, frames, events, relations))
     outcome = TransactionApplier(
@@ -263,8 +263,9 @@ def _raise_conflicts(base: int, version: int, conflicts: list[ConflictItem]) -> 
     )
 
 
-def _write(context: LockedContext, decided: _Decision) -> CommitResult:
-    """Advance the locked context by one version and store the decided transaction."""
+def _write(context: LockedContext, decided: _Decision) -> Callable[[], CommitResult]:
+    """Advance the locked context by one version and store the decided transaction; returns
+    a function giving its result once the statements have gone out (`write_commit`)."""
     submission, outcome = decided.submission, decided.outcome
     context.version += 1
     context.last_seq += 1
@@ -275,7 +276,7 @@ def _write(context: LockedContext, decided: _Decision) -> CommitResult:
         {f.frame_id for f in outcome.frames.values() if f.touched} | _relation_frame_ids(outcome)
     )
     receipt = _receipt(context.version, context.tick, outcome, state)
-    record_pk = write_commit(
+    record_id = write_commit(
         context,
         outcome,
         CommitRow(
@@ -302,7 +303,8 @@ def _write(context: LockedContext, decided: _Decision) -> CommitResult:
             "pressure": receipt["pressure"],
         },
     )
-    return CommitResult(record_id=record_pk, event_seq=context.last_seq, receipt=receipt)
+    seq = context.last_seq
+    return lambda: CommitResult(record_id=record_id(), event_seq=seq, receipt=receipt)
 
 
 _STEPS: Steps[Submission, _Decision, CommitResult] = Steps(

@@ -28,6 +28,7 @@ from django.db import connection, transaction
 
 from memory.errors import MorphzError
 from memory.locking import LockedContext, context_gate, lock_context
+from memory.tx.loader import pipeline
 
 # A longer group makes its first writer wait for all the others; 16 keeps a group under a
 # few dozen milliseconds on a busy machine while amortising the flush well.
@@ -64,11 +65,12 @@ _queues_guard = threading.Lock()
 class Steps(Generic[Item, Decision, Result]):
     """How to commit one item: `decide` reads under the row lock and returns what to write
     (or a finished result, such as an idempotent replay), raising `MorphzError` to refuse;
-    `write` writes it and returns the result; `alone` commits one item in its own database
+    `write` sends its statements and returns a function giving the result once they have
+    gone out (after the group's pipeline); `alone` commits one item in its own database
     transaction (the path taken inside an outer transaction and after a failed group)."""
 
     decide: Callable[[LockedContext, Item], Decision | Result]
-    write: Callable[[LockedContext, Decision], Result]
+    write: Callable[[LockedContext, Decision], Callable[[], Result]]
     finished: Callable[[Decision | Result], bool]
     alone: Callable[[Item], Result]
 
@@ -120,12 +122,18 @@ def _run_group(context_id: int, queue: _Queue, steps: Steps[Item, Decision, Resu
     try:
         with transaction.atomic():
             context = lock_context(context_id)
-            done = 0
-            while done < len(batch):
-                for waiting in batch[done:]:
-                    _decide_and_write(context, waiting, steps)
-                done = len(batch)
-                batch += _take(queue, MAX_GROUP - done)
+            written: list[tuple[_Waiting[Item, Result], Callable[[], Result]]] = []
+            # One pipeline for the group: each transaction's writes go out with the next
+            # one's reads, so a transaction costs one round trip, not two.
+            with pipeline():
+                done = 0
+                while done < len(batch):
+                    for waiting in batch[done:]:
+                        _decide_and_write(context, waiting, steps, written)
+                    done = len(batch)
+                    batch += _take(queue, MAX_GROUP - done)
+            for waiting, result in written:
+                waiting.result = result()
     except Exception as exc:
         # Nothing of the group was written. A group of one is the leader's own transaction:
         # its error is its answer, as alone. Otherwise each goes again on its own, in order.
@@ -154,7 +162,10 @@ def _commit_alone(waiting: _Waiting[Item, Result], steps: Steps[Item, Decision, 
 
 
 def _decide_and_write(
-    context: LockedContext, waiting: _Waiting[Item, Result], steps: Steps[Item, Decision, Result]
+    context: LockedContext,
+    waiting: _Waiting[Item, Result],
+    steps: Steps[Item, Decision, Result],
+    written: list[tuple[_Waiting[Item, Result], Callable[[], Result]]],
 ) -> None:
     try:
         decided = steps.decide(context, waiting.item)
@@ -164,4 +175,4 @@ def _decide_and_write(
     if steps.finished(decided):
         waiting.result = decided  # type: ignore[assignment]
     else:
-        waiting.result = steps.write(context, decided)  # type: ignore[arg-type]
+        written.append((waiting, steps.write(context, decided)))  # type: ignore[arg-type]

@@ -7,9 +7,12 @@ as the working copy's types. `memory.tx.store` writes the outcome with the same 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from django.db import connection
+from psycopg import pq
 
 from memory.tx.apply import SUPERSEDES, EventState, FrameState, RelationKey, RelationState
 
@@ -45,6 +48,33 @@ _FRAMES_SQL = (
     f"SELECT {_FRAME_SELECT} FROM memory_frame WHERE context_id = %s AND frame_id = ANY(%s)"  # noqa: S608 - a constant column list; values are parameters
 )
 _EVENTS_SQL = f"SELECT {_EVENT_SELECT} FROM memory_event WHERE context_id = %s AND seq = ANY(%s)"  # noqa: S608 - a constant column list; values are parameters
+
+
+# Relations by their frames' ids (joined, so one round trip with the frames themselves).
+_RELATIONS_SQL = (
+    "SELECT r.id, s.frame_id, r.name, o.frame_id, r.created_version, r.removed_version "
+    "FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id "
+    "JOIN memory_frame o ON o.id = r.object_id WHERE s.context_id = %s AND s.frame_id = ANY(%s) "
+    "AND o.context_id = %s AND o.frame_id = ANY(%s) AND r.name = ANY(%s)"
+)
+
+
+def _relations(
+    rows: list[tuple[Any, ...]], wanted: set[RelationKey]
+) -> dict[RelationKey, RelationState]:
+    """Each wanted relation's state from its rows: live (with the live row's id) or not, and
+    the last version at which it was created or removed."""
+    found: dict[RelationKey, RelationState] = {}
+    for pk, subject, name, obj, created, removed in rows:
+        key = RelationKey(subject, name, obj)
+        if key not in wanted:
+            continue
+        state = found.setdefault(key, RelationState(key=key, live=False, changed_version=0))
+        state.changed_version = max(state.changed_version, created, removed or 0)
+        if removed is None:
+            state.live = True
+            state.pk = pk
+    return found
 
 
 def _loads(value: Any) -> Any:
@@ -90,47 +120,35 @@ class SqlLoader:
             cur.execute(_EVENTS_SQL, [self.context_id, sorted(seqs)])
             return _events_by_seq(cur.fetchall())
 
-    def frames_and_events(
-        self, frame_ids: set[str], seqs: set[int]
-    ) -> tuple[dict[str, FrameState], dict[int, EventState]]:
-        """`frames` and `events` in one round trip."""
-        if not frame_ids or not seqs:
-            return self.frames(frame_ids), self.events(seqs)
-        with connection.cursor() as frame_cur, connection.cursor() as event_cur, pipeline():
-            frame_cur.execute(_FRAMES_SQL, [self.context_id, sorted(frame_ids)])
-            event_cur.execute(_EVENTS_SQL, [self.context_id, sorted(seqs)])
-            return _frames_by_id(frame_cur.fetchall()), _events_by_seq(event_cur.fetchall())
-
-    def relations_between(
-        self, keys: set[RelationKey], frames: dict[str, FrameState]
-    ) -> dict[RelationKey, RelationState]:
-        """Current and past rows of the named relations (only between existing frames)."""
-        wanted = {k for k in keys if k.subject in frames and k.object in frames}
-        if not wanted:
-            return {}
-        by_pk = {f.pk: f.frame_id for f in frames.values()}
-        with connection.cursor() as cur:
-            cur.execute(
-                "SELECT id, subject_id, name, object_id, created_version, removed_version FROM memory_relation "
-                "WHERE subject_id = ANY(%s) AND object_id = ANY(%s) AND name = ANY(%s)",
-                [
-                    sorted({frames[k.subject].pk for k in wanted}),
-                    sorted({frames[k.object].pk for k in wanted}),
-                    sorted({k.name for k in wanted}),
-                ],
+    def load(
+        self, frame_ids: set[str], seqs: set[int], relation_keys: set[RelationKey]
+    ) -> tuple[dict[str, FrameState], dict[int, EventState], dict[RelationKey, RelationState]]:
+        """The named frames, events and relations (current and past rows of each relation
+        between two existing frames), in one round trip."""
+        with ExitStack() as stack:
+            frame_cur, event_cur, relation_cur = (
+                stack.enter_context(connection.cursor()) for _ in range(3)
             )
-            rows = cur.fetchall()
-        found: dict[RelationKey, RelationState] = {}
-        for pk, subject_pk, name, object_pk, created, removed in rows:
-            key = RelationKey(by_pk[subject_pk], name, by_pk[object_pk])
-            if key not in wanted:
-                continue
-            state = found.setdefault(key, RelationState(key=key, live=False, changed_version=0))
-            state.changed_version = max(state.changed_version, created, removed or 0)
-            if removed is None:
-                state.live = True
-                state.pk = pk
-        return found
+            stack.enter_context(pipeline())
+            if frame_ids:
+                frame_cur.execute(_FRAMES_SQL, [self.context_id, sorted(frame_ids)])
+            if seqs:
+                event_cur.execute(_EVENTS_SQL, [self.context_id, sorted(seqs)])
+            if relation_keys:
+                relation_cur.execute(
+                    _RELATIONS_SQL,
+                    [
+                        self.context_id,
+                        sorted({k.subject for k in relation_keys}),
+                        self.context_id,
+                        sorted({k.object for k in relation_keys}),
+                        sorted({k.name for k in relation_keys}),
+                    ],
+                )
+            frames = _frames_by_id(frame_cur.fetchall()) if frame_ids else {}
+            events = _events_by_seq(event_cur.fetchall()) if seqs else {}
+            rows = relation_cur.fetchall() if relation_keys else []
+        return frames, events, _relations(rows, relation_keys)
 
     def supersedes_into(self, object_ids: set[str]) -> list[RelationKey]:
         with connection.cursor() as cur:
@@ -143,6 +161,16 @@ class SqlLoader:
             return [RelationKey(s, SUPERSEDES, o) for s, o in cur.fetchall()]
 
 
-def pipeline() -> Any:
-    """psycopg's pipeline mode on Django's connection: statements go out without waiting."""
-    return connection.connection.pipeline()
+@contextmanager
+def pipeline() -> Iterator[None]:
+    """psycopg's pipeline mode on Django's connection: statements go out without waiting.
+    Errors come out as Django's database errors, as from any other query.
+
+    Inside an open pipeline (a group commit: `memory.tx.group`) it adds nothing, so leaving
+    it does not wait either: results are fetched when read, and one transaction's writes go
+    out with the next one's reads."""
+    if connection.connection.pgconn.pipeline_status != pq.PipelineStatus.OFF:
+        yield
+        return
+    with connection.wrap_database_errors, connection.connection.pipeline():
+        yield

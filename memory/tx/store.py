@@ -9,6 +9,7 @@ hold the context row lock (`memory.locking.lock_context`) inside one database tr
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,9 +59,13 @@ class CommitRow:
     idempotency: tuple[str, str] | None = None  # (key, request hash)
 
 
-def write_commit(context: LockedContext, outcome: ApplyOutcome, row: CommitRow) -> int:
-    """Write the transaction event, its record and every changed row; returns the record id.
-    The caller has already advanced `context` (version, last_seq, tokens, maintenance).
+def write_commit(
+    context: LockedContext, outcome: ApplyOutcome, row: CommitRow
+) -> Callable[[], int]:
+    """Write the transaction event, its record and every changed row; returns a function
+    giving the record's id (call it once the statements have gone out: at once, or inside a
+    group commit after the group's pipeline). The caller has already advanced `context`
+    (version, last_seq, tokens, maintenance).
 
     All statements go out in one pipeline: rows created here are referred to through their
     unique keys ((context, seq), (context, frame_id), (context, committed_version)) instead
@@ -70,19 +75,29 @@ def write_commit(context: LockedContext, outcome: ApplyOutcome, row: CommitRow) 
     ids = _Keys(context.pk, context.last_seq, context.version)
     touched = [f for f in outcome.frames.values() if f.touched]
     changed_events = [e for e in outcome.events.values() if e.touched]
-    with connection.cursor() as cur, connection.cursor() as record_cur, pipeline():
-        _insert_event_and_record(cur, record_cur, context, row, ids, now)
-        _write_frames(cur, context, outcome, context.version)
-        _write_revisions(cur, [f for f in touched if f.revised], ids, now)
-        write_requests(
-            cur, touched, tick=context.tick, version=context.version, frame_sql=ids.frame
-        )
-        _write_relations(cur, context, outcome, context.version, ids)
-        _write_events_and_context(cur, context, changed_events)
-        _write_intents(cur, context.pk, touched, changed_events, ids, now)
-        record = record_cur.fetchone()
-    assert record is not None
-    return int(record[0])
+    record_cur = connection.cursor()
+    try:
+        with connection.cursor() as cur, pipeline():
+            _insert_event_and_record(cur, record_cur, context, row, ids, now)
+            _write_frames(cur, context, outcome, context.version)
+            _write_revisions(cur, [f for f in touched if f.revised], ids, now)
+            write_requests(
+                cur, touched, tick=context.tick, version=context.version, frame_sql=ids.frame
+            )
+            _write_relations(cur, context, outcome, context.version, ids)
+            _write_events_and_context(cur, context, changed_events)
+            _write_intents(cur, context.pk, touched, changed_events, ids, now)
+    except BaseException:
+        record_cur.close()  # nothing to read: the error is the answer
+        raise
+
+    def record_id() -> int:
+        with record_cur:
+            record = record_cur.fetchone()
+        assert record is not None
+        return int(record[0])
+
+    return record_id
 
 
 def _insert_event_and_record(

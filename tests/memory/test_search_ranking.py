@@ -10,7 +10,7 @@ import pytest
 from memory.demo.loader import load_demo
 from memory.models import Context
 from memory.search.indexer import drain
-from memory.search.query import search
+from memory.search.query import TOTAL_CAP, search
 
 
 def refs(result):
@@ -187,3 +187,33 @@ def test_the_upgrade_migration_queues_every_existing_document_for_reindexing(rel
     drain()
     assert refs(search(agent.context, "create user")) == ["@e1"]
     assert refs(search(agent.context, "canary")) == ["rollout"]
+
+
+def test_the_best_match_is_found_however_many_newer_documents_match_less(release_team):
+    # Before, candidates were the newest 1,000 documents holding any query word: an older
+    # document holding the rarest word was never ranked.
+    from memory.search.ranking import WIDE_POOL
+    from memory.timeline.bulk import append_events
+
+    agent = release_team
+    best = agent.observe("zebra quartz migration notes", kind="agent_message")
+    newer = [
+        {"kind": "agent_message", "content": f"zebra ember {i}"} for i in range(WIDE_POOL + 50)
+    ]
+    for start in range(0, len(newer), 500):
+        append_events(agent.context.pk, newer[start : start + 500])
+    drain()
+    result = search(agent.context, "zebra quartz ember")
+    assert refs(result)[0] == best
+    assert result["total"] == TOTAL_CAP and result["total_exact"] is False
+
+
+def test_a_word_said_outranks_the_same_word_inside_an_identifier(release_team):
+    agent = release_team
+    # The tool call is newer and shorter: before, a part weighed as much as a word.
+    said = agent.observe("please cancel the order now, thanks", kind="user_message")
+    part = agent.observe('{"name": "cancel_order"}', kind="tool_result")
+    drain()
+    assert refs(search(agent.context, "cancel")) == [said, part]
+    # ... and the identifier itself is found first by its own name.
+    assert refs(search(agent.context, "cancel_order"))[0] == part

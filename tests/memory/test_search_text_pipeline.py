@@ -6,14 +6,9 @@ import random
 
 from django.db import connection
 
-from memory.search.textindex import (
-    icu_tokens,
-    normalise,
-    snippet,
-    tokens,
-    tsquery_literal,
-    tsvector_literal,
-)
+from memory.search.snippets import snippet
+from memory.search.textindex import icu_tokens, normalise, tokens
+from memory.search.vectors import tsquery_literal, tsvector_literal
 
 
 def test_chinese_is_segmented_into_dictionary_words():

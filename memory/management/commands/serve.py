@@ -131,13 +131,10 @@ class Command(BaseCommand):
             "thread in each worker, or none (run `manage.py run_indexer` yourself)",
         )
 
-    def handle(self, *args: Any, **options: Any) -> None:
-        import uvicorn
-        from uvicorn.supervisors import Multiprocess
-
-        from morphz.embedded_db import stop_database
-
-        workers = options["workers"] or default_workers()
+    def _workers(self, asked: int | None) -> int:
+        """The number of server processes; a warning when several would not share live
+        updates (no channel layer between them)."""
+        workers = asked or default_workers()
         if workers < 1:
             raise CommandError("--workers must be at least 1")
         if workers > 1 and not shared_channel_layer():
@@ -146,6 +143,15 @@ class Command(BaseCommand):
                 "only websockets on the worker that served the change; set "
                 "CHANNEL_LAYER_URL=redis://... for the explorer"
             )
+        return workers
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        import uvicorn
+        from uvicorn.supervisors import Multiprocess
+
+        from morphz.embedded_db import stop_database
+
+        workers = self._workers(options["workers"])
         in_process = options["indexer"] == "thread"
         # This process and the workers it spawns read the setting when morphz.asgi loads.
         os.environ["MORPHZ_INDEXER_IN_PROCESS"] = "1" if in_process else "0"

@@ -116,18 +116,7 @@ class _Parser:
             if name.kind != _ATOM:
                 raise self._unexpected(name, "an operation name", clause, "(")
             if name.text in _HEADERS:
-                if tx["ops"]:
-                    raise self._error(
-                        name, f'the header "({name.text}" must come before the operations'
-                    )
-                if name.text in seen_headers:
-                    first = seen_headers[name.text]
-                    raise self._error(
-                        name,
-                        f'duplicate header "({name.text}"; it was already given at line '
-                        f"{first.line}, column {first.column}",
-                    )
-                seen_headers[name.text] = name
+                self._check_header_place(name, tx, seen_headers)
                 self._header(name.text, clause, tx)
             elif name.text in OPERATIONS:
                 if len(tx["ops"]) == MAX_OPS:
@@ -156,6 +145,21 @@ class _Parser:
                 "end of input",
             )
         return tx
+
+    def _check_header_place(
+        self, name: _Token, tx: Transaction, seen_headers: dict[str, _Token]
+    ) -> None:
+        """Headers come once each, before the operations."""
+        if tx["ops"]:
+            raise self._error(name, f'the header "({name.text}" must come before the operations')
+        if name.text in seen_headers:
+            first = seen_headers[name.text]
+            raise self._error(
+                name,
+                f'duplicate header "({name.text}"; it was already given at line '
+                f"{first.line}, column {first.column}",
+            )
+        seen_headers[name.text] = name
 
     def _header(self, name: str, opener: _Token, tx: Transaction) -> None:
         label = f"({name}"
