@@ -81,26 +81,18 @@ def create_context(
     capacity = (
         capacity_tokens if capacity_tokens is not None else settings.MORPHZ_DEFAULT_CAPACITY_TOKENS
     )
-    validate_settings(
-        grace_ticks=grace_ticks,
-        capacity_tokens=capacity,
-        pressure_percent=pressure_percent,
-        maintenance_percent=maintenance_percent,
-        maintenance_exit_percent=maintenance_exit_percent,
-        observation_budget_tokens=observation_budget_tokens,
-    )
+    values = {
+        "grace_ticks": grace_ticks,
+        "capacity_tokens": capacity,
+        "pressure_percent": pressure_percent,
+        "maintenance_percent": maintenance_percent,
+        "maintenance_exit_percent": maintenance_exit_percent,
+        "observation_budget_tokens": observation_budget_tokens,
+    }
+    validate_settings(**values)
     try:
         with transaction.atomic():
-            context = Context.objects.create(
-                slug=slug,
-                name=name or slug,
-                grace_ticks=grace_ticks,
-                capacity_tokens=capacity,
-                pressure_percent=pressure_percent,
-                maintenance_percent=maintenance_percent,
-                maintenance_exit_percent=maintenance_exit_percent,
-                observation_budget_tokens=observation_budget_tokens,
-            )
+            context = Context.objects.create(slug=slug, name=name or slug, **values)
             _log_settings(context, "created")
             return context
     except IntegrityError:
@@ -148,14 +140,7 @@ def update_context_settings(context_id: int, **changes: int | str) -> Context:
         raise InvalidRequest(f"unknown settings: {', '.join(sorted(unknown))}")
     for key, value in changes.items():
         setattr(context, key, value)
-    validate_settings(
-        grace_ticks=context.grace_ticks,
-        capacity_tokens=context.capacity_tokens,
-        pressure_percent=context.pressure_percent,
-        maintenance_percent=context.maintenance_percent,
-        maintenance_exit_percent=context.maintenance_exit_percent,
-        observation_budget_tokens=context.observation_budget_tokens,
-    )
+    validate_settings(**settings_of(context))
     context.in_maintenance = pressure_state(context).in_maintenance
     context.save()
     if before != settings_of(context):
