@@ -99,6 +99,9 @@ BARE_COPY = [
     "c.token_estimate FROM memory_framechange c JOIN memory_frame f ON f.id = c.frame_id "
     "JOIN memory_frame nf ON nf.context_id = %(dst)s AND nf.frame_id = f.frame_id "
     "WHERE c.context_id = %(src)s",
+    "INSERT INTO memory_settingschange (context_id, kind, version, last_seq, evaluations, "
+    "settings, created_at) SELECT %(dst)s, kind, version, last_seq, evaluations, settings, "
+    "created_at FROM memory_settingschange WHERE context_id = %(src)s",
     "INSERT INTO memory_relation (context_id, subject_id, name, object_id, created_version, "
     "removed_version) SELECT %(dst)s, ns.id, r.name, no.id, r.created_version, "
     "r.removed_version FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id "
@@ -107,8 +110,9 @@ BARE_COPY = [
     "JOIN memory_frame no ON no.context_id = %(dst)s AND no.frame_id = o.frame_id "
     "WHERE r.context_id = %(src)s",
     "INSERT INTO memory_searchdocument (context_id, frame_id, event_id, ref, status, kind, "
-    "thread, created_at, tokens, indexed_at) SELECT %(dst)s, nf.id, ne.id, d.ref, d.status, "
-    "d.kind, d.thread, d.created_at, d.tokens, d.indexed_at FROM memory_searchdocument d "
+    "thread, created_at, tokens, length, indexed_at) SELECT %(dst)s, nf.id, ne.id, d.ref, "
+    "d.status, d.kind, d.thread, d.created_at, d.tokens, d.length, d.indexed_at "
+    "FROM memory_searchdocument d "
     "LEFT JOIN memory_frame f ON f.id = d.frame_id "
     "LEFT JOIN memory_frame nf ON nf.context_id = %(dst)s AND nf.frame_id = f.frame_id "
     "LEFT JOIN memory_event e ON e.id = d.event_id "
@@ -228,13 +232,8 @@ def main() -> None:
     from django.db import connection
 
     from memory.contexts import create_context
-    from memory.models import Context, Evaluation
-    from memory.read import lists as reads
+    from memory.models import Context
     from memory.search.indexer import drain
-    from memory.versions import asof
-    from memory.versions.exchange import export_context, import_context
-    from memory.versions.points import resolve_point
-    from memory.versions.replay import verify_context
 
     started = time.perf_counter()
     existing = Context.objects.filter(slug="history-bench").first() if args.reuse else None
@@ -255,7 +254,13 @@ def main() -> None:
         flush=True,
     )
 
-    # -- fork vs bare copy -----------------------------------------------------------------
+    measure_forks(context, back)
+    measure_as_of(context, back)
+    measure_exchange(context, replay=not args.skip_replay)
+
+
+def measure_forks(context: Any, back: int) -> None:
+    """A fork now, and one `back` versions back, against the bare copy."""
     bare = [bare_copy(context.pk) for _ in range(5)]
     forks = [fork_once(context.pk) for _ in range(5)]
     print(describe("bare INSERT...SELECT copy", bare))
@@ -266,7 +271,13 @@ def main() -> None:
     print(describe(f"fork at version {context.version - back}", old))
     print(f"fork back / bare copy: {statistics.median(old) / statistics.median(bare):.2f}x")
 
-    # -- as-of read vs present read --------------------------------------------------------
+
+def measure_as_of(context: Any, back: int) -> None:
+    """One frame (and a page of 100) as of `back` commits back against the present."""
+    from memory.read import lists as reads
+    from memory.versions import asof
+    from memory.versions.points import resolve_point
+
     target = "f5"
     point = resolve_point(context, context.version - back)
 
@@ -296,7 +307,14 @@ def main() -> None:
         f"{statistics.median(page_past) / statistics.median(page_now):.2f}x"
     )
 
-    # -- replay, export, import vs bulk append ---------------------------------------------
+
+def measure_exchange(context: Any, replay: bool) -> None:
+    """Export, import and replay in events/s against bulk appends of the same events."""
+    from memory.contexts import delete_context
+    from memory.models import Evaluation
+    from memory.versions.exchange import export_context, import_context
+    from memory.versions.replay import verify_context
+
     bulk = bulk_append_rate(context.pk)
     print(f"bulk append of the same events: {bulk:,.0f} events/s")
     n_events = context.last_seq
@@ -311,7 +329,7 @@ def main() -> None:
             f"export: {n_events / export_s:,.0f} events/s ({n_steps} steps, {size / 1e6:.1f} MB,"
             f" {export_s:.1f} s) = {n_events / export_s / bulk:.2f}x bulk append"
         )
-        if not args.skip_replay:
+        if replay:
             start = time.perf_counter()
             result = import_context(path, slug="history-bench-imported")
             import_s = time.perf_counter() - start
@@ -319,8 +337,8 @@ def main() -> None:
                 f"import (replay through the engine + verify): {n_events / import_s:,.0f} "
                 f"events/s ({import_s:.1f} s) = {n_events / import_s / bulk:.3f}x bulk append"
             )
-            Context.objects.filter(pk=result.context.pk).delete()
-    if not args.skip_replay:
+            delete_context(result.context.pk)
+    if replay:
         start = time.perf_counter()
         differences = verify_context(context)
         replay_s = time.perf_counter() - start

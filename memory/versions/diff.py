@@ -130,6 +130,19 @@ def _diff(a: Point, b: Point) -> dict[str, Any]:
         "sb": b.last_seq,
         "preview": PREVIEW_CHARS,
     }
+    return {
+        "from_version": a.version,
+        "to_version": b.version,
+        "from_tick": a.tick,
+        "to_tick": b.tick,
+        "frames": _frame_changes(a, params),
+        "relations": _relation_changes(a, b, params),
+        "events": _event_changes(params),
+        "transactions": _transactions(params),
+    }
+
+
+def _frame_changes(a: Point, params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     frames: dict[str, list[dict[str, Any]]] = {
         "derived": [],
         "revised": [],
@@ -170,7 +183,12 @@ def _diff(a: Point, b: Point) -> dict[str, Any]:
             frames["protected"].append({"id": fid})
         elif prot_a and not prot_b:
             frames["unprotected"].append({"id": fid})
+    return frames
 
+
+def _relation_changes(
+    a: Point, b: Point, params: dict[str, Any]
+) -> dict[str, list[dict[str, Any]]]:
     relations: dict[str, list[dict[str, Any]]] = {"added": [], "removed": []}
     for subject, name, obj, created, removed in _rows(_RELATIONS, params):
         live_a = created <= a.version and (removed is None or removed > a.version)
@@ -183,7 +201,10 @@ def _diff(a: Point, b: Point) -> dict[str, Any]:
             relations["removed"].append(
                 {"subject": subject, "name": name, "object": obj, "version": removed}
             )
+    return relations
 
+
+def _event_changes(params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     events: dict[str, list[dict[str, Any]]] = {
         "appended": [
             {"ref": f"@e{seq}", "kind": kind, "thread": thread, "preview": preview}
@@ -197,8 +218,11 @@ def _diff(a: Point, b: Point) -> dict[str, Any]:
             events["retired"].append({"ref": f"@e{seq}"})
         elif active_b and not active_a:
             events["restored"].append({"ref": f"@e{seq}"})
+    return events
 
-    transactions = [
+
+def _transactions(params: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
         {
             "version": version,
             "id": pk,
@@ -214,13 +238,3 @@ def _diff(a: Point, b: Point) -> dict[str, Any]:
             _TRANSACTIONS, params
         )
     ]
-    return {
-        "from_version": a.version,
-        "to_version": b.version,
-        "from_tick": a.tick,
-        "to_tick": b.tick,
-        "frames": frames,
-        "relations": relations,
-        "events": events,
-        "transactions": transactions,
-    }

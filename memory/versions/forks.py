@@ -82,7 +82,10 @@ FROM memory_relation r WHERE r.context_id = %(ctx)s
 
 
 def _statements(point: Point) -> list[str]:
-    """The copy, statement by statement; %(dst)s is the new context's id."""
+    """The copy, statement by statement; %(dst)s is the new context's id.
+
+    Longer than a function should be because it is data, not logic: the statements in the
+    one order the id maps and foreign keys need, easier to check read top to bottom."""
     frames = _FRAMES_NOW if point.present else FRAMES_AT
     events = _EVENTS_NOW if point.present else EVENTS_AT
     relations = _RELATIONS_NOW if point.present else RELATIONS_AT
