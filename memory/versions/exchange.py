@@ -30,14 +30,18 @@ from django.utils import timezone
 from memory.contexts import (
     IssuedToken,
     create_context,
-    delete_context,
     issue_token,
     set_frozen,
 )
 from memory.errors import InvalidRequest, MorphzError
 from memory.models import Context, Evaluation, TransactionRecord
 from memory.versions.history import SETTINGS, ReplayError, history_steps, initial_settings
-from memory.versions.replay import apply_steps, scratch_slug, unsynchronised_commits
+from memory.versions.replay import (
+    apply_steps,
+    purge_scratch,
+    scratch_slug,
+    unsynchronised_commits,
+)
 from memory.versions.snapshot import compare, snapshot
 
 FORMAT = "morphz-context"
@@ -234,7 +238,7 @@ def import_context(
             try:
                 return _rebuild(context, target, exported, progress)
             except BaseException:
-                delete_context(context.pk)
+                purge_scratch(context.pk)
                 raise
     except KeyError as exc:
         raise InvalidExport(f"a line lacks the field {exc}") from None

@@ -27,7 +27,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from memory.contexts import create_context, delete_context, update_context_settings
+from memory.contexts import create_context, update_context_settings
 from memory.kinds import ACTION, APPENDABLE_KINDS, OBSERVATION_KINDS, RECALL_RESULT
 from memory.limits import MAX_BULK_EVENTS
 from memory.models import Context, Event
@@ -258,7 +258,43 @@ def scratch_context(settings: dict[str, Any], prefix: str = "replay") -> Iterato
         try:
             yield scratch
         finally:
-            delete_context(scratch.pk)
+            purge_scratch(scratch.pk)
+
+
+# Every table holding a context's rows, children first (foreign keys are checked at commit).
+_PURGE = [
+    "DELETE FROM memory_retirementrequest q USING memory_frame f "
+    "WHERE q.frame_id = f.id AND f.context_id = %(c)s",
+    "DELETE FROM memory_framerevision r USING memory_frame f "
+    "WHERE r.frame_id = f.id AND f.context_id = %(c)s",
+    *(
+        f"DELETE FROM memory_{table} WHERE context_id = %(c)s"  # noqa: S608 - constant table names
+        for table in (
+            "searchdocument",
+            "indexintent",
+            "framechange",
+            "eventchange",
+            "maintenancechange",
+            "settingschange",
+            "relation",
+            "frame",
+            "transactionrecord",
+            "event",
+            "evaluation",
+            "apitoken",
+        )
+    ),
+    "UPDATE memory_context SET forked_from_id = NULL WHERE forked_from_id = %(c)s",
+    "DELETE FROM memory_context WHERE id = %(c)s",
+]
+
+
+def purge_scratch(context_id: int) -> None:
+    """Delete a scratch context with one statement per table (`delete_context` goes through
+    Django's collector, a fifth of a replay at 60,000 events)."""
+    with transaction.atomic(), connection.cursor() as cur:
+        for sql in _PURGE:
+            cur.execute(sql, {"c": context_id})
 
 
 @contextmanager
