@@ -12,6 +12,7 @@ turns the check off (to measure what it costs).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Generator
 from typing import Any
 
@@ -21,6 +22,8 @@ from morphz.embedded_db import ensure_database
 
 # Before pytest-django connects: start (or join) the embedded server.
 ensure_database()
+
+_spent = {"seconds": 0.0, "contexts": 0, "tests": 0}  # what the check cost this run
 
 DB_FIXTURES = (
     "db",
@@ -53,8 +56,21 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
     if os.environ.get("MORPHZ_REPLAY_CHECK", "1") == "0":
         return result
     if any(name in getattr(item, "fixturenames", ()) for name in DB_FIXTURES):
-        _replay_check()
+        started = time.perf_counter()
+        try:
+            _replay_check()
+        finally:
+            _spent["seconds"] += time.perf_counter() - started
+            _spent["tests"] += 1
     return result
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _spent["tests"]:
+        terminalreporter.write_line(
+            f"replay check: {_spent['contexts']} contexts after {_spent['tests']} tests "
+            f"in {_spent['seconds']:.1f} s"
+        )
 
 
 def _replay_check() -> None:
@@ -72,6 +88,7 @@ def _replay_check() -> None:
     except (DatabaseError, TransactionManagementError):
         return  # the test left the connection unusable (it checks database failures)
     failures = []
+    _spent["contexts"] += len(contexts)
     for context in contexts:
         differences = verify_context(context)
         if differences:
