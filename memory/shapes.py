@@ -317,6 +317,48 @@ def event_node(row: Mapping[str, Any], depth: int, preview: str, content: str | 
     return node
 
 
+class NodeRetire(TypedDict):
+    requested_tick: int
+    due_tick: int
+    reason: str
+
+
+class FrameNode(TypedDict):
+    type: str
+    id: str
+    depth: int
+    revision: int
+    status: str
+    protected: bool
+    sources: list[str]
+    body: NotRequired[Any]
+    retire: NotRequired[NodeRetire]
+
+
+def frame_node(row: Mapping[str, Any], depth: int, body: Any) -> FrameNode:
+    """A frame as a recall node, `depth` steps from the start frame: its `body` when given
+    (None leaves it out) and, while it retires, the ticks of its window. `row` holds the
+    Frame columns frame_id, revision, status, protected, sources and the retire_* ones."""
+    node: FrameNode = {
+        "type": "frame",
+        "id": row["frame_id"],
+        "depth": depth,
+        "revision": row["revision"],
+        "status": row["status"],
+        "protected": row["protected"],
+        "sources": row["sources"],
+    }
+    if body is not None:
+        node["body"] = body
+    if row["status"] == "retiring":
+        node["retire"] = {
+            "requested_tick": row["retire_requested_tick"],
+            "due_tick": row["retire_due_tick"],
+            "reason": row["retire_reason"],
+        }
+    return node
+
+
 class SearchHit(TypedDict):
     type: str
     id: NotRequired[str]
