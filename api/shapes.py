@@ -1,7 +1,8 @@
 """Response shapes (docs/rest.md): the serializers that document them in the OpenAPI schema
-and the `present_*` builders of the shapes only the API answers. Context and event shapes
-are built by memory.shapes (the explorer, recall, search and compile share them); the
-schema test checks live responses against these serializers.
+and the `present_*` builders of the shapes only the API answers. Contexts, events, frame
+revisions and transactions are built by memory.shapes (the explorer, recall, search and
+compile share those builders); the schema test checks live responses against these
+serializers.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 from rest_framework import serializers
 
 from memory.kinds import EVENT_STATUSES
-from memory.models import FrameRevision, Relation, TransactionRecord
+from memory.models import FrameRevision, Relation
 from memory.shapes import RevisionJson, revision_json
 
 
@@ -288,29 +289,6 @@ class TransactionSerializer(serializers.Serializer):
     evaluation = serializers.IntegerField(allow_null=True)
     ref = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
-
-
-def present_transaction(record: TransactionRecord) -> dict[str, Any]:
-    return {
-        "id": record.pk,
-        "status": record.status,
-        "author": record.author,
-        "author_kind": record.author_kind,
-        "thread": record.thread,
-        "base_version": record.base_version,
-        "committed_version": record.committed_version,
-        "reason": record.reason,
-        "text": record.text,
-        "text_truncated": getattr(record, "text_truncated", False),
-        "ops": record.ops,
-        "ops_omitted": getattr(record, "ops_omitted", False),
-        "receipt": record.receipt,
-        "errors": record.errors,
-        "frames": list(record.frame_ids),
-        "evaluation": record.evaluation_id,
-        "ref": record.event.ref if record.event_id and record.event else None,
-        "created_at": record.created_at.isoformat(),
-    }
 
 
 class TransactionListSerializer(PageSerializer):

@@ -38,13 +38,13 @@ from api.shapes import (
     SearchResultSerializer,
     TransactionListSerializer,
     present_relation,
-    present_transaction,
 )
 from api.views import IDEMPOTENCY_HEADER
 from api.views_history import frame_as_of_or_404, point_of
 from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.read.pages import frame_history_page, revision_detail
+from memory.shapes import transaction_json
 from memory.tx.engine import submit_transaction
 from memory.tx.lang import fields_text
 from memory.versions import asof
@@ -155,7 +155,7 @@ class TransactionView(ContextAPIView):
         after = self.cursor_after(query, filters, int) or query.get("after") or 0
         page = reads.list_transactions(self.ctx, after_pk=after, limit=query["limit"], **filters)
         return self.list_page(
-            "transactions", page.items, page.has_more, lambda r: r.pk, present_transaction, filters
+            "transactions", page.items, page.has_more, lambda r: r.pk, transaction_json, filters
         )
 
 

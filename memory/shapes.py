@@ -1,5 +1,5 @@
-"""The JSON shapes of contexts, frame revisions and events: one TypedDict and one builder
-for each.
+"""The JSON shapes of contexts, frame revisions, transactions and events: one TypedDict and
+one builder for each.
 
 The API (api/shapes.py documents them in the OpenAPI schema), the explorer's first paint,
 recall, search and the compiled model input all build their context and event JSON here,
@@ -16,7 +16,7 @@ from typing import Any, NotRequired, TypedDict
 
 from memory.kinds import event_status
 from memory.limits import EVENT_PREVIEW_CHARS
-from memory.models import Context, Event
+from memory.models import Context, Event, TransactionRecord
 from memory.pressure import pressure_state
 from memory.vocabulary import event_ref
 
@@ -121,6 +121,56 @@ def revision_json(
     if body_chars is not None:
         item["body_chars"] = body_chars
     return item
+
+
+# -- transactions --------------------------------------------------------------------------
+
+
+class TransactionJson(TypedDict):
+    id: int
+    status: str
+    author: str
+    author_kind: str
+    thread: str
+    base_version: int | None
+    committed_version: int | None
+    reason: str
+    text: str
+    text_truncated: bool
+    ops: Any
+    ops_omitted: bool
+    receipt: Any
+    errors: Any
+    frames: list[str]
+    evaluation: int | None
+    ref: str | None
+    created_at: str
+
+
+def transaction_json(record: TransactionRecord) -> TransactionJson:
+    """A submitted transaction, committed or rejected: author, versions, text and operations
+    (cut or left out when memory.read.pages bounded the record: `text_truncated`,
+    `ops_omitted`), the receipt or the errors, the frames it touched and its event `ref`."""
+    return {
+        "id": record.pk,
+        "status": record.status,
+        "author": record.author,
+        "author_kind": record.author_kind,
+        "thread": record.thread,
+        "base_version": record.base_version,
+        "committed_version": record.committed_version,
+        "reason": record.reason,
+        "text": record.text,
+        "text_truncated": getattr(record, "text_truncated", False),
+        "ops": record.ops,
+        "ops_omitted": getattr(record, "ops_omitted", False),
+        "receipt": record.receipt,
+        "errors": record.errors,
+        "frames": list(record.frame_ids),
+        "evaluation": record.evaluation_id,
+        "ref": record.event.ref if record.event_id and record.event else None,
+        "created_at": record.created_at.isoformat(),
+    }
 
 
 # -- events --------------------------------------------------------------------------------

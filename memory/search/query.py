@@ -55,7 +55,6 @@ from memory.limits import SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUE
 from memory.models import Context
 from memory.read.history import resolve_context
 from memory.search import ranking, snippets, textindex, vectors
-from memory.search.indexer import index_lag
 from memory.shapes import SearchHit, search_hit
 from memory.vocabulary import is_thread_name
 
@@ -215,16 +214,16 @@ def search(
     filters, params = _filters(type, values, start, end, include_tx)
     params["exact"] = q.strip().lower()
     plan = ranking.plan(ctx.pk, clauses, filters, params, include_tx)
-    rows, matched, exact = ranking.ranked(plan, limit, offset)
+    found = ranking.ranked(plan, limit, offset)
     wanted = [t for t, _ in clauses] + [p for _, ps in clauses for p in ps]
-    hits = [_hit(row, wanted) for row in rows]
-    total = max(matched, offset + len(hits))
-    more = offset + len(hits) < min(matched, RANK_POOL)
+    hits = [_hit(row, wanted) for row in found.rows]
+    total = max(found.matched, offset + len(hits))
+    more = offset + len(hits) < min(found.matched, RANK_POOL)
     return {
         "hits": hits,
         "total": min(total, TOTAL_CAP),
-        "total_exact": exact and total <= TOTAL_CAP,
+        "total_exact": found.exact and total <= TOTAL_CAP,
         "next_offset": offset + len(hits) if more and hits else None,
-        "lag": index_lag(ctx),
+        "lag": found.lag,
         "query": {"q": q, "tokens": [t for t, _ in clauses]},
     }

@@ -1,7 +1,7 @@
 """How search chooses and orders documents (R33): BM25 over the index's lexemes, in SQL.
 
     plan(ctx_id, clauses, filters, params, include_tx) -> Plan
-    ranked(plan, limit, offset) -> (rows, matched, exact)
+    ranked(plan, limit, offset) -> Ranked(rows, matched, exact, lag)
 
 Each query word (a clause: token and parts, `memory.search.textindex.query_clauses`) is
 two items: its primary form (the word said in a document) and its secondary form (the
@@ -15,13 +15,16 @@ context's average length), times FRAME_FACTOR for frames (what the agent chose t
 TRANSACTION_FACTOR for transaction events (echoes of their frames). A frame whose id holds
 a query word gets that word's weight once more (ID_WEIGHT).
 
-Candidates: every document holding an item, found through the GIN index and ranked all
-together in one statement (document frequencies are counted there, over the filtered
-documents): no "newest first" cut, the best matches are found wherever they are. Items
-PostgreSQL's statistics list in more than COMMON_FRACTION of all documents (kept by
-ANALYZE/autovacuum) never have all their documents visited: they add their weight to the
-candidates that hold them, and select documents themselves (the newest WIDE_POOL) only when
-the other items matched fewer than WIDEN_BELOW.
+Candidates: every document holding a selecting item, found through the GIN index and
+ranked all together in one statement (document frequencies are counted there, over the
+filtered documents): no "newest first" cut, the best matches are found wherever they are.
+Selecting items are the rarest, by PostgreSQL's statistics (`pg_stats.most_common_elems`,
+kept by ANALYZE/autovacuum; an unlisted lexeme is rarer than every listed one), until the
+documents they hold would pass ROW_BUDGET; items in more than COMMON_FRACTION of the
+documents never select. The others never have all their documents visited: each adds its
+weight (from the statistics) to the candidates holding it, checked on the row the index
+scan already visits; they select (the newest WIDE_POOL each) only when the selecting items
+found fewer than WIDEN_BELOW documents.
 """
 
 from __future__ import annotations
@@ -32,10 +35,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import connection
 
 from memory.search import vectors
+from memory.search.indexer import LAG_COLUMNS, lag
 from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
+from memory.search.textindex import SECONDARY
 
 K1 = 1.5
 B = 0.9
@@ -43,13 +48,14 @@ SECONDARY_WEIGHT = 0.5  # a part of an identifier, or a payload word, is half a 
 ID_WEIGHT = 1.0
 FRAME_FACTOR = 2.0
 TRANSACTION_FACTOR = 0.3
-COMMON_FRACTION = 0.2
+COMMON_FRACTION = 0.1
+ROW_BUDGET = 1000  # documents the selecting items may hold together (estimated)
 WIDEN_BELOW = 200
 WIDE_POOL = 1000
 PHRASE_CLAUSES = 6
 SCORED_CLAUSES = 24  # the first words of a very long query
 STATS_SECONDS = 60.0
-CACHED_FROM = 5000  # smaller contexts are measured on every search (cheaply)
+CACHED_FROM = 1000  # smaller contexts are measured on every search (cheaply)
 
 _CONTEXT_SQL = """
 SELECT count(*), coalesce(avg(d.length), 0) FROM memory_searchdocument d
@@ -60,49 +66,62 @@ SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats
 WHERE schemaname = current_schema() AND tablename = 'memory_searchdocument'
   AND attname = 'tokens'
 """
-_BRANCH_SQL = """SELECT d.id, {n} AS item FROM memory_searchdocument d
-    WHERE d.context_id = %(ctx)s AND d.tokens @@ %(i{n})s::tsquery{filters}"""
-_COMMON_SQL = """SELECT id, w FROM (
-      SELECT d.id, {weight}::float8 AS w FROM memory_searchdocument d
-      WHERE d.context_id = %(ctx)s AND d.tokens @@ %(i{n})s::tsquery{filters}
-      ORDER BY d.created_at DESC, d.id DESC LIMIT {pool}) c{n}
-    WHERE (SELECT count(*) FROM matched) < {widen}"""
-
-# Items' weights are computed in the statement, from how many documents hold each (BM25's
-# idf); their form weights and snippet words come as arrays indexed by item.
+# One statement whose text depends only on the filters (planned quickly, the same for every
+# query): the items come as arrays. Rare items select every document holding them (a
+# parameterised GIN scan each); their weights are computed here from how many documents
+# hold each (BM25's idf). Common items select (the newest WIDE_POOL each, weighing nothing
+# there) only when the rare ones found fewer than WIDEN_BELOW; every candidate gets the
+# weights of the common items it holds, checked on the row the scan already visited.
 _RANK_SQL = """
-WITH matched AS MATERIALIZED (
-  {branches}
+WITH rare AS MATERIALIZED (
+  SELECT d.id, q.item, d.created_at, d.length, d.frame_id IS NOT NULL AS is_frame,
+         d.kind = 'transaction' AS is_tx, d.frame_id IS NOT NULL AND lower(d.ref) = %(exact)s AS exact,
+         {bonus} AS bonus, {named} AS named
+  FROM unnest(%(rare)s::tsquery[]) WITH ORDINALITY AS q(query, item)
+  CROSS JOIN LATERAL (
+    SELECT d.* FROM memory_searchdocument d
+    WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters}
+  ) d
+),
+wide AS (
+  SELECT d.id, 0::bigint AS item, d.created_at, d.length, d.frame_id IS NOT NULL AS is_frame,
+         d.kind = 'transaction' AS is_tx, d.frame_id IS NOT NULL AND lower(d.ref) = %(exact)s AS exact,
+         {bonus} AS bonus, {named} AS named
+  FROM unnest(%(common)s::tsquery[]) AS q(query)
+  CROSS JOIN LATERAL (
+    SELECT d.* FROM memory_searchdocument d
+    WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters}
+    ORDER BY d.created_at DESC, d.id DESC LIMIT {pool}
+  ) d
+  WHERE (SELECT count(*) FROM rare) < {widen}
 ),
 weights AS (
-  SELECT item, (%(forms)s::float8[])[item + 1]
+  SELECT item, (%(forms)s::float8[])[item]
          * ln(1 + (greatest(%(docs)s, count(*)) - count(*) + 0.5) / (count(*) + 0.5)) AS w
-  FROM matched GROUP BY item
+  FROM rare GROUP BY item
 ),
 summed AS (
-  SELECT id, sum(w) AS w FROM (
-    SELECT m.id, w.w FROM matched m JOIN weights w USING (item){common}
-  ) x GROUP BY id
-),
-scored AS (
-  SELECT d.id, d.created_at,
-         (d.frame_id IS NOT NULL AND lower(d.ref) = %(exact)s) AS exact,
-         (s.w{extra}) * (CASE WHEN d.frame_id IS NOT NULL THEN {frame}
-                              WHEN d.kind = 'transaction' THEN {tx} ELSE 1 END)
-           * {k1p1} / (1 + {k1} * (1 - {b} + {b} * d.length / %(avg)s)) AS score
-  FROM summed s JOIN memory_searchdocument d ON d.id = s.id
+  SELECT m.id, max(m.created_at) AS created_at, bool_or(m.exact) AS exact,
+         (sum(coalesce(w.w, 0)) + max(m.bonus)
+          + CASE WHEN bool_or(m.is_frame) THEN {id_weight} * coalesce(
+              (SELECT sum(n.w) FROM weights n WHERE n.item = ANY(max(m.named))), 0) ELSE 0 END)
+         * (CASE WHEN bool_or(m.is_frame) THEN {frame} WHEN bool_or(m.is_tx) THEN {tx} ELSE 1 END)
+         * {k1p1} / (1 + {k1} * (1 - {b} + {b} * max(m.length) / %(avg)s)) AS score
+  FROM (SELECT * FROM rare UNION ALL SELECT * FROM wide) m
+  LEFT JOIN weights w ON w.item = m.item
+  GROUP BY m.id
 ),
 hits AS (
-  SELECT id, exact, score, created_at FROM scored
+  SELECT id, exact, score, created_at FROM summed
   ORDER BY exact DESC, score DESC, created_at DESC, id DESC
   LIMIT %(limit)s OFFSET %(offset)s
 ),
 first AS (  -- snippets open at the query word that weighs most
-  SELECT coalesce((SELECT (%(firsts)s::text[])[item + 1] FROM weights
+  SELECT coalesce((SELECT (%(firsts)s::text[])[item] FROM weights
                    ORDER BY w DESC, item LIMIT 1), (%(firsts)s::text[])[1]) AS word
 )
 SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.created_at,
-       f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, c.n
+       f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, {lag}, c.n
 FROM (SELECT count(*) AS n FROM summed) c
 CROSS JOIN first fw
 LEFT JOIN hits h ON true
@@ -121,6 +140,11 @@ LEFT JOIN LATERAL (
 ) e ON true
 ORDER BY h.exact DESC, h.score DESC, d.created_at DESC, d.id DESC
 """
+# The items (the primary form of query words) that a frame's id holds.
+_NAMED = """CASE WHEN d.frame_id IS NULL THEN NULL::bigint[] ELSE ARRAY(
+           SELECT i.item FROM unnest(%(named_words)s::text[], %(named_items)s::bigint[])
+           AS i(words, item) WHERE string_to_array(i.words, ' ')
+           <@ regexp_split_to_array(lower(d.ref), '[^[:alnum:]]+')) END"""
 
 
 @dataclass
@@ -128,7 +152,16 @@ class Item:
     literal: str  # tsquery literal
     form_weight: float  # 1 for a word or the phrase, SECONDARY_WEIGHT for a secondary form
     first: str  # the word a snippet opens at when this item weighs most
-    common: float | None = None  # its weight, when the statistics list it as common
+    estimate: float  # documents holding it, by PostgreSQL's statistics
+    common: float | None = None  # its weight, when it only scores (see `plan`)
+
+
+@dataclass
+class Ranked:
+    rows: list[tuple[Any, ...]]  # score, document, frame and event columns, snippet word
+    matched: int  # documents matched in all
+    exact: bool  # false when common words selected their newest WIDE_POOL documents only
+    lag: dict[str, Any]  # memory.search.indexer.lag
 
 
 @dataclass
@@ -149,7 +182,8 @@ class _Cache:
         self.lock = threading.Lock()
         self.contexts: dict[tuple[int, bool], tuple[float, int, float]] = {}
         self.common_loaded = -math.inf
-        self.common: dict[str, float] = {}
+        self.listed: dict[str, float] = {}
+        self.floor = 0.0
 
     def context(self, ctx: int, include_tx: bool) -> tuple[int, float]:
         now = time.monotonic()
@@ -164,22 +198,23 @@ class _Cache:
                 self.contexts[(ctx, include_tx)] = (now, count, float(average))
         return count, float(average)
 
-    def common_words(self) -> dict[str, float]:
-        """Lexemes PostgreSQL's statistics list as in more than COMMON_FRACTION of all
-        documents (kept by ANALYZE/autovacuum), with that fraction."""
+    def frequencies(self) -> tuple[dict[str, float], float]:
+        """The share of all documents holding each lexeme PostgreSQL's statistics list (kept
+        by ANALYZE/autovacuum), and a share every unlisted lexeme is below."""
         now = time.monotonic()
         if now - self.common_loaded > STATS_SECONDS:
             with connection.cursor() as cursor:
                 cursor.execute(_GLOBAL_SQL)
                 row = cursor.fetchone()
-            common: dict[str, float] = {}
+            listed: dict[str, float] = {}
+            floor = 0.0
             if row is not None and row[0] and row[1]:
-                for elem, freq in zip(row[0], row[1][: len(row[0])], strict=False):
-                    if freq > COMMON_FRACTION:
-                        common[elem] = float(freq)
+                elems, freqs = row
+                listed = dict(zip(elems, map(float, freqs[: len(elems)]), strict=False))
+                floor = float(freqs[len(elems)]) if len(freqs) > len(elems) else 0.0
             with self.lock:
-                self.common, self.common_loaded = common, now
-        return self.common
+                self.listed, self.floor, self.common_loaded = listed, floor, now
+        return self.listed, self.floor
 
 
 _cache = _Cache()
@@ -209,57 +244,63 @@ def plan(
     params: dict[str, Any],
     include_tx: bool,
 ) -> Plan:
-    """The query's items (see the module); common ones get their weight here."""
+    """The query's items (see the module); the ones that only score get their weight here."""
     clauses = clauses[:SCORED_CLAUSES]
     documents, average = _cache.context(ctx, include_tx)
-    known = _cache.common_words()
+    listed, floor = _cache.frequencies()
     items: list[Item] = []
     id_words = []
     for token, parts in clauses:
         first = parts[0] if parts else token
         id_words.append((parts or [token], len(items)))
         forms = vectors.clause_forms(token, parts)
-        for literal, weight in zip(forms, (1.0, SECONDARY_WEIGHT), strict=True):
-            item = Item(literal, weight, first)
-            frequency = known.get(literal[1:-1]) if literal.count("'") == 2 else None
-            if frequency is not None:
-                item.common = weight * idf(frequency * documents, documents)
-            items.append(item)
+        for lexeme, literal, weight in zip(
+            (token, SECONDARY + token), forms, (1.0, SECONDARY_WEIGHT), strict=True
+        ):
+            share = listed.get(lexeme[: vectors.MAX_TOKEN_CHARS], floor / 2)
+            items.append(Item(literal, weight, first, share * documents))
+    # The rarest items select, until their documents would pass ROW_BUDGET; the others only
+    # add their weight to the candidates holding them.
+    budget = 0.0
+    for item in sorted(items, key=lambda item: item.estimate):
+        budget += item.estimate
+        if item.estimate > COMMON_FRACTION * documents or (
+            budget > ROW_BUDGET and budget > item.estimate
+        ):
+            item.common = item.form_weight * idf(item.estimate, documents)
     if 2 <= len(clauses) <= PHRASE_CLAUSES:
         # Words found next to each other, in the query's order, count once more.
         phrase = " <-> ".join(vectors.clause_any(t, p) for t, p in clauses)
-        items.append(Item(phrase, 1.0, items[0].first))
+        items.append(Item(phrase, 1.0, items[0].first, 0.0))
     return Plan(ctx, filters, params, items, documents, average, id_words)
 
 
 def _sql(plan: Plan, params: dict[str, Any]) -> str:
-    """The ranking statement for this plan; fills the items' parameters into `params`."""
-    branches, common, extra = [], "", ""
-    for n, item in enumerate(plan.items):
-        params[f"i{n}"] = item.literal
-        if item.common is None:
-            branches.append(_BRANCH_SQL.format(n=n, filters=plan.filters))
-            continue
-        weight = f"{item.common:.6f}"
-        common += "\n    UNION ALL " + _COMMON_SQL.format(
-            weight=weight, n=n, filters=plan.filters, pool=WIDE_POOL, widen=WIDEN_BELOW
-        )
-        extra += f" + CASE WHEN d.tokens @@ %(i{n})s::tsquery THEN {weight} ELSE 0 END"
-    if not branches:
-        branches.append("SELECT NULL::bigint AS id, 0 AS item WHERE false")
-    bonus = []
-    words = "regexp_split_to_array(lower(d.ref), '[^[:alnum:]]+')"
-    for k, (wanted, item_n) in enumerate(plan.id_words):
-        params[f"w{k}"] = wanted
-        weight = f"coalesce((SELECT w FROM weights WHERE item = {item_n}), 0)"  # noqa: S608
-        bonus.append(f"CASE WHEN %(w{k})s::text[] <@ {words} THEN {weight} ELSE 0 END")
-    if bonus:  # a frame whose id holds a query word: that word counts once more
-        extra += f" + CASE WHEN d.frame_id IS NULL THEN 0 ELSE {ID_WEIGHT} * ("
-        extra += " + ".join(bonus) + ") END"
+    """The ranking statement for this plan's filters; fills the items into `params`."""
+    rare = [item for item in plan.items if item.common is None]
+    common = [item for item in plan.items if item.common is not None]
+    params["rare"] = [item.literal for item in rare]
+    params["forms"] = [item.form_weight for item in rare]
+    params["firsts"] = [item.first for item in rare] or [plan.items[0].first]
+    params["common"] = [item.literal for item in common]
+    # What the common items a candidate holds weigh, checked on the row the scan visited.
+    bonus = " + ".join(
+        f"CASE WHEN d.tokens @@ %(c{n})s::tsquery THEN {item.common:.6f} ELSE 0 END"
+        for n, item in enumerate(common)
+    )
+    params.update({f"c{n}": item.literal for n, item in enumerate(common)})
+    position = {id(item): n for n, item in enumerate(rare, start=1)}
+    named = [(words, position.get(id(plan.items[n]))) for words, n in plan.id_words]
+    params["named_words"] = [" ".join(words) for words, n in named if n is not None]
+    params["named_items"] = [n for _, n in named if n is not None]
     return _RANK_SQL.format(
-        branches="\n  UNION ALL ".join(branches),
-        common=common,
-        extra=extra,
+        filters=plan.filters,
+        bonus=f"({bonus})" if bonus else "0::float8",
+        lag=LAG_COLUMNS,
+        named=_NAMED,
+        pool=WIDE_POOL,
+        widen=WIDEN_BELOW,
+        id_weight=ID_WEIGHT,
         frame=FRAME_FACTOR,
         tx=TRANSACTION_FACTOR,
         k1p1=K1 + 1,
@@ -270,22 +311,16 @@ def _sql(plan: Plan, params: dict[str, Any]) -> str:
     )
 
 
-def ranked(plan: Plan, limit: int, offset: int) -> tuple[list[tuple[Any, ...]], int, bool]:
-    """One page of ranked rows (score, document, frame and event columns for snippets, then
-    the snippet word), how many documents matched in all, and whether that count is exact
-    (common words that selected their newest WIDE_POOL documents leave a lower bound)."""
+def ranked(plan: Plan, limit: int, offset: int) -> Ranked:
+    """One page of ranked rows, how many documents matched, and the index lag."""
     params = dict(plan.params)
     params.update({"ctx": plan.ctx, "limit": limit, "offset": offset, "docs": plan.documents})
     params["avg"] = max(plan.average, 1.0)
-    params["forms"] = [item.form_weight for item in plan.items]
-    params["firsts"] = [item.first for item in plan.items]
     sql = _sql(plan, params)
-    with transaction.atomic(), connection.cursor() as cursor:
-        # Parallel workers cost more to start than this statement takes.
-        cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+    with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-        cursor.execute("SET LOCAL max_parallel_workers_per_gather TO DEFAULT")
-    matched = rows[0][-1] if rows else 0
+    matched, pending, oldest = rows[0][-1], rows[0][-3], rows[0][-2]
     widened = any(item.common is not None for item in plan.items) and matched >= WIDE_POOL
-    return [row[:-1] for row in rows if row[3] is not None], matched, not widened
+    hits = [row[:-3] for row in rows if row[3] is not None]
+    return Ranked(hits, matched, not widened, lag(pending, oldest))

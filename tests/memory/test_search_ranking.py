@@ -217,3 +217,34 @@ def test_a_word_said_outranks_the_same_word_inside_an_identifier(release_team):
     assert refs(search(agent.context, "cancel")) == [said, part]
     # ... and the identifier itself is found first by its own name.
     assert refs(search(agent.context, "cancel_order"))[0] == part
+
+
+def test_common_words_score_candidates_but_do_not_select_them(release_team, monkeypatch):
+    # Visiting every document of a common word is what made long questions slow: words the
+    # statistics list as common only add their weight to documents rarer words found.
+    from django.db import connection
+
+    from memory.search import ranking
+    from memory.timeline.bulk import append_events
+
+    agent = release_team
+    both = agent.observe("alpha beta", kind="agent_message")
+    append_events(
+        agent.context.pk,
+        [{"kind": "agent_message", "content": f"alpha note {i}"} for i in range(300)],
+    )
+    only_rare = agent.observe("beta", kind="agent_message")
+    drain()
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memory_searchdocument")
+    ranking.forget_statistics()
+    monkeypatch.setattr(ranking, "WIDEN_BELOW", 1)  # (a small context widens to common words)
+    try:
+        plan = ranking.plan(agent.context.pk, [("alpha", []), ("beta", [])], "", {}, False)
+        common = {item.literal for item in plan.items if item.common is not None}
+        assert "'alpha'" in common and "'beta'" not in common
+        result = search(agent.context, "alpha beta")
+        assert refs(result)[:2] == [both, only_rare]
+        assert result["total"] == 2  # documents holding only "alpha" were never candidates
+    finally:
+        ranking.forget_statistics()
