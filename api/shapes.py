@@ -1,7 +1,8 @@
 """Response shapes (docs/rest.md): the serializers that document them in the OpenAPI schema
-and the `present_*` builders of the shapes only the API answers. Context and event shapes
-are built by memory.shapes (the explorer, recall, search and compile share them); the
-schema test checks live responses against these serializers.
+and the `present_*` builders of the shapes only the API answers. Contexts, events, frame
+revisions and transactions are built by memory.shapes (the explorer, recall, search and
+compile share those builders); the schema test checks live responses against these
+serializers.
 """
 
 from __future__ import annotations
