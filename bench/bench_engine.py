@@ -1,4 +1,4 @@
-"""Engine benchmark (issue 3): commit latency against hand-written SQL, throughput, compile.
+"""Engine benchmark: commit latency against hand-written SQL, throughput, compile.
 
     .venv/bin/python bench/bench_engine.py            # full run (100,000 frames, 1M events)
     .venv/bin/python bench/bench_engine.py --small    # quick smoke run

@@ -1,4 +1,4 @@
-"""HTTP stacks side by side (issue 16 item 2): our bridge against well-kept servers and
+"""HTTP stacks side by side: our bridge against well-kept servers and
 adapters, in one run, on one database, one worker each.
 
     .venv/bin/python bench/bench_servers.py            # every stack
