@@ -187,6 +187,7 @@ class RevisionSerializer(serializers.Serializer):
 
 
 def present_revision(revision: FrameRevision) -> RevisionJson:
+    """A stored revision in the revision shape (memory.shapes.revision_json)."""
     return revision_json(
         revision.revision,
         revision.body,
@@ -231,6 +232,8 @@ class RelationSerializer(serializers.Serializer):
 
 
 def present_relation(relation: Relation) -> dict[str, Any]:
+    """A relation: its id, `subject` and `object` frame ids, `name`, whether it is `live`,
+    and the versions that created and removed it."""
     return {
         "id": relation.pk,
         "subject": relation.subject.frame_id,
