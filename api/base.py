@@ -12,10 +12,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from django.conf import settings
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.errors import ApiError, TooLarge
@@ -24,6 +26,8 @@ from memory.models import ApiToken, Context
 from memory.read.access import context_for_person
 from memory.tx.engine import Author
 from memory.vocabulary import MAX_SEQ
+
+T = TypeVar("T")
 
 
 def check_content_length(request: Request) -> None:
@@ -63,6 +67,27 @@ class ContextAPIView(ApiView):
 
     def author(self) -> Author:
         return author_of(self.request)
+
+    def cursor_after(self, query: dict[str, Any], filters: dict[str, Any], kind: type) -> Any:
+        """The last key a list's `cursor` saw (None without a cursor); the cursor must have
+        been made for this context and these filters (400 `invalid_cursor` otherwise)."""
+        return decode_cursor(query.get("cursor"), filters, kind, context=self.ctx.pk)
+
+    def list_page(
+        self,
+        name: str,
+        items: Sequence[T],
+        has_more: bool,
+        key: Callable[[T], Any],
+        present: Callable[[T], Any],
+        filters: dict[str, Any],
+    ) -> Response:
+        """A cursor-paged list: `{<name>: [...], next_cursor}`, the cursor after the last
+        item's `key` (null on the last page)."""
+        next_cursor = (
+            encode_cursor(key(items[-1]), filters, context=self.ctx.pk) if has_more else None
+        )
+        return Response({name: [present(item) for item in items], "next_cursor": next_cursor})
 
 
 def not_found(what: str) -> ApiError:

@@ -34,7 +34,8 @@ from memory.vocabulary import FRAME_ID_MAX, MAX_SEQ, RELATION_NAME_MAX, THREAD_M
 
 
 class StrictCharField(serializers.CharField):
-    """A CharField that refuses numbers and booleans instead of turning them into text."""
+    """A CharField that refuses numbers and booleans instead of turning them into text
+    ({"thread": 123} is not "123")."""
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
@@ -42,13 +43,8 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
-class StrictRegexField(serializers.RegexField):
-    """A RegexField that refuses numbers and booleans ({"thread": 123} is not "123")."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
+class StrictRegexField(StrictCharField, serializers.RegexField):
+    """A RegexField that refuses numbers and booleans, as StrictCharField does."""
 
 
 class ContentField(StrictCharField):
@@ -74,6 +70,13 @@ class StrictSerializer(serializers.Serializer):
             if unknown:
                 raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
         return super().to_internal_value(data)
+
+
+def evaluation_field(what: str) -> serializers.Field:
+    """An optional evaluation id (`evaluation`)."""
+    return serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=MAX_SEQ, help_text=f"id of {what}"
+    )
 
 
 def thread_field(**kwargs: Any) -> serializers.Field:
@@ -187,13 +190,7 @@ class TransactionIn(StrictSerializer):
         '{"op": "derive", "id": "x", "from": ["@e1"], "body": {...}}',
     )
     thread = thread_field()
-    evaluation = serializers.IntegerField(
-        required=False,
-        allow_null=True,
-        min_value=1,
-        max_value=MAX_SEQ,
-        help_text="id of the evaluation whose view the transaction was written from",
-    )
+    evaluation = evaluation_field("the evaluation whose view the transaction was written from")
     idempotency_key = idempotency_field()
 
 
@@ -380,13 +377,7 @@ class ReplyIn(StrictSerializer):
         child=StrictCharField(max_length=40), required=False, max_length=100
     )
     thread = thread_field()
-    evaluation = serializers.IntegerField(
-        required=False,
-        allow_null=True,
-        min_value=1,
-        max_value=MAX_SEQ,
-        help_text="id of the evaluation the reply answers",
-    )
+    evaluation = evaluation_field("the evaluation the reply answers")
     idempotency_key = StrictCharField(
         required=False,
         allow_null=True,

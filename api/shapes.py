@@ -1,7 +1,8 @@
 """Response shapes (docs/rest.md): the serializers that document them in the OpenAPI schema
-and the `present_*` builders of the shapes only the API answers. Context and event shapes
-are built by memory.shapes (the explorer, recall, search and compile share them); the
-schema test checks live responses against these serializers.
+and the `present_*` builders of the shapes only the API answers. Contexts, events, frame
+revisions and transactions are built by memory.shapes (the explorer, recall, search and
+compile share those builders); the schema test checks live responses against these
+serializers.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from typing import Any
 from rest_framework import serializers
 
 from memory.kinds import EVENT_STATUSES
-from memory.models import FrameRevision, Relation, TransactionRecord
+from memory.models import FrameRevision, Relation
+from memory.shapes import RevisionJson, revision_json
 
 
 class ErrorBodySerializer(serializers.Serializer):
@@ -184,15 +186,16 @@ class RevisionSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-def present_revision(revision: FrameRevision) -> dict[str, Any]:
-    return {
-        "revision": revision.revision,
-        "body": revision.body,
-        "sources": list(revision.sources),
-        "version": revision.version,
-        "transaction": revision.transaction_id,
-        "created_at": revision.created_at.isoformat(),
-    }
+def present_revision(revision: FrameRevision) -> RevisionJson:
+    """A stored revision in the revision shape (memory.shapes.revision_json)."""
+    return revision_json(
+        revision.revision,
+        revision.body,
+        revision.sources,
+        revision.version,
+        revision.transaction_id,
+        revision.created_at,
+    )
 
 
 class HistoryPageSerializer(serializers.Serializer):
@@ -229,6 +232,8 @@ class RelationSerializer(serializers.Serializer):
 
 
 def present_relation(relation: Relation) -> dict[str, Any]:
+    """A relation: its id, `subject` and `object` frame ids, `name`, whether it is `live`,
+    and the versions that created and removed it."""
     return {
         "id": relation.pk,
         "subject": relation.subject.frame_id,
@@ -289,29 +294,6 @@ class TransactionSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-def present_transaction(record: TransactionRecord) -> dict[str, Any]:
-    return {
-        "id": record.pk,
-        "status": record.status,
-        "author": record.author,
-        "author_kind": record.author_kind,
-        "thread": record.thread,
-        "base_version": record.base_version,
-        "committed_version": record.committed_version,
-        "reason": record.reason,
-        "text": record.text,
-        "text_truncated": getattr(record, "text_truncated", False),
-        "ops": record.ops,
-        "ops_omitted": getattr(record, "ops_omitted", False),
-        "receipt": record.receipt,
-        "errors": record.errors,
-        "frames": list(record.frame_ids),
-        "evaluation": record.evaluation_id,
-        "ref": record.event.ref if record.event_id and record.event else None,
-        "created_at": record.created_at.isoformat(),
-    }
-
-
 class TransactionListSerializer(PageSerializer):
     transactions = TransactionSerializer(many=True)
 
@@ -319,15 +301,22 @@ class TransactionListSerializer(PageSerializer):
 # -- evaluations, recall, search -----------------------------------------------------------
 
 
-class EvaluationSerializer(serializers.Serializer):
+class EvaluationHeadSerializer(serializers.Serializer):
+    """What an evaluation's answer and its later summary share."""
+
     id = serializers.IntegerField()
     tick = serializers.IntegerField()
     advanced_tick = serializers.BooleanField()
-    view_version = serializers.IntegerField()
+    view_version = serializers.IntegerField(help_text="the version the compiled input showed")
     thread = serializers.CharField()
     continuation = serializers.BooleanField()
     claimed = serializers.ListField(child=serializers.CharField(), help_text="refs claimed")
-    expired = serializers.ListField(child=serializers.CharField(), help_text="frames retired")
+    expired = serializers.ListField(
+        child=serializers.CharField(), help_text="frames whose retirement this call applied"
+    )
+
+
+class EvaluationSerializer(EvaluationHeadSerializer):
     context = serializers.JSONField(  # type: ignore[assignment]
         allow_null=True,
         help_text="the active context, structured; null when `context_omitted`",

@@ -21,8 +21,6 @@ from api import views_history
 from api.base import (
     ApiView,
     ContextAPIView,
-    decode_cursor,
-    encode_cursor,
     idempotency_key,
     not_found,
 )
@@ -160,17 +158,12 @@ class EventListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(EventListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("kind", "thread", "status")}
-        after = decode_cursor(query.get("cursor"), filters, int, context=self.ctx.pk)
+        after = self.cursor_after(query, filters, int)
         if after is None:
             after = query.get("after", 0)
         page = reads.list_events(self.ctx, after_seq=after, limit=query["limit"], **filters)
-        next_cursor = (
-            encode_cursor(page.items[-1].seq, filters, context=self.ctx.pk)
-            if page.has_more
-            else None
-        )
-        return Response(
-            {"events": [_event_json(e) for e in page.items], "next_cursor": next_cursor}
+        return self.list_page(
+            "events", page.items, page.has_more, lambda e: e.seq, _event_json, filters
         )
 
     @extend_schema(

@@ -12,7 +12,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import ContextAPIView, decode_cursor, encode_cursor, not_found
+from api.base import ContextAPIView, not_found
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
     StrictCharField,
@@ -23,7 +23,12 @@ from api.serializers import (
     query_data,
     thread_field,
 )
-from api.shapes import ContextSerializer, present_revision
+from api.shapes import (
+    ContextSerializer,
+    EvaluationHeadSerializer,
+    PageSerializer,
+    present_revision,
+)
 from memory.contexts import set_frozen
 from memory.models import Context
 from memory.read.lists import frame_view
@@ -108,17 +113,7 @@ class ForkSerializer(serializers.Serializer):
     tick = serializers.IntegerField()
 
 
-class EvaluationSummarySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    thread = serializers.CharField()
-    continuation = serializers.BooleanField()
-    tick = serializers.IntegerField()
-    advanced_tick = serializers.BooleanField()
-    view_version = serializers.IntegerField(help_text="the version the compiled input showed")
-    claimed = serializers.ListField(child=serializers.CharField(), help_text="refs claimed")
-    expired = serializers.ListField(
-        child=serializers.CharField(), help_text="frames whose retirement this call applied"
-    )
+class EvaluationSummarySerializer(EvaluationHeadSerializer):
     last_seq = serializers.IntegerField(
         allow_null=True, help_text="the last event seq when it ran (its place in the history)"
     )
@@ -126,9 +121,8 @@ class EvaluationSummarySerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class EvaluationListSerializer(serializers.Serializer):
+class EvaluationListSerializer(PageSerializer):
     evaluations = EvaluationSummarySerializer(many=True)
-    next_cursor = serializers.CharField(allow_null=True)
 
 
 class DiffSerializer(serializers.Serializer):
@@ -234,13 +228,12 @@ def list_evaluations_response(view: ContextAPIView, request: Request) -> Respons
     """GET evaluations/ (called by api.views.EvaluationView)."""
     query = query_data(EvaluationListQuery, request.query_params)
     filters = {"thread": query.get("thread")}
-    after = decode_cursor(query.get("cursor"), filters, int, context=view.ctx.pk) or 0
+    after = view.cursor_after(query, filters, int) or 0
     rows, has_more = list_evaluations(
         view.ctx, thread=filters["thread"], after_pk=after, limit=query["limit"]
     )
-    next_cursor = encode_cursor(rows[-1].pk, filters, context=view.ctx.pk) if has_more else None
-    return Response(
-        {"evaluations": [evaluation_summary(e) for e in rows], "next_cursor": next_cursor}
+    return view.list_page(
+        "evaluations", rows, has_more, lambda e: e.pk, evaluation_summary, filters
     )
 
 

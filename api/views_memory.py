@@ -12,8 +12,6 @@ from rest_framework.response import Response
 from api.base import (
     MAX_SEQ,
     ContextAPIView,
-    decode_cursor,
-    encode_cursor,
     idempotency_key,
     not_found,
 )
@@ -40,13 +38,13 @@ from api.shapes import (
     SearchResultSerializer,
     TransactionListSerializer,
     present_relation,
-    present_transaction,
 )
 from api.views import IDEMPOTENCY_HEADER
 from api.views_history import frame_as_of_or_404, point_of
 from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.read.pages import frame_history_page, revision_detail
+from memory.shapes import transaction_json
 from memory.tx.engine import submit_transaction
 from memory.tx.lang import fields_text
 from memory.versions import asof
@@ -154,22 +152,10 @@ class TransactionView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(TransactionListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("frame", "status")}
-        after = (
-            decode_cursor(query.get("cursor"), filters, int, context=self.ctx.pk)
-            or query.get("after")
-            or 0
-        )
+        after = self.cursor_after(query, filters, int) or query.get("after") or 0
         page = reads.list_transactions(self.ctx, after_pk=after, limit=query["limit"], **filters)
-        next_cursor = (
-            encode_cursor(page.items[-1].pk, filters, context=self.ctx.pk)
-            if page.has_more
-            else None
-        )
-        return Response(
-            {
-                "transactions": [present_transaction(r) for r in page.items],
-                "next_cursor": next_cursor,
-            }
+        return self.list_page(
+            "transactions", page.items, page.has_more, lambda r: r.pk, transaction_json, filters
         )
 
 
@@ -187,7 +173,7 @@ class FrameListView(ContextAPIView):
         point = point_of(self.ctx, query.get("as_of"))
         if point is not None:
             filters["as_of"] = point.version
-        after = decode_cursor(query.get("cursor"), filters, str, context=self.ctx.pk) or ""
+        after = self.cursor_after(query, filters, str) or ""
         if point is None:
             page = reads.list_frames(
                 self.ctx, after_id=after, limit=query["limit"], status=filters["status"]
@@ -198,13 +184,13 @@ class FrameListView(ContextAPIView):
                 self.ctx, point, after_id=after, limit=query["limit"], status=filters["status"]
             )
             tick = point.tick
-        next_cursor = (
-            encode_cursor(page.items[-1].frame_id, filters, context=self.ctx.pk)
-            if page.has_more
-            else None
-        )
-        return Response(
-            {"frames": [frame_view(f, tick) for f in page.items], "next_cursor": next_cursor}
+        return self.list_page(
+            "frames",
+            page.items,
+            page.has_more,
+            lambda f: f.frame_id,
+            lambda f: frame_view(f, tick),
+            filters,
         )
 
 
@@ -284,7 +270,7 @@ class RelationListView(ContextAPIView):
         point = point_of(self.ctx, query.get("as_of"))
         if point is not None:
             filters["as_of"] = point.version
-        after = decode_cursor(query.get("cursor"), filters, int, context=self.ctx.pk) or 0
+        after = self.cursor_after(query, filters, int) or 0
         page = (
             reads.list_relations if point is None else partial(asof.relations_as_of, point=point)
         )(
@@ -296,13 +282,8 @@ class RelationListView(ContextAPIView):
             after_pk=after,
             limit=query["limit"],
         )
-        next_cursor = (
-            encode_cursor(page.items[-1].pk, filters, context=self.ctx.pk)
-            if page.has_more
-            else None
-        )
-        return Response(
-            {"relations": [present_relation(r) for r in page.items], "next_cursor": next_cursor}
+        return self.list_page(
+            "relations", page.items, page.has_more, lambda r: r.pk, present_relation, filters
         )
 
 

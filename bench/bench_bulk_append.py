@@ -20,8 +20,8 @@ from typing import Any
 
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_bulk")
 
-from bench_http import load_average, load_trajectories, new_context, start_server, stop, wait_ready
-from common import ROOT, setup_django
+from bench_http import load_trajectories, start_server
+from common import ROOT, load_average, new_context, setup_django, stop_process, wait_ready
 
 from morphz.devserver import free_port
 
@@ -64,7 +64,7 @@ def main() -> None:
         single = run(url, "bulk-bench-single", events, batch=0)
         bulk = run(url, "bulk-bench-bulk", events, batch=args.batch)
     finally:
-        stop(server)
+        stop_process(server, 10)
     print(f"single appends (one request per event): {single:.0f} events/s")
     print(f"bulk appends ({args.batch} events per request): {bulk:.0f} events/s")
     print(f"bulk/single: {bulk / single:.1f}x (target >= 10x); {load_average()}")

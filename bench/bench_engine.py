@@ -1,4 +1,4 @@
-"""Engine benchmark (issue 3): commit latency against hand-written SQL, throughput, compile.
+"""Engine benchmark: commit latency against hand-written SQL, throughput, compile.
 
     .venv/bin/python bench/bench_engine.py            # full run (100,000 frames, 1M events)
     .venv/bin/python bench/bench_engine.py --small    # quick smoke run
@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any
 
-from common import describe, prepare_targets, setup_django, timed
+from common import describe, prepare_targets, setup_django, timed, timed_threads
 
 FIRST_TX = """(context-tx
   (base-version {base})
@@ -223,13 +223,7 @@ def bench_throughput(
             connection.close()
 
     workers = [threading.Thread(target=worker, args=plan) for plan in plans]
-    for w in workers:
-        w.start()
-    barrier.wait()
-    start = time.perf_counter()
-    for w in workers:
-        w.join()
-    elapsed = time.perf_counter() - start
+    elapsed = timed_threads(workers, barrier)
     if errors:
         raise errors[0]
     return threads * per_thread / elapsed
@@ -267,13 +261,7 @@ def bench_processes(context_id: int, processes: int, per_process: int) -> float:
         ctx.Process(target=_process_worker, args=((context_id, plans[t], t, barrier),))
         for t in range(processes)
     ]
-    for w in workers:
-        w.start()
-    barrier.wait()
-    start = time.perf_counter()
-    for w in workers:
-        w.join()
-    elapsed = time.perf_counter() - start
+    elapsed = timed_threads(workers, barrier)
     if any(w.exitcode for w in workers):
         raise RuntimeError("a benchmark process failed")
     return processes * per_process / elapsed

@@ -36,7 +36,18 @@ from typing import Any
 
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_http")
 
-from common import ROOT, describe, percentile, prepare_targets, setup_django
+from common import (
+    ROOT,
+    describe,
+    load_average,
+    new_context,
+    percentile,
+    prepare_targets,
+    setup_django,
+    stop_process,
+    timed_threads,
+    wait_ready,
+)
 
 from morphz.devserver import free_port, uvicorn_command
 
@@ -67,42 +78,6 @@ def start_indexer() -> subprocess.Popen[bytes]:
     """`manage.py run_indexer` on the benchmark database (DATABASE_URL set by setup_django)."""
     command = [sys.executable, "manage.py", "run_indexer", "--poll", "0.2"]
     return subprocess.Popen(command, cwd=ROOT, env=dict(os.environ), stdout=subprocess.DEVNULL)
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-
-
-def load_average() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} cores)"
-
-
-def wait_ready(url: str, server: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    import httpx
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"uvicorn exited with {server.returncode}")
-        try:
-            if httpx.get(f"{url}/api/v1/", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise SystemExit("uvicorn did not answer in time")
-
-
-def new_context(slug: str) -> tuple[int, str]:
-    from memory.contexts import create_context, issue_token
-
-    context = create_context(slug, capacity_tokens=50_000_000)
-    return context.pk, issue_token(context, name="bench").raw
 
 
 def bench_commits(url: str, n: int) -> list[float]:
@@ -190,13 +165,7 @@ def bench_append(
                         return
 
     threads = [threading.Thread(target=client_loop, args=(i,)) for i in range(CLIENTS)]
-    for thread in threads:
-        thread.start()
-    barrier.wait()
-    start = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - start
+    elapsed = timed_threads(threads, barrier)
     if errors:
         raise SystemExit(f"append failed: {errors[0]}")
     total = sum(len(c) for c in conversations)
@@ -250,9 +219,9 @@ def main() -> None:
         backlog = IndexIntent.objects.count()
         print(f"after the run: {load_average()}; search index backlog {backlog} intents")
     finally:
-        stop(server)
+        stop_process(server, 10)
         if indexer is not None:
-            stop(indexer)
+            stop_process(indexer, 10)
 
 
 if __name__ == "__main__":

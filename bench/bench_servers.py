@@ -1,4 +1,4 @@
-"""HTTP stacks side by side (issue 16 item 2): our bridge against well-kept servers and
+"""HTTP stacks side by side: our bridge against well-kept servers and
 adapters, in one run, on one database, one worker each.
 
     .venv/bin/python bench/bench_servers.py            # every stack
@@ -33,7 +33,17 @@ from typing import Any
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_servers")
 
 from bench_engine import HandwrittenCommits
-from common import ROOT, percentile, prepare_targets, setup_django
+from common import (
+    ROOT,
+    load_average,
+    new_context,
+    percentile,
+    prepare_targets,
+    setup_django,
+    stop_process,
+    timed_threads,
+    wait_ready,
+)
 
 from morphz.devserver import free_port
 
@@ -46,6 +56,7 @@ FIRST_TX = """(context-tx
   (retire @e{seq}))"""
 
 PY = sys.executable
+SERVERS_CAPACITY = 500_000_000  # tokens: large enough that pressure never gates the run
 
 
 def uvicorn(app: str) -> Callable[[int], list[str]]:
@@ -107,11 +118,6 @@ def tree_rss_mb(pid: int) -> float:
     return total / 1024
 
 
-def load_average() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} cores)"
-
-
 def start(command: list[str]) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
@@ -121,38 +127,6 @@ def start(command: list[str]) -> subprocess.Popen[bytes]:
         "LOG_LEVEL": "WARNING",
     }
     return subprocess.Popen(command, cwd=ROOT, env=env)
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-def wait_ready(url: str, server: subprocess.Popen[bytes], timeout: float = 240) -> None:
-    import httpx
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"server exited with {server.returncode}")
-        try:
-            if httpx.get(f"{url}/api/v1/", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError("server did not answer in time")
-
-
-def new_context(slug: str) -> tuple[int, str]:
-    from memory.contexts import create_context, issue_token
-
-    context = create_context(slug, capacity_tokens=500_000_000)
-    return context.pk, issue_token(context, name="bench").raw
 
 
 def interleaved_commits(
@@ -243,7 +217,7 @@ def http_appends(url: str, prefix: str, per_client: int, clients: int = 4) -> fl
     import httpx
 
     slugs = [f"{prefix}-{i}" for i in range(clients)]
-    tokens = {slug: new_context(slug)[1] for slug in slugs}
+    tokens = {slug: new_context(slug, SERVERS_CAPACITY)[1] for slug in slugs}
     barrier = threading.Barrier(clients + 1)
     errors: list[str] = []
 
@@ -259,13 +233,7 @@ def http_appends(url: str, prefix: str, per_client: int, clients: int = 4) -> fl
                     return
 
     threads = [threading.Thread(target=loop, args=(slug,)) for slug in slugs]
-    for thread in threads:
-        thread.start()
-    barrier.wait()
-    began = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - began
+    elapsed = timed_threads(threads, barrier)
     if errors:
         raise RuntimeError(f"append failed: {errors[0]}")
     return clients * per_client / elapsed
@@ -275,7 +243,7 @@ def large_frame(slug: str, body_chars: int, revisions: int) -> str:
     """A frame whose body is ~body_chars characters, revised `revisions` times; its token."""
     from memory.tx.engine import submit_transaction
 
-    context_id, token = new_context(slug)
+    context_id, token = new_context(slug, SERVERS_CAPACITY)
     text = "日志 line of a long build output; " * (body_chars // 32)
     ops: list[dict[str, Any]] = [{"op": "derive", "id": "big", "from": [], "body": {"log": text}}]
     submit_transaction(context_id, data={"base_version": None, "reason": "big", "ops": ops})
@@ -338,7 +306,7 @@ def main() -> None:
 
     setup_django(fresh=True)
     print(f"HTTP stacks, one worker each; {load_average()}")
-    context_id, token = new_context("split")
+    context_id, token = new_context("split", SERVERS_CAPACITY)
     split = interleaved_commits(None, "split", context_id, token, commits, through_django=True)
     inproc_p50 = statistics.median(split["in-process"])
     django_p50 = statistics.median(split["django"])
@@ -354,9 +322,9 @@ def main() -> None:
         url = f"http://127.0.0.1:{port}"
         server = start(STACKS[name](port))
         try:
-            wait_ready(url, server)
+            wait_ready(url, server, 240)
             slug = f"commits-{index}"
-            context_id, token = new_context(slug)
+            context_id, token = new_context(slug, SERVERS_CAPACITY)
             paired = interleaved_commits(url, slug, context_id, token, commits, False)
             samples, inproc = paired["http"], paired["in-process"]
             rate = http_appends(url, f"appends-{index}", appends)
@@ -369,7 +337,7 @@ def main() -> None:
             print(f"{name}: failed: {error}")
             continue
         finally:
-            stop(server)
+            stop_process(server)
         p50 = statistics.median(samples)
         row = (
             f"| {name} | {p50:.2f} / {percentile(samples, 99):.2f} ms | "

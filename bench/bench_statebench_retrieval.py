@@ -1,4 +1,4 @@
-"""Offline retrieval benchmark on STATE-Bench (issue 14): Morphz's learned memory against
+"""Offline retrieval benchmark on STATE-Bench: Morphz's learned memory against
 flat BM25 and vector retrieval over the raw train transcripts, same run, same queries.
 
     .venv/bin/python bench/bench_statebench_retrieval.py
@@ -31,8 +31,8 @@ from typing import Any
 
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_statebench")
 
-from bench_http import load_average, new_context, start_server, stop, wait_ready
-from common import ROOT, setup_django
+from bench_http import start_server
+from common import ROOT, load_average, new_context, setup_django, stop_process, wait_ready
 
 from morphz.devserver import free_port
 
@@ -196,7 +196,7 @@ def main() -> None:
                 results[domain][name] = score_lists(ranked, wanted, labels)
                 totals.setdefault(name, []).append((ranked, wanted, labels))
     finally:
-        stop(server)
+        stop_process(server, 10)
     print()
     print(f"{'domain':20s} {'system':7s} {'hit@3':>6s} {'prec@3':>7s} {'MRR':>6s}")
     for domain, systems in results.items():

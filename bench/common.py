@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import statistics
+import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -106,3 +107,62 @@ def prepare_targets(context_id: int, prefix: str, count: int) -> list[tuple[int,
         seq = append_event(context_id, kind="tool_result", content=log).event.seq
         pairs.append((k, seq))
     return pairs
+
+
+def load_average() -> str:
+    """The machine's load, to print beside a figure measured on a shared machine."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} cores)"
+
+
+def stop_process(process: subprocess.Popen[bytes], timeout: float = 15) -> None:
+    """Terminate a server or worker, killing it when it has not ended after `timeout` s."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def wait_ready(url: str, server: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    """Wait until the server at `url` answers `/api/v1/`; RuntimeError when it exits or
+    does not answer within `timeout` seconds."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"server exited with {server.returncode}")
+        try:
+            if httpx.get(f"{url}/api/v1/", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError("server did not answer in time")
+
+
+def new_context(slug: str, capacity_tokens: int = 50_000_000) -> tuple[int, str]:
+    """A benchmark context (large capacity: no pressure) and an API token for it."""
+    from memory.contexts import create_context, issue_token
+
+    context = create_context(slug, capacity_tokens=capacity_tokens)
+    return context.pk, issue_token(context, name="bench").raw
+
+
+class Worker(Protocol):
+    def start(self) -> None: ...
+    def join(self, timeout: float | None = None) -> None: ...
+
+
+def timed_threads(workers: Sequence[Worker], barrier: Any) -> float:
+    """Start `workers` (threads or processes), release them together (this thread is the
+    barrier's last party) and return the seconds until the last one ends."""
+    for worker in workers:
+        worker.start()
+    barrier.wait()
+    began = time.perf_counter()
+    for worker in workers:
+        worker.join()
+    return time.perf_counter() - began

@@ -44,8 +44,8 @@ from typing import Any
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_all")
 
 from bench_engine import bench_throughput, seed_frames
-from bench_servers import interleaved_commits, load_average, stop, wait_ready
-from common import ROOT, prepare_targets, setup_django
+from bench_servers import interleaved_commits
+from common import ROOT, load_average, prepare_targets, setup_django, stop_process, wait_ready
 
 from morphz.devserver import free_port, uvicorn_command
 
@@ -403,7 +403,7 @@ def start_server() -> tuple[subprocess.Popen[bytes], str]:
         "LOG_LEVEL": "WARNING",
     }
     server = subprocess.Popen(uvicorn_command(port), cwd=ROOT, env=env)
-    wait_ready(url, server)
+    wait_ready(url, server, 240)
     return server, url
 
 
@@ -432,7 +432,7 @@ def main() -> None:
             measure(table, size, made, url, args.quick)
     finally:
         if server is not None:
-            stop(server)
+            stop_process(server)
     table.print()
     print(f"\nafter the run: {load_average()}")
 

@@ -44,16 +44,7 @@ class ApiTokenInline(admin.TabularInline):
 class ContextForm(forms.ModelForm):
     class Meta:
         model = Context
-        fields = (
-            "slug",
-            "name",
-            "grace_ticks",
-            "capacity_tokens",
-            "pressure_percent",
-            "maintenance_percent",
-            "maintenance_exit_percent",
-            "observation_budget_tokens",
-        )
+        fields = ("slug", "name", *contexts.SETTINGS_FIELDS)
         help_texts = {
             "slug": "The context's id in URLs: /api/v1/contexts/<slug>/ and /contexts/<slug>/.",
             "grace_ticks": "How many ticks a retiring frame stays in the model's input before it "
@@ -70,14 +61,10 @@ class ContextForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         try:
-            contexts.validate_settings(
-                grace_ticks=data.get("grace_ticks", 8),
-                capacity_tokens=data.get("capacity_tokens", 1),
-                pressure_percent=data.get("pressure_percent", 70),
-                maintenance_percent=data.get("maintenance_percent", 90),
-                maintenance_exit_percent=data.get("maintenance_exit_percent", 80),
-                observation_budget_tokens=data.get("observation_budget_tokens", 2000),
-            )
+            # A field that failed its own check is absent: its default stands in for it.
+            values = contexts.settings_of(Context())
+            values.update({name: data[name] for name in contexts.SETTINGS_FIELDS if name in data})
+            contexts.validate_settings(**values)
         except contexts.InvalidRequest as exc:
             raise forms.ValidationError(exc.message) from None
         return data
@@ -110,17 +97,7 @@ class ContextAdmin(admin.ModelAdmin):
         "lineage",
         "forks_of_this",
     )
-    fields = (
-        "slug",
-        "name",
-        "grace_ticks",
-        "capacity_tokens",
-        "pressure_percent",
-        "maintenance_percent",
-        "maintenance_exit_percent",
-        "observation_budget_tokens",
-        *readonly_fields,
-    )
+    fields = ("slug", "name", *contexts.SETTINGS_FIELDS, *readonly_fields)
     inlines = [ApiTokenInline]
     actions = ["issue_token_action", "freeze_action", "unfreeze_action", "fork_action"]
 
@@ -186,16 +163,7 @@ class ContextAdmin(admin.ModelAdmin):
                 obj.pk, **{f: form.cleaned_data[f] for f in form.changed_data if f != "slug"}
             )
         else:
-            saved = contexts.create_context(
-                obj.slug,
-                name=obj.name,
-                grace_ticks=obj.grace_ticks,
-                capacity_tokens=obj.capacity_tokens,
-                pressure_percent=obj.pressure_percent,
-                maintenance_percent=obj.maintenance_percent,
-                maintenance_exit_percent=obj.maintenance_exit_percent,
-                observation_budget_tokens=obj.observation_budget_tokens,
-            )
+            saved = contexts.create_context(obj.slug, name=obj.name, **contexts.settings_of(obj))
         obj.pk = saved.pk
 
     def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:

@@ -25,6 +25,8 @@ class PressureState:
     in_maintenance: bool
 
     def as_dict(self) -> dict[str, object]:
+        """The pressure as JSON: `{used_tokens, capacity_tokens, level, percent}` (percent of
+        capacity, one decimal)."""
         return {
             "used_tokens": self.used_tokens,
             "capacity_tokens": self.capacity_tokens,

@@ -1,16 +1,86 @@
 """Test fixtures: a real PostgreSQL (embedded unless DATABASE_URL is set) and a small cast
-of contexts built through the real `memory` functions."""
+of contexts built through the real `memory` functions.
+
+Every test that uses the database ends with the replay check (R51): each context present
+when the test body returns is rebuilt from its history alone and compared with its stored
+state (`memory.versions.replay.verify_context`), before the test's transaction is rolled
+back; a difference fails the test. A test that changes stored state behind the engine's
+back on purpose opts out with `@pytest.mark.no_replay_check("why")`. `MORPHZ_REPLAY_CHECK=0`
+turns the check off (to measure what it costs).
+"""
 
 from __future__ import annotations
+
+import os
+from collections.abc import Generator
+from typing import Any
+
+import pytest
 
 from morphz.embedded_db import ensure_database
 
 # Before pytest-django connects: start (or join) the embedded server.
 ensure_database()
 
+DB_FIXTURES = (
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+)
 
-def pytest_configure(config: object) -> None:
+
+def pytest_configure(config: pytest.Config) -> None:
     # Tests drain the search outbox themselves; no background thread on the test database.
     from django.conf import settings
 
     settings.MORPHZ_INDEXER_IN_PROCESS = False
+    config.addinivalue_line(
+        "markers",
+        "no_replay_check(reason): the test corrupts stored state on purpose; skip the replay "
+        "check of its contexts (say why)",
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
+    result = yield  # a failing test fails as it is; the check runs after a passing body
+    marker = item.get_closest_marker("no_replay_check")
+    if marker is not None:
+        if not (marker.args or marker.kwargs.get("reason")):
+            raise pytest.UsageError(f"{item.nodeid}: no_replay_check needs a reason")
+        return result
+    if os.environ.get("MORPHZ_REPLAY_CHECK", "1") == "0":
+        return result
+    if any(name in getattr(item, "fixturenames", ()) for name in DB_FIXTURES):
+        _replay_check()
+    return result
+
+
+def _replay_check() -> None:
+    """Verify every context in the database; AssertionError listing the differences."""
+    from django.db import DatabaseError, connection
+    from django.db.transaction import TransactionManagementError
+
+    from memory.models import Context
+    from memory.versions.replay import verify_context
+
+    if connection.in_atomic_block and connection.needs_rollback:
+        return  # the test ended inside a broken transaction: nothing can be read
+    try:
+        contexts = list(Context.objects.order_by("pk"))
+    except (DatabaseError, TransactionManagementError):
+        return  # the test left the connection unusable (it checks database failures)
+    failures = []
+    for context in contexts:
+        differences = verify_context(context)
+        if differences:
+            shown = "\n    ".join(differences[:20])
+            failures.append(
+                f"context {context.slug!r}: {len(differences)} difference(s)\n    {shown}"
+            )
+    if failures:
+        raise AssertionError(
+            "replay check (R51): the history does not explain the stored state\n"
+            + "\n".join(failures)
+        )

@@ -18,7 +18,6 @@ HEAD_LINES = 5
 # Modules (or a folder, ending in "/") another engineer is splitting right now; each entry
 # names who. Remove an entry once its split has landed.
 BEING_SPLIT = {
-    "memory/search/": "search engineer",
     "memory/tx/store.py": "perf engineer",
     "memory/tx/engine.py": "perf engineer",
     "memory/versions/replay.py": "history engineer",

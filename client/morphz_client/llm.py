@@ -53,8 +53,13 @@ def _json_arguments(raw: str | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"_value": value}
 
 
-class OpenAIModel:
-    """Chat Completions through the official `openai` SDK."""
+class _SDKModel:
+    """What both providers share: the SDK client (made from `base_url` and `api_key` unless
+    one is given), the model name (`model`, else MORPHZ_MODEL, else the provider's default)
+    and the sampling settings (`temperature`; `max_tokens` per reply)."""
+
+    default_model = ""
+    default_max_tokens: int | None = None
 
     def __init__(
         self,
@@ -66,19 +71,32 @@ class OpenAIModel:
         temperature: float | None = None,
         max_tokens: int | None = None,
     ) -> None:
-        if client is None:
-            import openai
-
-            client = openai.OpenAI(base_url=base_url, api_key=api_key)
-        self.client = client
-        self.model = model or os.environ.get("MORPHZ_MODEL") or "gpt-4o-mini"
+        self.client = client if client is not None else self._sdk_client(base_url, api_key)
+        self.model = model or os.environ.get("MORPHZ_MODEL") or self.default_model
         self.temperature = temperature
-        self.max_tokens = max_tokens
+        self.max_tokens = max_tokens if max_tokens is not None else self.default_max_tokens
+
+    def _sdk_client(self, base_url: str | None, api_key: str | None) -> Any:
+        raise NotImplementedError
+
+    def _sampling(self) -> dict[str, Any]:
+        return {} if self.temperature is None else {"temperature": self.temperature}
+
+
+class OpenAIModel(_SDKModel):
+    """Chat Completions through the official `openai` SDK."""
+
+    default_model = "gpt-4o-mini"
+
+    def _sdk_client(self, base_url: str | None, api_key: str | None) -> Any:
+        import openai
+
+        return openai.OpenAI(base_url=base_url, api_key=api_key)
 
     def complete(self, request: ModelRequest) -> ModelReply:
-        extra: dict[str, Any] = {}
-        if self.temperature is not None:
-            extra["temperature"] = self.temperature
+        """One Chat Completions call: the system text, the prompt as the one user message,
+        the tools as functions; the reply's text and tool calls (arguments decoded)."""
+        extra = self._sampling()
         if self.max_tokens is not None:
             extra["max_completion_tokens"] = self.max_tokens
         response = self.client.chat.completions.create(
@@ -99,39 +117,27 @@ class OpenAIModel:
         return ModelReply(text=message.content or "", tool_calls=calls, raw=response)
 
 
-class AnthropicModel:
+class AnthropicModel(_SDKModel):
     """The Messages API through the official `anthropic` SDK."""
 
-    def __init__(
-        self,
-        model: str | None = None,
-        *,
-        client: Any = None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        max_tokens: int = 4096,
-        temperature: float | None = None,
-    ) -> None:
-        if client is None:
-            import anthropic
+    default_model = "claude-sonnet-4-5"
+    default_max_tokens = 4096  # the Messages API requires a limit
 
-            client = anthropic.Anthropic(base_url=base_url, api_key=api_key)
-        self.client = client
-        self.model = model or os.environ.get("MORPHZ_MODEL") or "claude-sonnet-4-5"
-        self.max_tokens = max_tokens
-        self.temperature = temperature
+    def _sdk_client(self, base_url: str | None, api_key: str | None) -> Any:
+        import anthropic
+
+        return anthropic.Anthropic(base_url=base_url, api_key=api_key)
 
     def complete(self, request: ModelRequest) -> ModelReply:
-        extra: dict[str, Any] = {}
-        if self.temperature is not None:
-            extra["temperature"] = self.temperature
+        """One Messages call: the system text, the prompt as the one user message, the
+        tools; the reply's text blocks joined and its tool uses as tool calls."""
         response = self.client.messages.create(
             model=self.model,
             max_tokens=self.max_tokens,
             system=request.system,
             messages=[{"role": "user", "content": request.prompt}],
             tools=_anthropic_tools(request.tools),
-            **extra,
+            **self._sampling(),
         )
         texts: list[str] = []
         calls: list[ToolCall] = []

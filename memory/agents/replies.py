@@ -33,7 +33,7 @@ from memory.agents.parts import Parts, check_reply, error_json, sort_parts
 from memory.agents.reads import run_read
 from memory.errors import Conflict, InvalidRequest, MorphzError, NotFound
 from memory.kinds import AGENT_MESSAGE
-from memory.models import Context, Frame
+from memory.models import Context, Event, Frame
 from memory.timeline.events import append_event, check_thread, register_action
 from memory.tx.engine import SYSTEM, Author, check_evaluation, submit_transaction
 from memory.tx.lang import TxError, parse_text
@@ -270,8 +270,9 @@ def _record_message(
     }
     content = text or "(reply delivered)"
     entry: dict[str, Any] = {"delivers": delivers}
-    try:
-        event = append_event(
+
+    def append(delivers: list[str], key: str | None) -> Event:
+        return append_event(
             context_id,
             kind=AGENT_MESSAGE,
             content=content,
@@ -280,6 +281,9 @@ def _record_message(
             delivers=delivers,
             idempotency_key=key,
         ).event
+
+    try:
+        event = append(delivers, key)
     except MorphzError as exc:
         if exc.code == "idempotency_key_reused":
             # Another reply under this key: the message is not written at all.
@@ -287,13 +291,6 @@ def _record_message(
             return entry
         # The reply is kept all the same; only the delivery claim is refused.
         entry.update(delivers=[], delivery_error=error_json(exc))
-        event = append_event(
-            context_id,
-            kind=AGENT_MESSAGE,
-            content=content,
-            payload=payload,
-            thread=thread,
-            idempotency_key=None if key is None else f"{key}:undelivered",
-        ).event
+        event = append([], None if key is None else f"{key}:undelivered")
     entry["ref"] = event.ref
     return entry

@@ -51,6 +51,7 @@ class SearchDocument(models.Model):
     thread = models.CharField(max_length=100)
     created_at = models.DateTimeField()
     tokens = SearchVectorField()
+    length = models.PositiveIntegerField(default=0)  # words: BM25's document length
     indexed_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -14,8 +14,9 @@ from typing import Any
 from memory.kinds import RETIRING
 from memory.models import Context, Event, Frame, Relation, TransactionRecord
 from memory.read.lists import frame_view, with_preview
-from memory.shapes import EventJson, context_json, event_json
-from memory.vocabulary import event_ref, seq_of
+from memory.read.pages import bounded_transaction_queryset, bounded_transactions
+from memory.shapes import EventJson, TransactionJson, context_json, event_json, transaction_json
+from memory.vocabulary import seq_of
 
 RECENT_EVENTS = 60
 RECENT_TRANSACTIONS = 40
@@ -52,33 +53,14 @@ def source_events(context: Context, frames: list[dict[str, Any]]) -> list[EventJ
     return sorted(_event_rows(context, seq__in=seqs), key=lambda e: e["seq"]) if seqs else []
 
 
-def transaction_dict(record: TransactionRecord) -> dict[str, Any]:
-    """A transaction as the explorer's history panel shows it."""
-    return {
-        "id": record.pk,
-        "status": record.status,
-        "base_version": record.base_version,
-        "committed_version": record.committed_version,
-        "author": record.author,
-        "author_kind": record.author_kind,
-        "thread": record.thread,
-        "reason": record.reason,
-        "text": record.text,
-        "frames": list(record.frame_ids),
-        "errors": record.errors,
-        "ref": event_ref(record.event.seq) if record.event is not None else None,
-        "created_at": record.created_at.isoformat(),
-    }
-
-
-def recent_transactions(context: Context, limit: int = RECENT_TRANSACTIONS) -> list[dict[str, Any]]:
-    """The newest `limit` transactions, oldest first."""
-    rows = (
-        TransactionRecord.objects.filter(context=context)
-        .select_related("event")
-        .order_by("-pk")[:limit]
-    )
-    return [transaction_dict(r) for r in reversed(list(rows))]
+def recent_transactions(
+    context: Context, limit: int = RECENT_TRANSACTIONS
+) -> list[TransactionJson]:
+    """The newest `limit` transactions, oldest first, bounded as the API's list bounds them."""
+    queryset = TransactionRecord.objects.filter(context=context).select_related("event")
+    records = list(bounded_transaction_queryset(queryset).order_by("-pk")[:limit])
+    bounded_transactions(records)
+    return [transaction_json(r) for r in reversed(records)]
 
 
 def live_relations(context: Context) -> list[dict[str, Any]]:

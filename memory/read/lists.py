@@ -115,6 +115,7 @@ def with_preview(queryset: QuerySet[Event]) -> QuerySet[Event]:
 def list_frames(
     context: Context, *, status: str | None = None, after_id: str = "", limit: int = 100
 ) -> Page[Frame]:
+    """Frames by frame id after `after_id` (filter `status`), `limit` per page."""
     queryset = Frame.objects.filter(context=context)
     if status:
         queryset = queryset.filter(status=status)
@@ -124,6 +125,7 @@ def list_frames(
 
 
 def get_frame(context: Context, frame_id: str) -> Frame | None:
+    """The frame `frame_id` of this context, or None."""
     return Frame.objects.filter(context=context, frame_id=frame_id).first()
 
 
@@ -144,6 +146,8 @@ def list_relations(
     after_pk: int = 0,
     limit: int = 100,
 ) -> Page[Relation]:
+    """Relations by id after `after_pk`: live ones only unless `include_removed`; filters
+    `subject`, `object_id` (frame ids) and `name`; `limit` per page."""
     queryset = Relation.objects.filter(context=context, pk__gt=after_pk).select_related(
         "subject", "object"
     )

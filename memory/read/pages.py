@@ -17,6 +17,7 @@ from django.db.models.functions import Cast, Left, Length
 
 from memory.errors import InvalidRequest, NotFound
 from memory.models import Frame, FrameRevision, TransactionRecord
+from memory.shapes import RevisionJson, revision_json
 from memory.vocabulary import event_ref
 
 # Larger bodies and texts are left out of lists and history pages and read on demand.
@@ -44,19 +45,18 @@ def frame_history_page(
     history = []
     for row in reversed(rows):
         body = bodies.get(row["pk"])
-        size = {"body_omitted": row["pk"] not in bodies, "body_chars": row["body_chars"]}
-        revision_entries.append(
-            {
-                "revision": row["revision"],
-                "body": body,
-                **size,
-                "sources": list(row["sources"]),
-                "version": row["version"],
-                "transaction": row["transaction_id"],
-                "created_at": row["created_at"].isoformat(),
-            }
+        entry = revision_json(
+            row["revision"],
+            body,
+            row["sources"],
+            row["version"],
+            row["transaction_id"],
+            row["created_at"],
+            omitted=row["pk"] not in bodies,
+            body_chars=row["body_chars"],
         )
-        history.append(_write_entry(row, body, size))
+        revision_entries.append(entry)
+        history.append(_write_entry(row, body, entry))
     return {
         "revisions": revision_entries,
         "write_history": history,
@@ -98,7 +98,7 @@ def _history_rows(frame: Frame, before: int | None, count: int) -> list[Mapping[
     )
 
 
-def _write_entry(row: Mapping[str, Any], body: Any, size: dict[str, Any]) -> dict[str, Any]:
+def _write_entry(row: Mapping[str, Any], body: Any, revision: RevisionJson) -> dict[str, Any]:
     """One `write_history` entry: the revision with the transaction that wrote it."""
     seq = row["transaction__event__seq"]
     return {
@@ -113,7 +113,8 @@ def _write_entry(row: Mapping[str, Any], body: Any, size: dict[str, Any]) -> dic
         "text_chars": row["text_chars"],
         "reason": row["reason_head"],
         "body": body,
-        **size,
+        "body_omitted": revision["body_omitted"],
+        "body_chars": revision.get("body_chars"),
         "sources": list(row["sources"]),
         "author": row["transaction__author"],
         "author_kind": row["transaction__author_kind"],
@@ -122,7 +123,7 @@ def _write_entry(row: Mapping[str, Any], body: Any, size: dict[str, Any]) -> dic
     }
 
 
-def revision_detail(frame: Frame, revision: int) -> dict[str, Any]:
+def revision_detail(frame: Frame, revision: int) -> RevisionJson:
     """One revision with its whole body (what a history page left out)."""
     row = (
         FrameRevision.objects.filter(frame=frame, revision=revision)
@@ -134,15 +135,14 @@ def revision_detail(frame: Frame, revision: int) -> dict[str, Any]:
             f"frame {frame.frame_id!r} has no revision {revision}",
             details=[{"ref": frame.frame_id, "revision": revision}],
         )
-    return {
-        "revision": row["revision"],
-        "body": row["body"],
-        "body_omitted": False,
-        "sources": list(row["sources"]),
-        "version": row["version"],
-        "transaction": row["transaction_id"],
-        "created_at": row["created_at"].isoformat(),
-    }
+    return revision_json(
+        row["revision"],
+        row["body"],
+        row["sources"],
+        row["version"],
+        row["transaction_id"],
+        row["created_at"],
+    )
 
 
 def bounded_transactions(records: list[TransactionRecord]) -> list[TransactionRecord]:

@@ -7,17 +7,16 @@
   stretches (and common typographic punctuation) take a regular-expression fast path that
   gives exactly ICU's segments there (tested against ICU); `icu_tokens(text)` is the
   reference.
-- `tsvector_literal(tokens)` / `tsquery_literal(tokens)`: the tokens as PostgreSQL
-  `tsvector` / `tsquery` input. Lexemes are quoted, so PostgreSQL never re-parses or
-  re-normalises them: the ICU pipeline is the only tokenizer (the database's own parser
+- Lexemes reach PostgreSQL quoted (`memory.search.vectors`), so it never re-parses or
+  re-normalises them: this pipeline is the only tokenizer (the database's own parser
   would split ``1.5`` or ``@e42`` differently and knows no Chinese words).
 - `terms(text)`: what is indexed and searched: each token followed by its parts
   (`parts(token)`: the pieces of identifiers split at ``_`` ``.`` ``:`` and camelCase, the
   syllable pairs of Korean words), then the emoji of the text. `tokens` stays the ICU
   definition; `terms` adds to it.
-- `snippet(text, query_tokens)`: a short window around the first match, as plain text and
-  as ``parts`` ``[{text, match}]`` so a page can highlight with textContent, never HTML.
-- `frame_text(frame_id, body)` / `event_text(content, payload)`: what a document says.
+- `index_terms(text, secondary=False)`: the lexemes the index stores: words, and their
+  parts marked as secondary (``~part``); see `memory.search.vectors`.
+- `query_clauses(text)`: a query's words as (token, parts).
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from itertools import chain
-from typing import Any
 
 from icu4py.breakers import WordBreaker
 
@@ -35,7 +33,7 @@ LOCALE = "root"
 MAX_TOKEN_CHARS = 200
 MAX_POSITIONS = 16  # positions kept per lexeme: enough for ranking, keeps vectors small
 MAX_VECTOR_BYTES = 1_000_000  # PostgreSQL refuses more than 1 MB of lexemes per tsvector
-SNIPPET_CHARS = 200
+SECONDARY = "~"  # marks a secondary lexeme (see `index_terms`)
 
 _WORDLIKE = re.compile(r"[^\W_]")
 
@@ -305,6 +303,58 @@ def _ascii_flat(match: str) -> tuple[str, ...]:
     return () if pair is None else (pair[0], *pair[1])
 
 
+@functools.lru_cache(maxsize=65536)
+def _ascii_marked(match: str) -> tuple[str, ...]:
+    if match.lower() == match and not _SEPARATED_KEEP.search(match):
+        # Lower-case (a giant log's ids, tags, numbers): the parts are its runs of letters
+        # and of digits, when it is split at all; the same as `_ascii_pair`, in fewer steps
+        # (a 3.5 MB log has ~50,000 distinct tokens, each seen here once).
+        if not _ASCII_WORDLIKE.search(match):
+            return ()
+        if not _SPLITTABLE.search(match):
+            return (match,)
+        found = _LOWER_RUNS.findall(match)
+        if len(found) <= 1 and (not found or found[0] == match):
+            return (match,)
+        return (match, *[SECONDARY + p for p in found[:MAX_PARTS]])
+    pair = _ascii_pair(match)
+    if pair is None:
+        return ()
+    return (pair[0], *[SECONDARY + p for p in pair[1]])
+
+
+_LOWER_RUNS = re.compile(r"[a-z]+|[0-9]+")
+_SEPARATED_KEEP = re.compile("[,;'’]")  # pieces holding these stay whole (1,000)
+
+
+def index_terms(text: str, *, secondary: bool = False) -> tuple[list[str], int]:
+    """(lexemes in order, number of words) of `text` as the index stores them: each word,
+    then its parts (identifier pieces, Korean syllable pairs) marked SECONDARY (``~part``);
+    the emoji at the end. With `secondary` every lexeme is marked (an event's payload).
+
+    A part is weaker evidence than a word of its own: kept apart, a word's rarity is not
+    diluted by its use inside identifiers (``cancel`` in ``cancel_order``)."""
+    found: list[str]
+    if text.isascii() and not _NEEDS_PARTS.search(text):
+        found = _ascii_tokens(text.lower())
+        words = len(found)
+    elif text.isascii():
+        marked = [m for m in map(_ascii_marked, _ASCII_WORD_ANYCASE.findall(text)) if m]
+        words = len(marked)
+        found = list(chain.from_iterable(marked))
+    else:
+        pairs = _pairs(text)
+        words = len(pairs)
+        found = list(
+            chain.from_iterable(
+                (token, *[SECONDARY + p for p in token_parts]) for token, token_parts in pairs
+            )
+        )
+    if secondary:
+        found = [t if t.startswith(SECONDARY) else SECONDARY + t for t in found]
+    return found, words
+
+
 def query_clauses(text: str) -> list[tuple[str, list[str]]]:
     """The query's terms as (token, parts): a document matches a clause when it holds the
     token or the phrase of its parts. Repeats dropped, at most MAX_QUERY_CLAUSES."""
@@ -312,158 +362,3 @@ def query_clauses(text: str) -> list[tuple[str, list[str]]]:
     for token, token_parts in _pairs(text):
         clauses.setdefault(token, list(token_parts))
     return list(clauses.items())[:MAX_QUERY_CLAUSES]
-
-
-def clause_tsquery(token: str, token_parts: list[str]) -> str:
-    """`'token'`, or `('token' | 'part1' <-> 'part2')` when it has parts."""
-    if not token_parts:
-        return _quote(token)
-    return f"({_quote(token)} | {' <-> '.join(map(_quote, token_parts))})"
-
-
-def _quote(lexeme: str) -> str:
-    if len(lexeme) > MAX_TOKEN_CHARS:
-        lexeme = lexeme[:MAX_TOKEN_CHARS]
-    if "'" in lexeme or "\\" in lexeme:
-        lexeme = lexeme.replace("\\", "\\\\").replace("'", "''")
-    return "'" + lexeme + "'"
-
-
-def tsvector_literal(token_list: list[str]) -> str:
-    """`'tok':1,7 'other':2`: real positions, at most MAX_POSITIONS per lexeme."""
-    positions: dict[str, list[int]] = {}
-    get = positions.get
-    for index, token in enumerate(token_list, start=1):
-        found = get(token)
-        if found is None:
-            positions[token] = [index]
-        elif len(found) < MAX_POSITIONS:
-            found.append(index)
-    lexemes: Iterable[str] = positions
-    if sum(map(len, positions)) * 4 + 8 * len(positions) > MAX_VECTOR_BYTES:
-        # PostgreSQL refuses more than 1 MB of distinct lexemes: a giant log keeps its first
-        # distinct words (its chunks stay readable by ref).
-        kept, size = [], 0
-        for token in positions:
-            size += len(token[:MAX_TOKEN_CHARS].encode()) + 8
-            if size > MAX_VECTOR_BYTES:
-                break
-            kept.append(token)
-        lexemes = kept
-    quote = _quote
-    return " ".join([quote(t) + ":" + ",".join(map(str, positions[t])) for t in lexemes])
-
-
-def weighted_tsvector_literal(sections: list[tuple[list[str], str]]) -> str:
-    """Like `tsvector_literal` over the sections' terms in order (positions run on), each
-    position carrying its section's weight letter (A, B, C or D)."""
-    positions: dict[str, list[str]] = {}
-    get = positions.get
-    index = 0
-    for token_list, weight in sections:
-        for token in token_list:
-            index += 1
-            found = get(token)
-            if found is None:
-                positions[token] = [f"{min(index, 16383)}{weight}"]
-            elif len(found) < MAX_POSITIONS:
-                found.append(f"{min(index, 16383)}{weight}")
-    lexemes: Iterable[str] = positions
-    if sum(map(len, positions)) * 4 + 8 * len(positions) > MAX_VECTOR_BYTES:
-        kept, size = [], 0
-        for token in positions:
-            size += len(token[:MAX_TOKEN_CHARS].encode()) + 8
-            if size > MAX_VECTOR_BYTES:
-                break
-            kept.append(token)
-        lexemes = kept
-    quote = _quote
-    return " ".join([quote(t) + ":" + ",".join(positions[t]) for t in lexemes])
-
-
-def tsquery_literal(token_list: list[str]) -> str:
-    """All query tokens AND-ed; empty when the query has no word."""
-    unique = list(dict.fromkeys(token_list))
-    return " & ".join(_quote(token) for token in unique)
-
-
-def flatten(value: Any) -> str:
-    """Body or payload as plain lines (`key: value`), keys included so they are findable."""
-    lines: list[str] = []
-
-    def walk(item: Any, prefix: str) -> None:
-        if isinstance(item, dict):
-            for key, inner in item.items():
-                walk(
-                    inner, f"{prefix}{key}: " if not isinstance(inner, (dict, list)) else f"{key}\n"
-                )
-        elif isinstance(item, list):
-            for inner in item:
-                walk(inner, prefix)
-        elif item is not None:
-            lines.append(f"{prefix}{item}")
-        elif prefix:
-            lines.append(prefix.rstrip())
-
-    walk(value, "")
-    return "\n".join(lines)
-
-
-def frame_text(frame_id: str, body: Any) -> str:
-    return f"{frame_id}\n{flatten(body)}"
-
-
-def event_text(content: str, payload: Any, *, include_payload: bool = True) -> str:
-    if payload is None or not include_payload:
-        return content
-    extra = flatten(payload)
-    return f"{content}\n{extra}" if extra else content
-
-
-def _matches(segment: str, wanted: set[str]) -> bool:
-    if segment.isascii():
-        word = segment.lower()
-        if word in wanted:
-            return True
-        return _NEEDS_PARTS.search(segment) is not None and any(
-            p in wanted for p in _cased_parts(segment)
-        )
-    if not _wordlike(segment):
-        found = _EMOJI.match(segment)
-        return found is not None and found.group() in wanted
-    word = normalise(segment)
-    return word in wanted or any(p in wanted for p in _word_parts(word))
-
-
-def snippet(text: str, query_tokens: Iterable[str], width: int = SNIPPET_CHARS) -> dict[str, Any]:
-    """A window of `text` around the first query match: ``{snippet, parts}``."""
-    wanted = set(query_tokens)
-    pieces: list[tuple[str, bool]] = []
-    first = None
-    offset = 0
-    for segment in segments(text):
-        match = bool(wanted) and _matches(segment, wanted)
-        if match and first is None:
-            first = offset
-        pieces.append((segment, match))
-        offset += len(segment)
-    start = max(0, (first or 0) - width // 4)
-    end = start + width
-    parts: list[dict[str, Any]] = []
-    position = 0
-    for segment, match in pieces:
-        seg_end = position + len(segment)
-        if seg_end > start and position < end:
-            piece = segment[max(0, start - position) : end - position]
-            if parts and parts[-1]["match"] == match and not match:
-                parts[-1]["text"] += piece
-            else:
-                parts.append({"text": piece, "match": match})
-        position = seg_end
-        if position >= end:
-            break
-    if start > 0:
-        parts.insert(0, {"text": "…", "match": False})
-    if end < len(text):
-        parts.append({"text": "…", "match": False})
-    return {"snippet": "".join(p["text"] for p in parts), "parts": parts}

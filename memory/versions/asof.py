@@ -32,25 +32,19 @@ from memory.versions.points import (
     CONTEXT_AT,
     EVENTS_AT,
     FRAME_COLUMNS,
+    FRAMES_AT_SELECT,
     RELATIONS_AT,
     Point,
 )
 
 # Frames walked in id order, each with its logged state at the point: the planner stops
 # after `limit` matches, so a page costs index lookups, not the whole context.
-_FRAMES_PAGE = """
-SELECT f.id, f.context_id, f.frame_id, h.revision, rv.body, rv.sources, h.status, h.protected,
-       h.retire_requested_tick, h.retire_due_tick, h.retire_reason, h.retire_generation,
-       h.token_estimate, f.created_version, h.version AS changed_version, f.updated_at
-FROM memory_frame f
-CROSS JOIN LATERAL (
-  SELECT c.* FROM memory_framechange c WHERE c.frame_id = f.id AND c.version <= %(v)s
-  ORDER BY c.version DESC, c.id DESC LIMIT 1
-) h
-JOIN memory_framerevision rv ON rv.frame_id = f.id AND rv.revision = h.revision
-WHERE f.context_id = %(ctx)s AND f.created_version <= %(v)s {where}
+_FRAMES_PAGE = (
+    FRAMES_AT_SELECT
+    + """WHERE f.context_id = %(ctx)s AND f.created_version <= %(v)s {where}
 ORDER BY f.frame_id LIMIT %(limit)s
 """
+)
 
 
 def _loads(value: Any) -> Any:

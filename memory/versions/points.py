@@ -114,7 +114,9 @@ WHERE f.context_id = %(ctx)s AND f.created_version <= %(v)s
 """
 
 # One frame by id: index lookups only (the as-of read the benchmark measures).
-FRAME_AT = """
+# Frames as they were at the end of version %(v)s: each frame's last change up to then and
+# the revision it named (FRAME_COLUMNS, in order). Callers add their WHERE clause.
+FRAMES_AT_SELECT = """
 SELECT f.id, f.context_id, f.frame_id, h.revision, rv.body, rv.sources, h.status, h.protected,
        h.retire_requested_tick, h.retire_due_tick, h.retire_reason, h.retire_generation,
        h.token_estimate, f.created_version, h.version AS changed_version, f.updated_at
@@ -124,8 +126,11 @@ CROSS JOIN LATERAL (
   ORDER BY c.version DESC, c.id DESC LIMIT 1
 ) h
 JOIN memory_framerevision rv ON rv.frame_id = f.id AND rv.revision = h.revision
-WHERE f.context_id = %(ctx)s AND f.frame_id = %(fid)s AND f.created_version <= %(v)s
 """
+FRAME_AT = (
+    FRAMES_AT_SELECT
+    + "WHERE f.context_id = %(ctx)s AND f.frame_id = %(fid)s AND f.created_version <= %(v)s\n"
+)
 
 FRAME_COLUMNS = (
     "id",

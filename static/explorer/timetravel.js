@@ -1,8 +1,9 @@
 /* Time travel: the graph and the side panel as of an earlier version (the API's as_of
- * reads), with what that version changed highlighted against the one before it (or any
- * other version picked to compare with). Corrections are off while looking at the past. */
+ * reads), with what changed since the version before it (or any other version picked to
+ * compare with) highlighted, as the server's diff/ endpoint reports it. Corrections are off
+ * while looking at the past. */
 
-import { fetchAll } from "./api.js";
+import { api } from "./api.js";
 import { $, el, clear, emit } from "./dom.js";
 import { mark } from "./graph.js";
 import { model, refreshAll } from "./model.js";
@@ -11,34 +12,24 @@ import { selection } from "./frame.js";
 const slider = $("tt-slider");
 const banner = $("tt-banner");
 
-async function framesAt(version) {
-  const frames = await fetchAll("frames/?limit=500&as_of=" + version, "frames");
-  return new Map(frames.map((f) => [f.id, f]));
-}
-
-/* What differs between two sets of frames: new ids, and changed revision, status or flag. */
-export function compare(before, after) {
-  const added = [];
-  const changed = [];
-  for (const [id, frame] of after) {
-    const old = before.get(id);
-    if (!old) added.push(id);
-    else if (old.revision !== frame.revision || old.status !== frame.status || old.protected !== frame.protected) {
-      changed.push(id);
-    }
+/* The highlight of a diff/ answer: frames derived in the range ("added"), and frames that
+ * existed and were revised, changed status or protection ("changed"), each with a line
+ * saying what happened to it. */
+export function highlight(diff) {
+  const lines = new Map();
+  const note = (id, text) => lines.set(id, lines.has(id) ? lines.get(id) + ", " + text : text);
+  const f = diff.frames;
+  const added = f.derived.map((d) => d.id);
+  for (const d of f.derived) note(d.id, "new");
+  for (const r of f.revised) note(r.id, "revision " + r.from_revision + " → " + r.to_revision);
+  for (const kind of ["retiring", "retired", "restored"]) {
+    for (const c of f[kind]) if (c.before !== null) note(c.id, c.before + " → " + c.after);
   }
-  return { added, changed };
-}
-
-function describe(id, before, after) {
-  const old = before.get(id);
-  const now = after.get(id);
-  if (!old) return id + " (new)";
-  const parts = [];
-  if (old.revision !== now.revision) parts.push("revision " + old.revision + " → " + now.revision);
-  if (old.status !== now.status) parts.push(old.status + " → " + now.status);
-  if (old.protected !== now.protected) parts.push(now.protected ? "protected" : "unprotected");
-  return id + " (" + parts.join(", ") + ")";
+  for (const p of f.protected) note(p.id, "protected");
+  for (const p of f.unprotected) note(p.id, "unprotected");
+  const isNew = new Set(added);
+  const changed = [...lines.keys()].filter((id) => !isNew.has(id));
+  return { added, changed, lines };
 }
 
 export function renderSlider() {
@@ -76,25 +67,47 @@ export async function travel(version, compareWith) {
     mark("changed", []);
     return;
   }
-  const before = await framesAt(base);
-  const diff = compare(before, model.frames);
-  mark("added", diff.added);
-  mark("changed", diff.changed);
-  const tx = model.transactions.find((t) => t.committed_version === target);
+  const low = Math.min(base, target);
+  const high = Math.max(base, target);
+  let diff;
+  try {
+    diff = await api("diff/?from=" + low + "&to=" + high);
+  } catch (err) {
+    mark("added", []);
+    mark("changed", []);
+    banner.append(el("span", { class: "error", text: "Could not compare with version " + base + ": " + err.message }));
+    banner.hidden = false;
+    return;
+  }
+  const shown = highlight(diff);
+  mark("added", shown.added);
+  mark("changed", shown.changed);
   const back = el("button", { type: "button", text: "back to now" });
   back.addEventListener("click", () => travel(model.context.version));
+  const rel = diff.relations;
   banner.append(
     el("b", { text: model.asOf === null ? "Now (version " + target + ")" : "Viewing version " + target + " (read-only)" }),
-    " · compared with version " + base + ": ",
-    el("span", { class: "tt-added", text: diff.added.length + " new" }), ", ",
-    el("span", { class: "tt-changed", text: diff.changed.length + " changed" }),
-    tx ? el("span", { class: "muted", text: " · version " + target + " was written by " + tx.author + (tx.reason ? ": " + tx.reason : "") }) : null,
+    " · " + (base <= target ? "changes since version " + base : "changes from version " + target + " to " + base) + ": ",
+    el("span", { class: "tt-added", text: shown.added.length + " new" }), ", ",
+    el("span", { class: "tt-changed", text: shown.changed.length + " changed" }),
+    rel.added.length || rel.removed.length
+      ? el("span", { class: "muted", text: " · relations +" + rel.added.length + " −" + rel.removed.length })
+      : null,
     " ", back);
-  const ids = [...diff.added, ...diff.changed];
+  const txs = diff.transactions;
+  if (txs.length) {
+    const list = el("ul", { class: "tt-transactions" });
+    for (const t of txs.slice(-5)) {
+      list.append(el("li", { class: "muted", text: "version " + t.version + " by " + t.author + (t.reason ? ": " + t.reason : "") }));
+    }
+    if (txs.length > 5) list.prepend(el("li", { class: "muted", text: (txs.length - 5) + " earlier transactions" }));
+    banner.append(list);
+  }
+  const ids = [...shown.added, ...shown.changed];
   if (ids.length) {
     const list = el("ul", { class: "tt-list" });
     for (const id of ids.slice(0, 12)) {
-      const item = el("button", { type: "button", class: "ref", text: describe(id, before, model.frames) });
+      const item = el("button", { type: "button", class: "ref", text: id + " (" + shown.lines.get(id) + ")" });
       item.addEventListener("click", () => emit("select-frame", id));
       list.append(el("li", {}, item));
     }

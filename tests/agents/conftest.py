@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +10,7 @@ import pytest
 
 from memory.contexts import create_context, issue_token
 from tests.api.live import unthrottled  # noqa: F401
+from tests.served import ServedApp, served_app
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -166,59 +163,14 @@ def check_first_example(mz: Any, turn: Any, at_packaging: dict[str, Any]) -> Non
     assert history[1]["text"] == FIRST_EXAMPLE.format(base=12)
 
 
-@dataclass
-class AsgiServer:
-    url: str
-    process: subprocess.Popen[bytes]
-    log_path: Path
+AsgiServer = ServedApp
 
 
 @pytest.fixture(scope="session")
 def asgi_server(
     django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[AsgiServer]:
+) -> Iterator[ServedApp]:
     """`uvicorn morphz.asgi:application` (the served app, /mcp/ included) on the test
     database, in a subprocess on a loopback port."""
-    import httpx
-    from django.db import connection
-
-    from morphz.devserver import database_url, free_port, uvicorn_command
-
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("asgi") / "uvicorn.log"
-    env = dict(os.environ)
-    env.update(
-        {
-            "DATABASE_URL": database_url(connection.settings_dict),
-            "DJANGO_SETTINGS_MODULE": "morphz.settings",
-            "MORPHZ_INDEXER_IN_PROCESS": "0",
-            "CHANNEL_LAYER_URL": "",
-            "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        }
-    )
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            uvicorn_command(port), cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
-        )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError(f"uvicorn exited: {log_path.read_text()[-3000:]}")
-        try:
-            if httpx.get(url + "/api/v1/", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"uvicorn did not start: {log_path.read_text()[-3000:]}")
-        time.sleep(0.2)
-    try:
-        yield AsgiServer(url, process, log_path)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    with served_app(tmp_path_factory.mktemp("asgi") / "uvicorn.log", "/api/v1/") as app:
+        yield app

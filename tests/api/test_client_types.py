@@ -76,3 +76,5 @@ def test_the_memory_builders_and_the_schema_name_the_same_fields() -> None:
     assert names(built.EventJson) == set(shapes.EventSerializer().fields)
     assert names(built.AppendedEvent) == set(shapes.BulkEventSerializer().fields)
     assert set(shapes.EventChunkSerializer().fields) <= names(built.EventChunk)
+    assert names(built.RevisionJson) == set(shapes.RevisionSerializer().fields)
+    assert names(built.TransactionJson) == set(shapes.TransactionSerializer().fields)

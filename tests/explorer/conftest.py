@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from morphz.devserver import database_url, free_port, uvicorn_command
+from tests.served import ServedApp, served_app
 
 # Playwright's sync API keeps an event loop in this thread; the ORM calls the tests make
 # between browser steps are ordinary blocking calls, so Django's async guard is relaxed here.
@@ -71,69 +69,15 @@ def browser() -> Iterator[Any]:
         instance.close()
 
 
-@dataclass
-class LiveServer:
-    url: str
-    process: subprocess.Popen[bytes]
-    log_path: Path
-
-    def api(self, token: str) -> httpx.Client:
-        return httpx.Client(
-            base_url=self.url, headers={"Authorization": f"Bearer {token}"}, timeout=10
-        )
+LiveServer = ServedApp
 
 
 @pytest.fixture(scope="session")
 def asgi_server(
     django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LiveServer]:
-    from django.db import connection
-
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("server") / "uvicorn.log"
-    env = dict(os.environ)
-    env.update(
-        {
-            "DATABASE_URL": database_url(connection.settings_dict),
-            "DJANGO_SETTINGS_MODULE": "morphz.settings",
-            # The outbox worker is not needed here and would hold connections while the
-            # test database is flushed between tests.
-            "MORPHZ_INDEXER_IN_PROCESS": "0",
-            "CHANNEL_LAYER_URL": "",
-            "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        }
-    )
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            uvicorn_command(port),
-            cwd=REPO,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90  # a busy shared machine can take a while to start it
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError(f"uvicorn exited: {log_path.read_text()[-3000:]}")
-        try:
-            if httpx.get(url + "/admin/login/", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"uvicorn did not start: {log_path.read_text()[-3000:]}")
-        time.sleep(0.1)
-    try:
-        yield LiveServer(url=url, process=process, log_path=log_path)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    with served_app(tmp_path_factory.mktemp("server") / "uvicorn.log", "/admin/login/") as app:
+        yield app
 
 
 @pytest.fixture

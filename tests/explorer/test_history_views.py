@@ -46,6 +46,7 @@ def test_time_travel_shows_an_old_body_and_what_a_version_changed(
     assert team.commit(
         '(context-tx (reason "note") (derive test-result (tests passed)))'
     ).is_success
+    assert team.commit('(context-tx (reason "keep it") (protect release))').is_success
     reviewer_page.open_context(team.slug)
     reviewer_page.click_frame("release")
     assert "packaging" in page.locator("#frame-body").inner_text()
@@ -58,20 +59,31 @@ def test_time_travel_shows_an_old_body_and_what_a_version_changed(
     assert {n["id"] for n in reviewer_page.graph()} == {"release", "plan"}
     assert page.locator("#btn-retire").is_hidden()  # no corrections in the past
 
-    travel_to(reviewer_page, 2)
+    # The highlight is the server's diff between the version before and the one shown.
+    with page.expect_request(lambda r: "/diff/?from=1&to=2" in r.url):
+        travel_to(reviewer_page, 2)
     page.wait_for_function(
         "() => document.getElementById('frame-body').textContent.includes('packaging')"
     )
-    # The highlight comes after a second read (the version before), so wait for its banner.
     page.wait_for_function(
         "() => document.getElementById('tt-banner').textContent.includes('Viewing version 2')"
     )
-    changed = {n["id"] for n in reviewer_page.graph("node.changed")}
-    assert changed == {"release"}
+    assert {n["id"] for n in reviewer_page.graph("node.changed")} == {"release"}
+    assert not reviewer_page.graph("node.added")
     banner = page.locator("#tt-banner").inner_text()
     assert "Viewing version 2" in banner and "tests passed" in banner
     assert "release (revision 1 → 2)" in banner
 
+    with page.expect_request(lambda r: "/diff/?from=2&to=3" in r.url):
+        travel_to(reviewer_page, 3)
+    page.wait_for_function(
+        "() => document.getElementById('tt-banner').textContent.includes('Viewing version 3')"
+    )
+    assert {n["id"] for n in reviewer_page.graph("node.added")} == {"test-result"}
+    assert not reviewer_page.graph("node.changed")
+    assert "test-result (new)" in page.locator("#tt-banner").inner_text()
+
     page.click("#tt-banner button:text('back to now')")
     page.wait_for_function("() => document.body.dataset.asOf === ''")
     assert "test-result" in {n["id"] for n in reviewer_page.graph()}
+    assert not reviewer_page.graph("node.added") and not reviewer_page.graph("node.changed")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from memory.contexts import update_context_settings
 from memory.errors import RuleViolation
 from memory.models import TransactionRecord
 
@@ -11,8 +12,9 @@ from memory.models import TransactionRecord
 @pytest.fixture
 def retired_note(release_team):
     agent = release_team
-    agent.context.grace_ticks = 0  # arranged directly: retire takes effect at once
-    agent.context.save(update_fields=["grace_ticks"])
+    # retire takes effect at once (through the settings write, so the history has it)
+    update_context_settings(agent.context.pk, grace_ticks=0)
+    agent.refresh()
     agent.commit('(context-tx (derive note (text "old")))')
     agent.commit("(context-tx (retire note))")
     assert agent.frame("note").status == "retired"

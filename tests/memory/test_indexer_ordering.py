@@ -11,7 +11,7 @@ from django.db import connection, transaction
 
 from memory.contexts import create_context
 from memory.models import Frame
-from memory.search import indexer
+from memory.search import documents, indexer
 from memory.search.query import search
 from memory.tx.engine import submit_transaction
 
@@ -25,14 +25,16 @@ def test_a_reading_made_before_a_revise_is_replaced_by_the_new_facts(release_tea
     agent.commit('(context-tx (derive note (text "alpha build")))')
     indexer.drain()
     note = agent.frame("note")
-    stale = indexer._frame_documents([note.pk])  # a worker read the frame ...
+    stale = documents._frame_documents([note.pk])  # a worker read the frame ...
     agent.commit('(context-tx (revise note (text "omega build")))')  # ... then it changed
 
-    real = indexer._frame_documents
+    real = documents._frame_documents
     readings = iter([stale])
-    monkeypatch.setattr(indexer, "_frame_documents", lambda pks: next(readings, None) or real(pks))
+    monkeypatch.setattr(
+        documents, "_frame_documents", lambda pks: next(readings, None) or real(pks)
+    )
     with transaction.atomic():
-        indexer._index([note.pk], [])
+        documents.index_rows([note.pk], [])
 
     assert refs(agent.context, "omega") == ["note"]
     assert refs(agent.context, "alpha") == []
@@ -49,7 +51,7 @@ def test_a_commit_does_not_wait_for_an_indexer_batch_in_progress():
     def slow_batch() -> None:
         try:
             with transaction.atomic():
-                indexer._index([pk], [])
+                documents.index_rows([pk], [])
                 batch_open.set()
                 release.wait(10)  # the batch holds its locks here
         finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from memory.contexts import update_context_settings
 from memory.errors import MaintenanceRequired
 from memory.pressure import pressure_state
 from memory.timeline.events import register_action
@@ -41,8 +42,8 @@ def test_levels_follow_thresholds_with_hysteresis(used, was_in_maintenance, leve
 def crowded(release_team):
     """Capacity 1000: a big log (829 tokens) and a small one (79) put it at 90.8 %."""
     agent = release_team
-    agent.context.capacity_tokens = 1000
-    agent.context.save(update_fields=["capacity_tokens"])
+    update_context_settings(agent.context.pk, capacity_tokens=1000)  # in the history
+    agent.refresh()
     big = agent.observe("x" * 3300)
     small = agent.observe("y" * 300)
     assert pressure_state(agent.refresh()).level == "maintenance"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from io import StringIO
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +26,17 @@ def demo(db: Any) -> Context:
     return context
 
 
+def test_the_demo_loaded_by_the_command_verifies(
+    db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MORPHZ_DATA_DIR", str(tmp_path))
+    call_command("load_demo", stdout=StringIO())
+    out = StringIO()
+    call_command("verify_context", "demo", stdout=out)
+    assert out.getvalue().startswith("demo: OK")
+    assert verify_context(Context.objects.get(slug="demo")) == []
+
+
 def test_the_demo_story_verifies(demo: Context) -> None:
     assert verify_context(demo) == []
     out = StringIO()
@@ -32,6 +44,7 @@ def test_the_demo_story_verifies(demo: Context) -> None:
     assert out.getvalue().startswith("demo: OK")
 
 
+@pytest.mark.no_replay_check("it changes stored state behind the engine to see it reported")
 @pytest.mark.parametrize(
     ("sql", "where"),
     [

@@ -10,7 +10,7 @@ import pytest
 from memory.demo.loader import load_demo
 from memory.models import Context
 from memory.search.indexer import drain
-from memory.search.query import search
+from memory.search.query import TOTAL_CAP, search
 
 
 def refs(result):
@@ -187,3 +187,64 @@ def test_the_upgrade_migration_queues_every_existing_document_for_reindexing(rel
     drain()
     assert refs(search(agent.context, "create user")) == ["@e1"]
     assert refs(search(agent.context, "canary")) == ["rollout"]
+
+
+def test_the_best_match_is_found_however_many_newer_documents_match_less(release_team):
+    # Before, candidates were the newest 1,000 documents holding any query word: an older
+    # document holding the rarest word was never ranked.
+    from memory.search.ranking import WIDE_POOL
+    from memory.timeline.bulk import append_events
+
+    agent = release_team
+    best = agent.observe("zebra quartz migration notes", kind="agent_message")
+    newer = [
+        {"kind": "agent_message", "content": f"zebra ember {i}"} for i in range(WIDE_POOL + 50)
+    ]
+    for start in range(0, len(newer), 500):
+        append_events(agent.context.pk, newer[start : start + 500])
+    drain()
+    result = search(agent.context, "zebra quartz ember")
+    assert refs(result)[0] == best
+    assert result["total"] == TOTAL_CAP and result["total_exact"] is False
+
+
+def test_a_word_said_outranks_the_same_word_inside_an_identifier(release_team):
+    agent = release_team
+    # The tool call is newer and shorter: before, a part weighed as much as a word.
+    said = agent.observe("please cancel the order now, thanks", kind="user_message")
+    part = agent.observe('{"name": "cancel_order"}', kind="tool_result")
+    drain()
+    assert refs(search(agent.context, "cancel")) == [said, part]
+    # ... and the identifier itself is found first by its own name.
+    assert refs(search(agent.context, "cancel_order"))[0] == part
+
+
+def test_common_words_score_candidates_but_do_not_select_them(release_team, monkeypatch):
+    # Visiting every document of a common word is what made long questions slow: words the
+    # statistics list as common only add their weight to documents rarer words found.
+    from django.db import connection
+
+    from memory.search import ranking
+    from memory.timeline.bulk import append_events
+
+    agent = release_team
+    both = agent.observe("alpha beta", kind="agent_message")
+    append_events(
+        agent.context.pk,
+        [{"kind": "agent_message", "content": f"alpha note {i}"} for i in range(300)],
+    )
+    only_rare = agent.observe("beta", kind="agent_message")
+    drain()
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memory_searchdocument")
+    ranking.forget_statistics()
+    monkeypatch.setattr(ranking, "WIDEN_BELOW", 1)  # (a small context widens to common words)
+    try:
+        plan = ranking.plan(agent.context.pk, [("alpha", []), ("beta", [])], "", {}, False)
+        common = {item.literal for item in plan.items if item.common is not None}
+        assert "'alpha'" in common and "'beta'" not in common
+        result = search(agent.context, "alpha beta")
+        assert refs(result)[:2] == [both, only_rare]
+        assert result["total"] == 2  # documents holding only "alpha" were never candidates
+    finally:
+        ranking.forget_statistics()

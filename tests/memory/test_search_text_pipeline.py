@@ -6,14 +6,9 @@ import random
 
 from django.db import connection
 
-from memory.search.textindex import (
-    icu_tokens,
-    normalise,
-    snippet,
-    tokens,
-    tsquery_literal,
-    tsvector_literal,
-)
+from memory.search.snippets import snippet
+from memory.search.textindex import icu_tokens, normalise, tokens
+from memory.search.vectors import tsquery_literal, tsvector_literal
 
 
 def test_chinese_is_segmented_into_dictionary_words():
@@ -117,3 +112,28 @@ def test_long_mixed_text_is_cut_into_chunks_without_changing_the_icu_tokens():
     for _ in range(300):
         text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 40)))
         assert tokens(text) == icu_tokens(text), text
+
+
+def test_index_terms_are_the_pipeline_terms_with_parts_marked_secondary():
+    # index_terms has its own fast path for lower-case identifiers (giant logs): it must
+    # give exactly the pipeline's terms, every part marked and every word not.
+    from memory.search.textindex import SECONDARY, index_terms, terms
+
+    rng = random.Random(7)
+    alphabet = "abcXYZ019_.:,;'-/ é결과"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 16)))
+        lexemes, words = index_terms(text)
+        assert [lexeme.removeprefix(SECONDARY) for lexeme in lexemes] == terms(text), text
+        assert words == sum(not lexeme.startswith(SECONDARY) for lexeme in lexemes), text
+
+
+def test_a_log_past_postgresqls_last_position_is_indexed_to_its_end(release_team):
+    from memory.search.indexer import drain
+    from memory.search.query import search
+
+    log = " ".join(f"line_{i}" for i in range(20_000)) + " finalword"
+    ref = release_team.observe(log)
+    drain()
+    assert [h["ref"] for h in search(release_team.context, "finalword")["hits"]] == [ref]
+    assert [h["ref"] for h in search(release_team.context, "line_19999")["hits"]] == [ref]

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from memory.models import Context
-from memory.search.indexer import count_facts, rebuild
+from memory.search.documents import count_facts, rebuild
 
 
 class Command(BaseCommand):

@@ -1,86 +1,16 @@
-"""The JSON shapes of contexts and events: one TypedDict and one builder for each.
-
-The API (api/shapes.py documents them in the OpenAPI schema), the explorer's first paint,
-recall, search and the compiled model input all build their context and event JSON here,
-so the same field never means two things in two places. Every event shape starts from
-`event_head` (`ref`, `kind`, `thread`, `status`); the compiled input leaves `status` out
-because it only ever holds active observations.
-"""
+"""The event shapes: every one starts from `event_head` (`ref`, `kind`, `thread`,
+`status`); the compiled input's observation leaves `status` out because it only ever holds
+active observations."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any, NotRequired, TypedDict
 
 from memory.kinds import event_status
 from memory.limits import EVENT_PREVIEW_CHARS
-from memory.models import Context, Event
-from memory.pressure import pressure_state
+from memory.models import Event
 from memory.vocabulary import event_ref
-
-# -- context -------------------------------------------------------------------------------
-
-
-class ContextSettings(TypedDict):
-    grace_ticks: int
-    capacity_tokens: int
-    pressure_percent: int
-    maintenance_percent: int
-    maintenance_exit_percent: int
-    observation_budget_tokens: int
-
-
-class ForkedFrom(TypedDict):
-    slug: str | None  # null when the source context was deleted
-    version: int
-    tick: int | None
-
-
-class ContextJson(TypedDict):
-    slug: str
-    name: str
-    version: int
-    tick: int
-    last_seq: int
-    settings: ContextSettings
-    pressure: dict[str, Any]
-    frozen: bool
-    forked_from: ForkedFrom | None
-
-
-def context_json(context: Context) -> ContextJson:
-    """A context: counters (`version`, `tick`, `last_seq`), its settings (ticks, tokens,
-    percents of capacity), pressure now, whether it is frozen and where it was forked from."""
-    return {
-        "slug": context.slug,
-        "name": context.name,
-        "version": context.version,
-        "tick": context.tick,
-        "last_seq": context.last_seq,
-        "settings": {
-            "grace_ticks": context.grace_ticks,
-            "capacity_tokens": context.capacity_tokens,
-            "pressure_percent": context.pressure_percent,
-            "maintenance_percent": context.maintenance_percent,
-            "maintenance_exit_percent": context.maintenance_exit_percent,
-            "observation_budget_tokens": context.observation_budget_tokens,
-        },
-        "pressure": pressure_state(context).as_dict(),
-        "frozen": context.frozen,
-        "forked_from": _lineage(context),
-    }
-
-
-def _lineage(context: Context) -> ForkedFrom | None:
-    version = context.forked_version
-    if version is None:
-        return None
-    source = context.forked_from.slug if context.forked_from_id and context.forked_from else None
-    return {"slug": source, "version": version, "tick": context.forked_tick}
-
-
-# -- events --------------------------------------------------------------------------------
 
 
 class EventIdentity(TypedDict):
@@ -191,81 +121,6 @@ def event_chunk_json(row: Mapping[str, Any], offset: int, chunk: str, total: int
         "next_offset": end if end < total else None,
         "total": total,
     }
-
-
-class EventNode(EventHead):
-    type: str
-    depth: int
-    size: int
-    active: bool
-    retired: bool
-    created_at: str
-    preview: str
-    content: NotRequired[str]
-
-
-def event_node(row: Mapping[str, Any], depth: int, preview: str, content: str | None) -> EventNode:
-    """An event as a recall node, `depth` steps from the start frame; `content` is the whole
-    text when asked for. `row` holds the Event columns seq, kind, thread, is_observation,
-    active, created_at and `chars` (the text's length)."""
-    head = event_head(row["seq"], row["kind"], row["thread"], row["is_observation"], row["active"])
-    node: EventNode = {
-        **head,
-        "type": "event",
-        "depth": depth,
-        "size": row["chars"],
-        "active": row["active"],
-        "retired": head["status"] == "retired",
-        "created_at": row["created_at"].isoformat(),
-        "preview": preview,
-    }
-    if content is not None:
-        node["content"] = content
-    return node
-
-
-class SearchHit(TypedDict):
-    type: str
-    id: NotRequired[str]
-    ref: str
-    status: str
-    kind: str
-    thread: str
-    created_at: str
-    score: float
-    snippet: str
-    snippet_parts: list[dict[str, Any]]
-    next: dict[str, Any]
-
-
-def search_hit(
-    ref: str,
-    is_frame: bool,
-    status: str,
-    kind: str,
-    thread: str,
-    created_at: datetime,
-    score: float,
-    parts: list[dict[str, Any]],
-) -> SearchHit:
-    """One search hit: a frame (`id` = `ref` = its frame id) or an event (`ref` = `@e<seq>`),
-    its indexed status, kind and thread, the rank `score` (higher is better, six decimals),
-    the snippet as text and as `{text, match}` parts, and the read to follow it with."""
-    hit: SearchHit = {
-        "type": "frame" if is_frame else "event",
-        "ref": ref,
-        "status": status,
-        "kind": kind,
-        "thread": thread,
-        "created_at": created_at.isoformat(),
-        "score": round(float(score), 6),
-        "snippet": "".join(p["text"] for p in parts),
-        "snippet_parts": parts,
-        "next": {"recall": {"frame_id": ref}} if is_frame else {"read": ref},
-    }
-    if is_frame:
-        hit["id"] = ref
-    return hit
 
 
 class Observation(EventIdentity):

@@ -1,0 +1,280 @@
+"""Search documents from the facts (R34): what the index worker writes, and rebuilds.
+
+- `index_targets(frame_pks, event_pks) -> int` (re)index those rows now, in one database
+  transaction; returns documents written.
+- `index_rows(frame_pks, event_pks, fail_after=None) -> int` the same inside the caller's
+  transaction (the worker's batch; see its docstring for why an older reading never stays
+  over a newer one).
+- `rebuild(context_ids=None, clear=False, batch_size=500, progress=None) -> int` every
+  frame and event again; `count_facts(context_ids=None) -> int`.
+
+A document is a frame's or an event's lexemes (`memory.search.vectors`), its length in
+words, and the columns search filters on (status, kind, thread, time).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection, transaction
+
+from memory.kinds import event_status
+from memory.models import Context, Event, Frame, FrameRevision
+from memory.search.vectors import event_vector, frame_vector
+from memory.vocabulary import event_ref
+
+
+class WorkerInterrupted(RuntimeError):
+    """Raised by `index_rows(fail_after=...)` to abandon a batch mid-way."""
+
+
+@dataclass
+class Document:
+    context_id: int
+    frame_id: int | None
+    event_id: int | None
+    ref: str
+    status: str
+    kind: str
+    thread: str
+    created_at: Any
+    tokens: str  # tsvector literal (the text itself is not stored: snippets come from facts)
+    length: int  # words (BM25's document length)
+    fingerprint: tuple[Any, ...]
+
+
+def _vector(vector: tuple[str, int]) -> dict[str, Any]:
+    return {"tokens": vector[0], "length": vector[1]}
+
+
+_FRAME_FIELDS = ("pk", "context_id", "frame_id", "body", "status", "revision", "updated_at")
+
+
+def _frame_fingerprint(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (row["revision"], row["status"], row["updated_at"])
+
+
+def _frame_documents(pks: list[int]) -> dict[int, Document]:
+    if not pks:
+        return {}
+    rows = list(Frame.objects.filter(pk__in=pks).values(*_FRAME_FIELDS))
+    threads = dict(
+        FrameRevision.objects.filter(frame_id__in=pks)
+        .order_by("frame_id", "-revision")
+        .distinct("frame_id")
+        .values_list("frame_id", "transaction__thread")
+    )
+    documents = {}
+    for row in rows:
+        documents[row["pk"]] = Document(
+            context_id=row["context_id"],
+            frame_id=row["pk"],
+            event_id=None,
+            ref=row["frame_id"],
+            status=row["status"],
+            kind="frame",
+            thread=threads.get(row["pk"], "main"),
+            created_at=row["updated_at"],
+            **_vector(frame_vector(row["frame_id"], row["body"])),
+            fingerprint=_frame_fingerprint(row),
+        )
+    return documents
+
+
+_EVENT_ROWS = """
+SELECT id, context_id, seq, kind, thread, content, payload::text, created_at, is_observation,
+       active
+FROM memory_event WHERE id = ANY(%s)
+"""
+
+
+def _event_documents(pks: list[int]) -> dict[int, Document]:
+    if not pks:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_EVENT_ROWS, [pks])
+        rows = cursor.fetchall()
+    documents = {}
+    for pk, context_id, seq, kind, thread, content, payload, created_at, observed, active in rows:
+        documents[pk] = Document(
+            context_id=context_id,
+            frame_id=None,
+            event_id=pk,
+            ref=event_ref(seq),
+            status=event_status(observed, active),
+            kind=kind,
+            thread=thread,
+            created_at=created_at,
+            **_vector(event_vector(kind, content, json.loads(payload) if payload else None)),
+            fingerprint=(observed, active),
+        )
+    return documents
+
+
+# Documents go in by COPY into a session-local staging table and one INSERT ... SELECT per
+# target column: a multi-row VALUES statement with 11 parameters per row spent most of its
+# time in the client (splitting and quoting a query of several MB), COPY rows are formatted
+# in C and parsed by the server in one pass.
+_STAGE_COLUMNS = (
+    "context_id, frame_id, event_id, ref, status, kind, thread, created_at, tokens, length"
+)
+_STAGE = """
+CREATE TEMP TABLE IF NOT EXISTS morphz_search_stage (
+  context_id bigint, frame_id bigint, event_id bigint, ref text, status text, kind text,
+  thread text, created_at timestamptz, tokens tsvector, length integer
+) ON COMMIT DELETE ROWS
+"""
+# S608: the column list is a constant; {target} is filled with a fixed column name below.
+_UPSERT = f"""
+INSERT INTO memory_searchdocument ({_STAGE_COLUMNS}, indexed_at)
+SELECT {_STAGE_COLUMNS}, now() FROM morphz_search_stage WHERE {{target}} IS NOT NULL
+ORDER BY {{target}}
+ON CONFLICT ({{target}}) DO UPDATE SET
+  ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
+  created_at = EXCLUDED.created_at, tokens = EXCLUDED.tokens, length = EXCLUDED.length,
+  indexed_at = EXCLUDED.indexed_at
+"""  # noqa: S608
+
+
+def _upsert(documents: list[Document], fail_after: int | None) -> int:
+    """Write the documents (idempotent); with `fail_after`, only that many are written and
+    WorkerInterrupted is raised before the caller commits (crash drills in tests)."""
+    batch = documents if fail_after is None else documents[:fail_after]
+    with connection.cursor() as cursor:
+        cursor.execute(_STAGE)
+        with cursor.cursor.copy(f"COPY morphz_search_stage ({_STAGE_COLUMNS}) FROM STDIN") as copy:
+            for doc in batch:
+                copy.write_row(
+                    (
+                        doc.context_id,
+                        doc.frame_id,
+                        doc.event_id,
+                        doc.ref,
+                        doc.status,
+                        doc.kind,
+                        doc.thread,
+                        doc.created_at,
+                        doc.tokens,
+                        doc.length,
+                    )
+                )
+        if any(doc.frame_id is not None for doc in batch):
+            cursor.execute(_UPSERT.format(target="frame_id"))
+        if any(doc.event_id is not None for doc in batch):
+            cursor.execute(_UPSERT.format(target="event_id"))
+        cursor.execute("TRUNCATE morphz_search_stage")
+    if fail_after is not None and len(batch) < len(documents):
+        raise WorkerInterrupted(f"interrupted after {len(batch)} documents")
+    return len(batch)
+
+
+def _moved_since_read(
+    frames: dict[int, Document], events: dict[int, Document]
+) -> tuple[list[int], list[int]]:
+    """Targets whose facts changed after they were read (rows that are gone are skipped)."""
+    current_frames = {
+        row["pk"]: _frame_fingerprint(row)
+        for row in Frame.objects.filter(pk__in=list(frames)).values(
+            "pk", "revision", "status", "updated_at"
+        )
+    }
+    current_events: dict[int, tuple[Any, ...]] = {}
+    if events:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT id, is_observation, active FROM memory_event WHERE id = ANY(%s)",
+                [list(events)],
+            )
+            current_events = {pk: (observed, active) for pk, observed, active in cursor}
+    moved_frames = [
+        pk for pk in frames if pk in current_frames and current_frames[pk] != frames[pk].fingerprint
+    ]
+    moved_events = [
+        pk for pk in events if pk in current_events and current_events[pk] != events[pk].fingerprint
+    ]
+    return moved_frames, moved_events
+
+
+def index_rows(frame_pks: list[int], event_pks: list[int], fail_after: int | None = None) -> int:
+    """Write documents for these targets, never leaving an older reading over a newer one.
+
+    No lock on the contexts (commits must not wait for the indexer). Instead the documents
+    are written first, which row-locks them until this transaction ends, and the facts are
+    checked again afterwards: a target that moved since it was read is rebuilt now. A worker
+    that read newer facts either wrote before us (we see the move and rebuild) or blocks on
+    our row locks and writes after us; a commit after our check leaves a new intent."""
+    frames = _frame_documents(sorted(set(frame_pks)))
+    events = _event_documents(sorted(set(event_pks)))
+    documents = [frames[pk] for pk in sorted(frames)] + [events[pk] for pk in sorted(events)]
+    written = _upsert(documents, fail_after)
+    moved_frames, moved_events = _moved_since_read(frames, events)
+    if moved_frames or moved_events:
+        fresh_frames = _frame_documents(moved_frames)
+        fresh_events = _event_documents(moved_events)
+        _upsert(
+            [fresh_frames[pk] for pk in sorted(fresh_frames)]
+            + [fresh_events[pk] for pk in sorted(fresh_events)],
+            None,
+        )
+    return written
+
+
+def index_targets(frame_pks: list[int], event_pks: list[int]) -> int:
+    """(Re)index these frames and events from the facts now; returns documents written."""
+    with transaction.atomic():
+        return index_rows(frame_pks, event_pks)
+
+
+def rebuild(
+    *,
+    context_ids: list[int] | None = None,
+    clear: bool = False,
+    batch_size: int = 500,
+    progress: Any = None,
+) -> int:
+    """Rebuild documents for every frame and event (of these contexts) from the facts.
+
+    Only SearchDocument is written; memory is never touched (R34). `progress(n)` is called
+    after each batch with the number of rows done. With `clear`, the contexts' documents are
+    deleted first. Returns the number of documents written."""
+    from memory.models import SearchDocument
+
+    contexts = Context.objects.order_by("pk")
+    if context_ids is not None:
+        contexts = contexts.filter(pk__in=context_ids)
+    written = 0
+    for context_id in contexts.values_list("pk", flat=True):
+        if clear:
+            SearchDocument.objects.filter(context_id=context_id).delete()
+        for model, is_frame in ((Frame, True), (Event, False)):
+            last = 0
+            while True:
+                pks = list(
+                    model.objects.filter(context_id=context_id, pk__gt=last)
+                    .order_by("pk")
+                    .values_list("pk", flat=True)[:batch_size]
+                )
+                if not pks:
+                    break
+                written += index_targets(pks, []) if is_frame else index_targets([], pks)
+                last = pks[-1]
+                if progress is not None:
+                    progress(len(pks))
+    # Every document was rewritten: fresh statistics, or the planner may pick a plan for a
+    # table it believes tiny (filtering a whole context instead of using the GIN index).
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memory_searchdocument")
+    return written
+
+
+def count_facts(context_ids: list[int] | None = None) -> int:
+    frames, events = Frame.objects.all(), Event.objects.all()
+    if context_ids is not None:
+        frames, events = (
+            frames.filter(context_id__in=context_ids),
+            events.filter(context_id__in=context_ids),
+        )
+    return frames.count() + events.count()

@@ -1,0 +1,326 @@
+"""How search chooses and orders documents (R33): BM25 over the index's lexemes, in SQL.
+
+    plan(ctx_id, clauses, filters, params, include_tx) -> Plan
+    ranked(plan, limit, offset) -> Ranked(rows, matched, exact, lag)
+
+Each query word (a clause: token and parts, `memory.search.textindex.query_clauses`) is
+two items: its primary form (the word said in a document) and its secondary form (the
+word as an identifier part, a Korean syllable pair, or in an event's payload;
+`memory.search.vectors.clause_forms`); 2 to PHRASE_CLAUSES words found side by side in
+order are one more item. An item weighs BM25's inverse document frequency of the documents
+holding it (secondary items SECONDARY_WEIGHT of that), so a word's rarity as a word is not
+diluted by its use inside identifiers. A document scores the sum of the items it holds
+(presence, not counts), times BM25's length normalisation (k1 K1, b B, against the
+context's average length), times FRAME_FACTOR for frames (what the agent chose to keep) or
+TRANSACTION_FACTOR for transaction events (echoes of their frames). A frame whose id holds
+a query word gets that word's weight once more (ID_WEIGHT).
+
+Candidates: every document holding a selecting item, found through the GIN index and
+ranked all together in one statement (document frequencies are counted there, over the
+filtered documents): no "newest first" cut, the best matches are found wherever they are.
+Selecting items are the rarest, by PostgreSQL's statistics (`pg_stats.most_common_elems`,
+kept by ANALYZE/autovacuum; an unlisted lexeme is rarer than every listed one), until the
+documents they hold would pass ROW_BUDGET; items in more than COMMON_FRACTION of the
+documents never select. The others never have all their documents visited: each adds its
+weight (from the statistics) to the candidates holding it, checked on the row the index
+scan already visits; they select (the newest WIDE_POOL each) only when the selecting items
+found fewer than WIDEN_BELOW documents.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+
+from memory.search import vectors
+from memory.search.indexer import LAG_COLUMNS, lag
+from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
+from memory.search.textindex import SECONDARY
+
+K1 = 1.5
+B = 0.9
+SECONDARY_WEIGHT = 0.5  # a part of an identifier, or a payload word, is half a word
+ID_WEIGHT = 1.0
+FRAME_FACTOR = 2.0
+TRANSACTION_FACTOR = 0.3
+COMMON_FRACTION = 0.1
+ROW_BUDGET = 1000  # documents the selecting items may hold together (estimated)
+WIDEN_BELOW = 200
+WIDE_POOL = 1000
+PHRASE_CLAUSES = 6
+SCORED_CLAUSES = 24  # the first words of a very long query
+STATS_SECONDS = 60.0
+CACHED_FROM = 1000  # smaller contexts are measured on every search (cheaply)
+
+_CONTEXT_SQL = """
+SELECT count(*), coalesce(avg(d.length), 0) FROM memory_searchdocument d
+WHERE d.context_id = %(ctx)s{kind}
+"""
+_GLOBAL_SQL = """
+SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats
+WHERE schemaname = current_schema() AND tablename = 'memory_searchdocument'
+  AND attname = 'tokens'
+"""
+# One statement whose text depends only on the filters (planned quickly, the same for every
+# query): the items come as arrays. Rare items select every document holding them (a
+# parameterised GIN scan each); their weights are computed here from how many documents
+# hold each (BM25's idf). Common items select (the newest WIDE_POOL each, weighing nothing
+# there) only when the rare ones found fewer than WIDEN_BELOW; every candidate gets the
+# weights of the common items it holds, checked on the row the scan already visited.
+_RANK_SQL = """
+WITH rare AS MATERIALIZED (
+  SELECT d.id, q.item, d.created_at, d.length, d.frame_id IS NOT NULL AS is_frame,
+         d.kind = 'transaction' AS is_tx, d.frame_id IS NOT NULL AND lower(d.ref) = %(exact)s AS exact,
+         {bonus} AS bonus, {named} AS named
+  FROM unnest(%(rare)s::tsquery[]) WITH ORDINALITY AS q(query, item)
+  CROSS JOIN LATERAL (
+    SELECT d.* FROM memory_searchdocument d
+    WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters}
+  ) d
+),
+wide AS (
+  SELECT d.id, 0::bigint AS item, d.created_at, d.length, d.frame_id IS NOT NULL AS is_frame,
+         d.kind = 'transaction' AS is_tx, d.frame_id IS NOT NULL AND lower(d.ref) = %(exact)s AS exact,
+         {bonus} AS bonus, {named} AS named
+  FROM unnest(%(common)s::tsquery[]) AS q(query)
+  CROSS JOIN LATERAL (
+    SELECT d.* FROM memory_searchdocument d
+    WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters}
+    ORDER BY d.created_at DESC, d.id DESC LIMIT {pool}
+  ) d
+  WHERE (SELECT count(*) FROM rare) < {widen}
+),
+weights AS (
+  SELECT item, (%(forms)s::float8[])[item]
+         * ln(1 + (greatest(%(docs)s, count(*)) - count(*) + 0.5) / (count(*) + 0.5)) AS w
+  FROM rare GROUP BY item
+),
+summed AS (
+  SELECT m.id, max(m.created_at) AS created_at, bool_or(m.exact) AS exact,
+         (sum(coalesce(w.w, 0)) + max(m.bonus)
+          + CASE WHEN bool_or(m.is_frame) THEN {id_weight} * coalesce(
+              (SELECT sum(n.w) FROM weights n WHERE n.item = ANY(max(m.named))), 0) ELSE 0 END)
+         * (CASE WHEN bool_or(m.is_frame) THEN {frame} WHEN bool_or(m.is_tx) THEN {tx} ELSE 1 END)
+         * {k1p1} / (1 + {k1} * (1 - {b} + {b} * max(m.length) / %(avg)s)) AS score
+  FROM (SELECT * FROM rare UNION ALL SELECT * FROM wide) m
+  LEFT JOIN weights w ON w.item = m.item
+  GROUP BY m.id
+),
+hits AS (
+  SELECT id, exact, score, created_at FROM summed
+  ORDER BY exact DESC, score DESC, created_at DESC, id DESC
+  LIMIT %(limit)s OFFSET %(offset)s
+),
+first AS (  -- snippets open at the query word that weighs most
+  SELECT coalesce((SELECT (%(firsts)s::text[])[item] FROM weights
+                   ORDER BY w DESC, item LIMIT 1), (%(firsts)s::text[])[1]) AS word
+)
+SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.created_at,
+       f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, {lag}, c.n
+FROM (SELECT count(*) AS n FROM summed) c
+CROSS JOIN first fw
+LEFT JOIN hits h ON true
+LEFT JOIN memory_searchdocument d ON d.id = h.id
+LEFT JOIN memory_frame f ON f.id = d.frame_id
+LEFT JOIN LATERAL (
+  -- The window is cut here so a huge log never leaves the database; when the first query
+  -- word is not in the content it was found in the payload, which comes along then.
+  SELECT substr(ev.content, greatest(1, w.pos - {before}), {width}) AS window,
+         w.pos > {before} + 1 AS cut,
+         CASE WHEN w.raw = 0 AND ev.kind <> 'transaction' THEN ev.payload::text END AS payload
+  FROM memory_event ev
+  CROSS JOIN LATERAL (SELECT strpos(lower(ev.content), fw.word) AS raw) r
+  CROSS JOIN LATERAL (SELECT r.raw, coalesce(nullif(r.raw, 0), 1) AS pos) w
+  WHERE ev.id = d.event_id
+) e ON true
+ORDER BY h.exact DESC, h.score DESC, d.created_at DESC, d.id DESC
+"""
+# The items (the primary form of query words) that a frame's id holds.
+_NAMED = """CASE WHEN d.frame_id IS NULL THEN NULL::bigint[] ELSE ARRAY(
+           SELECT i.item FROM unnest(%(named_words)s::text[], %(named_items)s::bigint[])
+           AS i(words, item) WHERE string_to_array(i.words, ' ')
+           <@ regexp_split_to_array(lower(d.ref), '[^[:alnum:]]+')) END"""
+
+
+@dataclass
+class Item:
+    literal: str  # tsquery literal
+    form_weight: float  # 1 for a word or the phrase, SECONDARY_WEIGHT for a secondary form
+    first: str  # the word a snippet opens at when this item weighs most
+    estimate: float  # documents holding it, by PostgreSQL's statistics
+    common: float | None = None  # its weight, when it only scores (see `plan`)
+
+
+@dataclass
+class Ranked:
+    rows: list[tuple[Any, ...]]  # score, document, frame and event columns, snippet word
+    matched: int  # documents matched in all
+    exact: bool  # false when common words selected their newest WIDE_POOL documents only
+    lag: dict[str, Any]  # memory.search.indexer.lag
+
+
+@dataclass
+class Plan:
+    ctx: int
+    filters: str  # " AND d.... " SQL, values in params
+    params: dict[str, Any]
+    items: list[Item]
+    documents: int
+    average: float  # the context's average document length in words
+    id_words: list[tuple[list[str], int]] = field(default_factory=list)  # (words, item)
+
+
+class _Cache:
+    """Per-context document counts and average lengths, and PostgreSQL's common words."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.contexts: dict[tuple[int, bool], tuple[float, int, float]] = {}
+        self.common_loaded = -math.inf
+        self.listed: dict[str, float] = {}
+        self.floor = 0.0
+
+    def context(self, ctx: int, include_tx: bool) -> tuple[int, float]:
+        now = time.monotonic()
+        cached = self.contexts.get((ctx, include_tx))
+        if cached is not None and now - cached[0] < STATS_SECONDS:
+            return cached[1], cached[2]
+        with connection.cursor() as cursor:
+            cursor.execute(_CONTEXT_SQL.format(kind=_kind_filter(include_tx)), {"ctx": ctx})
+            count, average = cursor.fetchone()
+        if count >= CACHED_FROM:
+            with self.lock:
+                self.contexts[(ctx, include_tx)] = (now, count, float(average))
+        return count, float(average)
+
+    def frequencies(self) -> tuple[dict[str, float], float]:
+        """The share of all documents holding each lexeme PostgreSQL's statistics list (kept
+        by ANALYZE/autovacuum), and a share every unlisted lexeme is below."""
+        now = time.monotonic()
+        if now - self.common_loaded > STATS_SECONDS:
+            with connection.cursor() as cursor:
+                cursor.execute(_GLOBAL_SQL)
+                row = cursor.fetchone()
+            listed: dict[str, float] = {}
+            floor = 0.0
+            if row is not None and row[0] and row[1]:
+                elems, freqs = row
+                listed = dict(zip(elems, map(float, freqs[: len(elems)]), strict=False))
+                floor = float(freqs[len(elems)]) if len(freqs) > len(elems) else 0.0
+            with self.lock:
+                self.listed, self.floor, self.common_loaded = listed, floor, now
+        return self.listed, self.floor
+
+
+_cache = _Cache()
+
+
+def forget_statistics() -> None:
+    """Measure again on the next search (after a bulk load, in tests)."""
+    with _cache.lock:
+        _cache.contexts.clear()
+        _cache.common_loaded = -math.inf
+
+
+def _kind_filter(include_tx: bool) -> str:
+    return "" if include_tx else " AND d.kind <> 'transaction'"
+
+
+def idf(df: float, documents: int) -> float:
+    """BM25's inverse document frequency (always positive)."""
+    documents = max(documents, math.ceil(df))
+    return math.log(1.0 + (documents - df + 0.5) / (df + 0.5))
+
+
+def plan(
+    ctx: int,
+    clauses: list[tuple[str, list[str]]],
+    filters: str,
+    params: dict[str, Any],
+    include_tx: bool,
+) -> Plan:
+    """The query's items (see the module); the ones that only score get their weight here."""
+    clauses = clauses[:SCORED_CLAUSES]
+    documents, average = _cache.context(ctx, include_tx)
+    listed, floor = _cache.frequencies()
+    items: list[Item] = []
+    id_words = []
+    for token, parts in clauses:
+        first = parts[0] if parts else token
+        id_words.append((parts or [token], len(items)))
+        forms = vectors.clause_forms(token, parts)
+        for lexeme, literal, weight in zip(
+            (token, SECONDARY + token), forms, (1.0, SECONDARY_WEIGHT), strict=True
+        ):
+            share = listed.get(lexeme[: vectors.MAX_TOKEN_CHARS], floor / 2)
+            items.append(Item(literal, weight, first, share * documents))
+    # The rarest items select, until their documents would pass ROW_BUDGET; the others only
+    # add their weight to the candidates holding them.
+    budget = 0.0
+    for item in sorted(items, key=lambda item: item.estimate):
+        budget += item.estimate
+        if item.estimate > COMMON_FRACTION * documents or (
+            budget > ROW_BUDGET and budget > item.estimate
+        ):
+            item.common = item.form_weight * idf(item.estimate, documents)
+    if 2 <= len(clauses) <= PHRASE_CLAUSES:
+        # Words found next to each other, in the query's order, count once more.
+        phrase = " <-> ".join(vectors.clause_any(t, p) for t, p in clauses)
+        items.append(Item(phrase, 1.0, items[0].first, 0.0))
+    return Plan(ctx, filters, params, items, documents, average, id_words)
+
+
+def _sql(plan: Plan, params: dict[str, Any]) -> str:
+    """The ranking statement for this plan's filters; fills the items into `params`."""
+    rare = [item for item in plan.items if item.common is None]
+    common = [item for item in plan.items if item.common is not None]
+    params["rare"] = [item.literal for item in rare]
+    params["forms"] = [item.form_weight for item in rare]
+    params["firsts"] = [item.first for item in rare] or [plan.items[0].first]
+    params["common"] = [item.literal for item in common]
+    # What the common items a candidate holds weigh, checked on the row the scan visited.
+    bonus = " + ".join(
+        f"CASE WHEN d.tokens @@ %(c{n})s::tsquery THEN {item.common:.6f} ELSE 0 END"
+        for n, item in enumerate(common)
+    )
+    params.update({f"c{n}": item.literal for n, item in enumerate(common)})
+    position = {id(item): n for n, item in enumerate(rare, start=1)}
+    named = [(words, position.get(id(plan.items[n]))) for words, n in plan.id_words]
+    params["named_words"] = [" ".join(words) for words, n in named if n is not None]
+    params["named_items"] = [n for _, n in named if n is not None]
+    return _RANK_SQL.format(
+        filters=plan.filters,
+        bonus=f"({bonus})" if bonus else "0::float8",
+        lag=LAG_COLUMNS,
+        named=_NAMED,
+        pool=WIDE_POOL,
+        widen=WIDEN_BELOW,
+        id_weight=ID_WEIGHT,
+        frame=FRAME_FACTOR,
+        tx=TRANSACTION_FACTOR,
+        k1p1=K1 + 1,
+        k1=K1,
+        b=B,
+        before=WINDOW_BEFORE,
+        width=WINDOW_CHARS,
+    )
+
+
+def ranked(plan: Plan, limit: int, offset: int) -> Ranked:
+    """One page of ranked rows, how many documents matched, and the index lag."""
+    params = dict(plan.params)
+    params.update({"ctx": plan.ctx, "limit": limit, "offset": offset, "docs": plan.documents})
+    params["avg"] = max(plan.average, 1.0)
+    sql = _sql(plan, params)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    matched, pending, oldest = rows[0][-1], rows[0][-3], rows[0][-2]
+    widened = any(item.common is not None for item in plan.items) and matched >= WIDE_POOL
+    hits = [row[:-3] for row in rows if row[3] is not None]
+    return Ranked(hits, matched, not widened, lag(pending, oldest))

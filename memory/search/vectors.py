@@ -1,0 +1,177 @@
+"""What a search document says and how it is stored (R33).
+
+- `frame_text(frame_id, body)` / `event_text(content, payload)`: a document's text (bodies
+  and payloads flattened by `flatten` into ``key: value`` lines, keys included).
+- `frame_vector(frame_id, body)` / `event_vector(kind, content, payload)` ->
+  ``(tsvector literal, length)``. Primary lexemes are the words a document says: a frame's
+  id (weight A) and body (B), an event's text (C); a transaction event's text is D (it
+  echoes its frames). Secondary lexemes, marked ``~`` (`textindex.SECONDARY`), are weaker
+  evidence: the parts of identifiers and Korean syllable pairs (``test_create_user`` ->
+  ``~test ~create ~user``), and every term of an event's payload (D). `length` is the
+  number of words (BM25's document length).
+- `tsvector_literal(tokens)` / `weighted_tsvector_literal(sections)`: lexemes with their
+  real positions (at most MAX_POSITIONS each), quoted; a giant text keeps its first
+  distinct lexemes up to PostgreSQL's 1 MB per tsvector.
+- `tsquery_literal(tokens)`: every token AND-ed. `clause_forms(token, parts)` ->
+  ``(primary, secondary)`` tsquery literals of one query word: the word itself, and the
+  word as a secondary lexeme or the phrase of its parts (``create_user`` finds
+  ``test_create_user``; ``결과`` finds ``결과를``). `clause_any` is either form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from memory.kinds import TRANSACTION
+from memory.search.textindex import SECONDARY, index_terms
+
+MAX_TOKEN_CHARS = 200
+MAX_POSITIONS = 16  # positions kept per lexeme: enough for phrases, keeps vectors small
+MAX_VECTOR_BYTES = 1_000_000  # PostgreSQL refuses more than 1 MB of lexemes per tsvector
+LAST_POSITION = 16383  # PostgreSQL's largest position
+
+
+def frame_vector(frame_id: str, body: Any) -> tuple[str, int]:
+    """A frame's lexemes: its id weighted A, its body's keys and values B; and its length."""
+    name, name_words = index_terms(frame_id)
+    body_terms, body_words = index_terms(flatten(body))
+    literal = weighted_tsvector_literal([(name, "A"), (body_terms, "B")])
+    return literal, name_words + body_words
+
+
+def event_vector(kind: str, content: str, payload: Any) -> tuple[str, int]:
+    """An event's lexemes: its text weighted C (D for a transaction, which echoes what its
+    frames hold), its payload secondary and D; and its length."""
+    text_terms, words = index_terms(content)
+    sections = [(text_terms, "D" if kind == TRANSACTION else "C")]
+    if payload is not None:
+        extra, extra_words = index_terms(flatten(payload), secondary=True)
+        sections.append((extra, "D"))
+        words += extra_words
+    return weighted_tsvector_literal(sections), words
+
+
+def clause_forms(token: str, token_parts: list[str]) -> tuple[str, str]:
+    """(primary, secondary) tsquery literals of one query word (see the module)."""
+    primary = _quote(token)
+    secondary = _quote(SECONDARY + token)
+    if token_parts:
+        # A document saying the word itself holds its parts too: they count only without it.
+        phrase = " <-> ".join(f"({_quote(p)} | {_quote(SECONDARY + p)})" for p in token_parts)
+        secondary = f"({secondary} | ({phrase}) & !{primary})"
+    return primary, secondary
+
+
+def clause_any(token: str, token_parts: list[str]) -> str:
+    """Either form of a query word, as one tsquery literal."""
+    primary, secondary = clause_forms(token, token_parts)
+    return f"({primary} | {secondary})"
+
+
+def _quote(lexeme: str) -> str:
+    if len(lexeme) > MAX_TOKEN_CHARS:
+        lexeme = lexeme[:MAX_TOKEN_CHARS]
+    if "'" in lexeme or "\\" in lexeme:
+        lexeme = lexeme.replace("\\", "\\\\").replace("'", "''")
+    return "'" + lexeme + "'"
+
+
+def tsvector_literal(token_list: list[str]) -> str:
+    """`'tok':1,7 'other':2`: real positions, at most MAX_POSITIONS per lexeme."""
+    positions: dict[str, list[int]] = {}
+    get = positions.get
+    for index, token in enumerate(token_list, start=1):
+        found = get(token)
+        if found is None:
+            positions[token] = [index]
+        elif len(found) < MAX_POSITIONS:
+            found.append(index)
+    lexemes: Iterable[str] = positions
+    if sum(map(len, positions)) * 4 + 8 * len(positions) > MAX_VECTOR_BYTES:
+        # PostgreSQL refuses more than 1 MB of distinct lexemes: a giant log keeps its first
+        # distinct words (its chunks stay readable by ref).
+        kept, size = [], 0
+        for token in positions:
+            size += len(token[:MAX_TOKEN_CHARS].encode()) + 8
+            if size > MAX_VECTOR_BYTES:
+                break
+            kept.append(token)
+        lexemes = kept
+    quote = _quote
+    return " ".join([quote(t) + ":" + ",".join(map(str, positions[t])) for t in lexemes])
+
+
+def weighted_tsvector_literal(sections: list[tuple[list[str], str]]) -> str:
+    """Like `tsvector_literal` over the sections' terms in order (positions run on), each
+    position carrying its section's weight letter (A, B, C or D).
+
+    PostgreSQL keeps positions up to LAST_POSITION: terms past it only add the lexemes not
+    seen before (deduplicated first, in C: a 3.5 MB log has ~650,000 terms)."""
+    positions: dict[str, list[str]] = {}
+    get = positions.get
+    index = 0
+    for token_list, weight in sections:
+        head = token_list[: max(0, LAST_POSITION - index)]
+        for offset, token in enumerate(head, start=index + 1):
+            found = get(token)
+            if found is None:
+                positions[token] = [f"{offset}{weight}"]
+            elif len(found) < MAX_POSITIONS:
+                found.append(f"{offset}{weight}")
+        index += len(head)
+        if len(head) < len(token_list):
+            last = [f"{LAST_POSITION}{weight}"]
+            for token in dict.fromkeys(token_list[len(head) :]):  # in order: see below
+                if token not in positions:
+                    positions[token] = last
+    lexemes: Iterable[str] = positions
+    if sum(map(len, positions)) * 4 + 8 * len(positions) > MAX_VECTOR_BYTES:
+        kept, size = [], 0
+        for token in positions:
+            size += len(token[:MAX_TOKEN_CHARS].encode()) + 8
+            if size > MAX_VECTOR_BYTES:
+                break
+            kept.append(token)
+        lexemes = kept
+    quote = _quote
+    return " ".join([quote(t) + ":" + ",".join(positions[t]) for t in lexemes])
+
+
+def tsquery_literal(token_list: list[str]) -> str:
+    """All query tokens AND-ed; empty when the query has no word."""
+    unique = list(dict.fromkeys(token_list))
+    return " & ".join(_quote(token) for token in unique)
+
+
+def flatten(value: Any) -> str:
+    """Body or payload as plain lines (`key: value`), keys included so they are findable."""
+    lines: list[str] = []
+
+    def walk(item: Any, prefix: str) -> None:
+        if isinstance(item, dict):
+            for key, inner in item.items():
+                walk(
+                    inner, f"{prefix}{key}: " if not isinstance(inner, (dict, list)) else f"{key}\n"
+                )
+        elif isinstance(item, list):
+            for inner in item:
+                walk(inner, prefix)
+        elif item is not None:
+            lines.append(f"{prefix}{item}")
+        elif prefix:
+            lines.append(prefix.rstrip())
+
+    walk(value, "")
+    return "\n".join(lines)
+
+
+def frame_text(frame_id: str, body: Any) -> str:
+    return f"{frame_id}\n{flatten(body)}"
+
+
+def event_text(content: str, payload: Any, *, include_payload: bool = True) -> str:
+    if payload is None or not include_payload:
+        return content
+    extra = flatten(payload)
+    return f"{content}\n{extra}" if extra else content
