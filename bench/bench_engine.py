@@ -57,20 +57,29 @@ def bench_commit_latency(context_id: int, n: int) -> list[float]:
     return samples
 
 
-def bench_handwritten_sql(context_id: int, n: int, prefix: str = "h") -> list[float]:
-    """The same rows the engine writes for the first example, in one psycopg transaction."""
-    import json
+class HandwrittenCommits:
+    """The same rows the engine writes for the first example, in one psycopg transaction
+    each, on a connection of its own: `commit(i)` writes the i-th and returns its ms."""
 
-    import psycopg
-    from django.db import connection
+    def __init__(self, context_id: int, n: int, prefix: str = "h") -> None:
+        import psycopg
+        from django.db import connection
 
-    pairs = prepare_targets(context_id, prefix, n)
-    params = connection.get_connection_params()
-    conn = psycopg.connect(
-        **{k: v for k, v in params.items() if k != "cursor_factory"}, autocommit=False
-    )
-    samples = []
-    for k, seq in pairs:
+        self.context_id, self.prefix = context_id, prefix
+        self.pairs = prepare_targets(context_id, prefix, n)
+        params = connection.get_connection_params()
+        self.conn = psycopg.connect(
+            **{k: v for k, v in params.items() if k != "cursor_factory"}, autocommit=False
+        )
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def commit(self, i: int) -> float:
+        import json
+
+        context_id, prefix, conn = self.context_id, self.prefix, self.conn
+        k, seq = self.pairs[i]
         text = FIRST_TX.format(base=0, k=f"{prefix}{k}", seq=seq)
         start = time.perf_counter()
         with conn.cursor() as cur:
@@ -172,9 +181,16 @@ def bench_handwritten_sql(context_id: int, n: int, prefix: str = "h") -> list[fl
                 ],
             )
         conn.commit()
-        samples.append((time.perf_counter() - start) * 1000)
-    conn.close()
-    return samples
+        return (time.perf_counter() - start) * 1000
+
+
+def bench_handwritten_sql(context_id: int, n: int, prefix: str = "h") -> list[float]:
+    """The same rows the engine writes for the first example, in one psycopg transaction."""
+    writer = HandwrittenCommits(context_id, n, prefix)
+    try:
+        return [writer.commit(i) for i in range(n)]
+    finally:
+        writer.close()
 
 
 def bench_throughput(

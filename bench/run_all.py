@@ -11,16 +11,16 @@ by compile) and `commits` (where every commit lands): history events (retired ob
 written in bulk by SQL: seeding, not the engine) are added up to each size, then every
 figure is measured (the recall graph has a context of its own):
 
-- commit: the design document's first transaction in-process, against the same rows written
-  by hand-written SQL (one psycopg transaction): ratio <= 1.5;
+- commit: the design document's first transaction in-process, in turn with the same rows
+  written by hand-written SQL (one psycopg transaction each): ratio <= 1.5;
 - HTTP commit: the same transaction over keep-alive HTTP (the served app, morphz.asgi under
   uvicorn, one worker), in turn with the in-process commits: ratio of the p50s <= 2;
 - per-context throughput: 8 writer threads committing on one context, against PostgreSQL
   doing the same row lock, inserts and commit from 8 pgbench clients (a PL/pgSQL function,
   no Python in between): ratio >= 0.8;
-- compile: compile_active_context (500 frames, 300 active observations), against plain
-  queries fetching the same rows: ratio <= 2; and against compile at the smallest size:
-  <= 1.5 (flat in history size);
+- compile: compile_active_context (500 frames, 300 active observations), in turn with plain
+  queries fetching the same rows: ratio <= 2; and in turn with compile of `scale-small`
+  (the same live rows, its history held at the smallest size): <= 1.5 (flat in history);
 - recall: the last page of a depth-4 recall in pages of 128 on a 5,000-node graph with cycles
   and a hub, against its first page: ratio <= 2.
 
@@ -43,7 +43,7 @@ from typing import Any
 
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_all")
 
-from bench_engine import bench_handwritten_sql, bench_throughput, seed_frames
+from bench_engine import bench_throughput, seed_frames
 from bench_servers import interleaved_commits
 from common import ROOT, load_average, prepare_targets, setup_django, stop_process, wait_ready
 
@@ -257,7 +257,9 @@ def timed(fn: Callable[[], Any], repeat: int) -> list[float]:
     return samples
 
 
-def compile_vs_plain(context_id: int, repeat: int) -> tuple[float, float]:
+def compile_vs_plain(context_id: int, small_id: int, repeat: int) -> tuple[float, float, float]:
+    """p50s of compile, of the plain queries of the same rows, and of compile of a context
+    with the same live rows and the smallest history, all interleaved (same machine)."""
     from django.db import connection
 
     from memory.models import Context
@@ -269,16 +271,18 @@ def compile_vs_plain(context_id: int, repeat: int) -> tuple[float, float]:
                 cur.execute(sql, [context_id])
                 cur.fetchall()
 
-    def compiled() -> None:
-        compile_active_context(Context.objects.get(pk=context_id))
+    def compiled(pk: int) -> Callable[[], Any]:
+        return lambda: compile_active_context(Context.objects.get(pk=pk))
 
-    compiled()
-    plain()
-    a, b = [], []
-    for _ in range(repeat):  # interleaved, so both see the same machine
-        a += timed(compiled, 1)
-        b += timed(plain, 1)
-    return p50(a), p50(b)
+    kinds = [compiled(context_id), plain, compiled(small_id)]
+    samples: list[list[float]] = [[] for _ in kinds]
+    for kind in kinds:
+        kind()
+    for _ in range(repeat):
+        for kind, into in zip(kinds, samples, strict=True):
+            into += timed(kind, 1)
+    big, bare, small = (p50(s) for s in samples)
+    return big, bare, small
 
 
 # -- recall pages ------------------------------------------------------------------------------
@@ -335,6 +339,74 @@ def recall_first_and_last(context_id: int, repeat: int) -> tuple[float, float, i
 # -- the run -----------------------------------------------------------------------------------
 
 
+def seed(sizes: list[int]) -> dict[str, Any]:
+    """The contexts every size measures, and the token of `commits`."""
+    from memory.contexts import create_context, issue_token
+    from memory.timeline.events import append_event
+
+    began = time.perf_counter()
+    # compile reads `scale` (500 frames, 300 active observations, a growing history) and,
+    # interleaved, `scale-small` (the same live rows, its history held at the first size)
+    made: dict[str, Any] = {}
+    for slug in ("scale", "scale-small"):
+        made[slug] = create_context(slug, capacity_tokens=2_000_000_000)
+        seed_frames(made[slug].pk, 500)
+        for i in range(300):
+            append_event(
+                made[slug].pk, kind="tool_result", content=f"observation {i}: " + "ok " * 40
+            )
+    grow_history(made["scale-small"].pk, max(0, sizes[0] - history_size(made["scale-small"].pk)))
+    # commits land here (each adds frames), with the same growing history
+    made["commits"] = create_context("commits", capacity_tokens=2_000_000_000)
+    made["token"] = issue_token(made["commits"], name="bench").raw
+    made["graph"] = create_context("graph", capacity_tokens=2_000_000_000)
+    build_graph(made["graph"].pk, GRAPH_NODES)
+    print(f"seeded in {time.perf_counter() - began:.0f} s", flush=True)
+    return made
+
+
+def measure(table: Table, size: int, made: dict[str, Any], url: str, quick: bool) -> None:
+    """Every figure at one history size."""
+    n = 40 if quick else 150
+    per_writer = 20 if quick else 60
+    first = table.sizes[0]
+    commits = made["commits"]
+    paired = interleaved_commits(url or None, "commits", commits.pk, made["token"], n, False, True)
+    engine = paired["in-process"]
+    table.ratio("commit p50, engine / hand-written SQL, in turn", size, p50(engine),
+                p50(paired["sql"]), "ms", "<= 1.5")  # fmt: skip
+    if url:
+        table.ratio("commit p50, HTTP / in-process, in turn", size, p50(paired["http"]),
+                    p50(engine), "ms", "<= 2")  # fmt: skip
+    engine_rate = bench_throughput([commits.pk], 8, per_writer, prefix=f"w{size}-")
+    limit = postgres_limit(commits.pk, 8, per_writer * 2)
+    table.ratio("commits/s on one context, 8 writers: engine / PostgreSQL alone",
+                size, engine_rate, limit, "/s", ">= 0.8")  # fmt: skip
+    big, bare, small = compile_vs_plain(made["scale"].pk, made["scale-small"].pk,
+                                        15 if quick else 50)  # fmt: skip
+    table.ratio("compile p50 / plain queries of the same rows, in turn", size, big, bare,
+                "ms", "<= 2")  # fmt: skip
+    table.ratio(f"compile p50 / compile at {first:,} events, in turn", size, big, small,
+                "ms", "<= 1.5")  # fmt: skip
+    first_page, last, pages = recall_first_and_last(made["graph"].pk, 2 if quick else 5)
+    table.ratio(f"recall last page / first page ({GRAPH_NODES:,} nodes, depth 4, "
+                f"{pages} pages of 128)", size, last, first_page, "ms", "<= 2")  # fmt: skip
+
+
+def start_server() -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "MORPHZ_THROTTLE_RATE": "100000000/min",
+        "MORPHZ_INDEXER_IN_PROCESS": "0",
+        "LOG_LEVEL": "WARNING",
+    }
+    server = subprocess.Popen(uvicorn_command(port), cwd=ROOT, env=env)
+    wait_ready(url, server, 240)
+    return server, url
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="10k and 100k, fewer samples")
@@ -342,76 +414,22 @@ def main() -> None:
     parser.add_argument("--skip-http", action="store_true", help="no HTTP server")
     args = parser.parse_args()
     sizes = args.sizes or ([10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000])
-    n = 40 if args.quick else 150
-    per_writer = 20 if args.quick else 60
-    repeat = 15 if args.quick else 50
-    recall_repeat = 2 if args.quick else 5
 
     print(f"run_all ({'quick' if args.quick else 'full'}); {load_average()}", flush=True)
     setup_django(fresh=True)
-    from memory.contexts import create_context, issue_token
-    from memory.timeline.events import append_event
-
-    # compile reads this one: 500 frames, 300 active observations, a growing history
-    context = create_context("scale", capacity_tokens=2_000_000_000)
-    # commits land here (each adds frames), with the same growing history
-    commits = create_context("commits", capacity_tokens=2_000_000_000)
-    token = issue_token(commits, name="bench").raw
-    graph = create_context("graph", capacity_tokens=2_000_000_000)
-    began = time.perf_counter()
-    seed_frames(context.pk, 500)
-    for i in range(300):
-        append_event(context.pk, kind="tool_result", content=f"observation {i}: " + "ok " * 40)
-    build_graph(graph.pk, GRAPH_NODES)
-    print(f"seeded in {time.perf_counter() - began:.0f} s", flush=True)
-
-    server = None
-    url = ""
-    if not args.skip_http:
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        env = {
-            **os.environ,
-            "MORPHZ_THROTTLE_RATE": "100000000/min",
-            "MORPHZ_INDEXER_IN_PROCESS": "0",
-            "LOG_LEVEL": "WARNING",
-        }
-        server = subprocess.Popen(uvicorn_command(port), cwd=ROOT, env=env)
-        wait_ready(url, server, 240)
-
+    made = seed(sizes)
+    server, url = (None, "") if args.skip_http else start_server()
     table = Table(sizes)
-    compile_base: float | None = None
     try:
         for size in sizes:
             began = time.perf_counter()
-            for grown in (context, commits):
+            for grown in (made["scale"], made["commits"]):
                 missing = size - history_size(grown.pk)
                 if missing > 0:
                     grow_history(grown.pk, missing)
             print(f"history of 'scale' and 'commits' now {size:,} events "
                   f"({time.perf_counter() - began:.0f} s); {load_average()}", flush=True)  # fmt: skip
-            paired = interleaved_commits(url or None, "commits", commits.pk, token, n, False)
-            engine = paired["in-process"]
-            sql = bench_handwritten_sql(commits.pk, n, prefix=f"hw{size}-")
-            table.ratio("commit p50, engine / hand-written SQL", size, p50(engine), p50(sql),
-                        "ms", "<= 1.5")  # fmt: skip
-            if server is not None:
-                http = paired["http"]
-                table.ratio("commit p50, HTTP / in-process", size, p50(http), p50(engine),
-                            "ms", "<= 2")  # fmt: skip
-            engine_rate = bench_throughput([commits.pk], 8, per_writer, prefix=f"w{size}-")
-            limit = postgres_limit(commits.pk, 8, per_writer * 2)
-            table.ratio("commits/s on one context, 8 writers: engine / PostgreSQL alone",
-                        size, engine_rate, limit, "/s", ">= 0.8")  # fmt: skip
-            compiled, plain = compile_vs_plain(context.pk, repeat)
-            table.ratio("compile p50 / plain queries of the same rows", size, compiled, plain,
-                        "ms", "<= 2")  # fmt: skip
-            compile_base = compile_base or compiled
-            table.ratio(f"compile p50 / compile at {sizes[0]:,} events", size, compiled,
-                        compile_base, "ms", "<= 1.5")  # fmt: skip
-            first, last, pages = recall_first_and_last(graph.pk, recall_repeat)
-            table.ratio(f"recall last page / first page ({GRAPH_NODES:,} nodes, depth 4, "
-                        f"{pages} pages of 128)", size, last, first, "ms", "<= 2")  # fmt: skip
+            measure(table, size, made, url, args.quick)
     finally:
         if server is not None:
             stop_process(server)
