@@ -26,7 +26,7 @@ from django.db.models.functions import Length, Substr
 from memory.errors import InvalidRequest, NotFound
 from memory.limits import CHUNK_DEFAULT, CHUNK_MAX
 from memory.models import Context, Event, Frame, FrameRevision
-from memory.shapes import EventChunk, event_chunk_json
+from memory.shapes import EVENT_ROW_COLUMNS, EventChunk, event_chunk_json
 from memory.vocabulary import event_ref, seq_from_text
 
 
@@ -80,12 +80,7 @@ def read_event_chunk(
         Event.objects.filter(context=ctx, seq=number)
         .annotate(chunk=Substr("content", offset + 1, length), total=Length("content"))
         .values(
-            "seq",
-            "kind",
-            "thread",
-            "is_observation",
-            "active",
-            "created_at",
+            *EVENT_ROW_COLUMNS,
             "payload",
             "chunk",
             "total",

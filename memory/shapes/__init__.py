@@ -16,6 +16,7 @@ from memory.shapes.context import (
     context_json,
 )
 from memory.shapes.events import (
+    EVENT_ROW_COLUMNS,
     AppendedEvent,
     EventChunk,
     EventHead,
@@ -46,6 +47,7 @@ from memory.shapes.nodes import (
 )
 
 __all__ = [
+    "EVENT_ROW_COLUMNS",
     "AppendedEvent",
     "ContextJson",
     "ContextSettings",

@@ -12,6 +12,10 @@ from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Event
 from memory.vocabulary import event_ref
 
+# The Event columns the row builders below read (beside their own), in the order the recall
+# statements select them.
+EVENT_ROW_COLUMNS = ("seq", "kind", "thread", "is_observation", "active", "created_at")
+
 
 class EventIdentity(TypedDict):
     ref: str
