@@ -268,7 +268,8 @@ class MorphzClient:
         return cast(EventPage, self._request("GET", self._ctx("events/"), params=params))
 
     def iter_events(self, **filters: Any) -> Iterator[Event]:
-        """Every event matching the filters (as `events` takes them), oldest first, following cursors."""
+        """Every event matching the filters (as `events` takes them), oldest first,
+        following cursors."""
         cursor = None
         while True:
             page = self.events(cursor=cursor, **filters)
