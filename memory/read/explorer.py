@@ -31,7 +31,8 @@ RECENT_TRANSACTIONS = 40
 
 
 def context_cards(contexts: list[Context]) -> list[dict[str, Any]]:
-    """One line per context for the context list."""
+    """One card per context for the context list: its `context_json` plus counts of
+    `frames` not retired and of those `retiring`."""
     return [
         {
             **context_json(c),
@@ -90,7 +91,8 @@ def live_relations(context: Context) -> list[RelationJson]:
 
 
 def explorer_snapshot(context: Context) -> dict[str, Any]:
-    """Everything the explorer draws first: the graph, panels and the version it shows."""
+    """Everything the explorer draws first: `{context, frames, relations, source_events,
+    events, transactions}` (the API's shapes), read without a lock."""
     frames = [
         frame_view(f, context.tick)
         for f in Frame.objects.filter(context=context).order_by("frame_id")

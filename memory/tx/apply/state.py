@@ -183,7 +183,8 @@ def find_conflicts(
     events: dict[int, EventState],
     relations: dict[RelationKey, RelationState],
 ) -> list[ConflictItem]:
-    """Items the transaction names that changed after its base version (R20)."""
+    """Items the transaction names that changed after its base version (R20), frames by
+    id, then events by seq, then relations; empty when it may commit. Reads nothing."""
     conflicts: list[ConflictItem] = []
     for frame_id in sorted(frames):
         frame = frames[frame_id]
