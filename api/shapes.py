@@ -7,12 +7,10 @@ serializers.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rest_framework import serializers
 
 from memory.kinds import EVENT_STATUSES
-from memory.models import FrameRevision, Relation
+from memory.models import FrameRevision
 from memory.shapes import RevisionJson, revision_json
 
 
@@ -229,20 +227,6 @@ class RelationSerializer(serializers.Serializer):
     live = serializers.BooleanField()
     created_version = serializers.IntegerField()
     removed_version = serializers.IntegerField(allow_null=True)
-
-
-def present_relation(relation: Relation) -> dict[str, Any]:
-    """A relation: its id, `subject` and `object` frame ids, `name`, whether it is `live`,
-    and the versions that created and removed it."""
-    return {
-        "id": relation.pk,
-        "subject": relation.subject.frame_id,
-        "name": relation.name,
-        "object": relation.object.frame_id,
-        "live": relation.removed_version is None,
-        "created_version": relation.created_version,
-        "removed_version": relation.removed_version,
-    }
 
 
 class RelationListSerializer(PageSerializer):

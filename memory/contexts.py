@@ -139,7 +139,8 @@ def _log_settings(context: Context, kind: str) -> None:
 def update_context_settings(context_id: int, **changes: int | str) -> Context:
     """Change name or settings; takes the context row lock like every commit does. A change
     of a setting is logged (`SettingsChange`) at the context's version and place in the
-    history, so replay and as-of reads apply it from there on."""
+    history, so replay and as-of reads apply it from there on. InvalidRequest for an
+    unknown or broken setting (`validate_settings`), ContextFrozen, NotFound."""
     context = lock_context_model(context_id)
     before = settings_of(context)
     unknown = set(changes) - {"name", *SETTINGS_FIELDS}
@@ -182,7 +183,7 @@ def delete_context(context_id: int) -> None:
 
 def issue_token(context: Context, *, name: str = "") -> IssuedToken:
     """A new API token for `context`: the stored row and the raw token, which is shown once
-    (only its hash is kept)."""
+    (only its hash is kept). Needs no lock: tokens are not part of the context's history."""
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         context=context, name=name, key_prefix=raw[:10], key_hash=hash_token(raw)

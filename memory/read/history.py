@@ -71,7 +71,9 @@ def read_event_chunk(
     offset: int = 0,
     length: int = CHUNK_DEFAULT,
 ) -> EventChunk:
-    """One slice of an event's text, with its size and status (R31)."""
+    """One slice of an event's text, with its size and status (R31): `offset` and `length`
+    in characters (length 1-CHUNK_MAX). NotFound for an unknown event; InvalidRequest
+    `invalid_ref`, `invalid_offset` (also past the end), `invalid_length`."""
     ctx = resolve_context(context)
     number = parse_seq(seq)
     offset = _check_int(offset, "offset", "invalid_offset", 0, 10**12)
@@ -118,7 +120,9 @@ def _write_op(ops: Any, frame_id: str) -> str:
 
 
 def frame_write_history(context: Context | int, frame_id: str) -> list[dict[str, Any]]:
-    """The transactions that wrote a frame's body, oldest first (R32)."""
+    """The transactions that wrote a frame's body, oldest first (R32): per revision
+    `{revision, op, version, base_version, transaction_id, event_ref, text, reason, body,
+    sources, author, author_kind, thread, created_at}`. NotFound for an unknown frame."""
     ctx = resolve_context(context)
     frame = Frame.objects.filter(context=ctx, frame_id=frame_id).only("pk").first()
     if frame is None:

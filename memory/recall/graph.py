@@ -179,7 +179,11 @@ def recall(
     page_bytes: int = PAGE_BYTES,
     idempotency_key: str | None = None,
 ) -> dict[str, Any]:
-    """One page of a breadth-first walk of the cognitive graph (see the module docstring)."""
+    """One page of a breadth-first walk of the cognitive graph (see the module docstring):
+    `{nodes, edges, next_cursor, version, page: {offset, count, bytes}, ...}`. NotFound for
+    an unknown root frame; InvalidRequest (`invalid_*` parameters, `invalid_cursor`),
+    StaleCursor, StaleView. Reads only, unless `as_observation` appends the page as an
+    observation (R30, under the context row lock)."""
     flags = {
         "include_bodies": include_bodies,
         "include_events": include_events,

@@ -40,9 +40,11 @@ from memory.shapes.nodes import (
     EventNode,
     FrameNode,
     NodeRetire,
+    RelationJson,
     SearchHit,
     event_node,
     frame_node,
+    relation_json,
     search_hit,
 )
 
@@ -60,6 +62,7 @@ __all__ = [
     "FrameNode",
     "NodeRetire",
     "Observation",
+    "RelationJson",
     "RevisionJson",
     "SearchHit",
     "TransactionJson",
@@ -72,6 +75,7 @@ __all__ = [
     "event_node",
     "frame_node",
     "observation_json",
+    "relation_json",
     "revision_json",
     "search_hit",
     "transaction_json",

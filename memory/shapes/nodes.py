@@ -1,4 +1,5 @@
-"""The shapes of recall nodes (frames and event leaves) and search hits."""
+"""The shapes of the graph and of search: relations, recall nodes (frames and event
+leaves) and search hits."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, NotRequired, TypedDict
 
+from memory.models import Relation
 from memory.shapes.events import EventHead, event_head
 
 
@@ -38,6 +40,30 @@ def event_node(row: Mapping[str, Any], depth: int, preview: str, content: str | 
     if content is not None:
         node["content"] = content
     return node
+
+
+class RelationJson(TypedDict):
+    id: int
+    subject: str
+    name: str
+    object: str
+    live: bool
+    created_version: int
+    removed_version: int | None
+
+
+def relation_json(relation: Relation) -> RelationJson:
+    """A relation: its id, `subject` and `object` frame ids, `name`, whether it is `live`,
+    and the versions that created and removed it (`subject` and `object` loaded with it)."""
+    return {
+        "id": relation.pk,
+        "subject": relation.subject.frame_id,
+        "name": relation.name,
+        "object": relation.object.frame_id,
+        "live": relation.removed_version is None,
+        "created_version": relation.created_version,
+        "removed_version": relation.removed_version,
+    }
 
 
 class NodeRetire(TypedDict):
