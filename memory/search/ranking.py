@@ -43,7 +43,7 @@ from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
 from memory.search.textindex import SECONDARY
 
 K1 = 1.5
-B = 0.9
+B = 0.75
 SECONDARY_WEIGHT = 0.5  # a part of an identifier, or a payload word, is half a word
 ID_WEIGHT = 1.0
 FRAME_FACTOR = 2.0

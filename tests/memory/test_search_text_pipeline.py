@@ -137,3 +137,17 @@ def test_a_log_past_postgresqls_last_position_is_indexed_to_its_end(release_team
     drain()
     assert [h["ref"] for h in search(release_team.context, "finalword")["hits"]] == [ref]
     assert [h["ref"] for h in search(release_team.context, "line_19999")["hits"]] == [ref]
+
+
+def test_ascii_snippets_are_the_same_as_with_icu_segments(monkeypatch):
+    # Snippets of ASCII text skip ICU (the tokenizer's fast path): the parts must not change.
+    from memory.search import snippets
+    from memory.search.textindex import segments
+
+    rng = random.Random(5)
+    alphabet = "abcXYZ019_.:,;'-/ \n()\"=<>"
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 300))) for _ in range(500)]
+    wanted = [["abc", "x", "b1"], ["c_9", "xyz"], ["ab", "a", "zz"]]
+    fast = [snippets.snippet(t, wanted[i % 3]) for i, t in enumerate(texts)]
+    monkeypatch.setattr(snippets, "_ascii_segments", segments)
+    assert fast == [snippets.snippet(t, wanted[i % 3]) for i, t in enumerate(texts)]
