@@ -18,8 +18,6 @@ HEAD_LINES = 5
 # Modules (or a folder, ending in "/") another engineer is splitting right now; each entry
 # names who. Remove an entry once its split has landed.
 BEING_SPLIT = {
-    "memory/tx/store.py": "perf engineer",
-    "memory/tx/engine.py": "perf engineer",
     "memory/versions/replay.py": "history engineer",
     "memory/versions/diff.py": "history engineer",
     "memory/versions/forks.py": "history engineer",
@@ -147,10 +145,6 @@ DJANGO_HOOKS = frozenset(
 # Modules (or a folder, ending in "/") whose docstrings wait for the engineer editing them
 # right now; each entry names who. Remove an entry once its docstrings have landed.
 DOCSTRINGS_PENDING = {
-    "memory/tx/engine.py": "perf engineer",
-    "memory/tx/store.py": "perf engineer",
-    "memory/tx/group.py": "perf engineer",
-    "memory/tx/loader.py": "perf engineer",
     "memory/search/": "search engineer",
     "memory/versions/": "history engineer",
 }

@@ -108,6 +108,7 @@ class SqlLoader:
         self.context_id = context_id
 
     def frames(self, frame_ids: set[str]) -> dict[str, FrameState]:
+        """The named frames of the context that exist, by frame id (any status)."""
         if not frame_ids:
             return {}
         with connection.cursor() as cur:
@@ -115,6 +116,7 @@ class SqlLoader:
             return _frames_by_id(cur.fetchall())
 
     def events(self, seqs: set[int]) -> dict[int, EventState]:
+        """The named events of the context that exist, by sequence number."""
         if not seqs:
             return {}
         with connection.cursor() as cur:
@@ -152,6 +154,8 @@ class SqlLoader:
         return frames, events, _relations(rows, relation_keys)
 
     def supersedes_into(self, object_ids: set[str]) -> list[RelationKey]:
+        """The live `supersedes` relations pointing at any of `object_ids` (R17.s
+        successor rule reads them)."""
         with connection.cursor() as cur:
             cur.execute(
                 "SELECT s.frame_id, o.frame_id FROM memory_relation r "
