@@ -151,7 +151,6 @@ DOCSTRINGS_PENDING = {
     "memory/tx/store.py": "perf engineer",
     "memory/tx/group.py": "perf engineer",
     "memory/tx/loader.py": "perf engineer",
-    "memory/search/": "search engineer",
     "memory/versions/": "history engineer",
 }
 
