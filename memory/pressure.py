@@ -36,7 +36,8 @@ class PressureState:
 
 
 def pressure_state(context: HasPressureSettings, used_tokens: int | None = None) -> PressureState:
-    """Level for `used_tokens` (default: the context's own).
+    """The level (`ok`, `pressure` or `maintenance`, R24) for `used_tokens` (default: the
+    context's own) against its capacity, in tokens. Reads the settings only, no lock.
 
     Maintenance starts at `maintenance_percent` and, once entered, lasts until usage falls
     below `maintenance_exit_percent` (hysteresis, so the gate does not flap).

@@ -31,7 +31,8 @@ from memory.vocabulary import event_ref, seq_from_text
 
 
 def resolve_context(context: Context | int) -> Context:
-    """The functions here take a Context or its primary key (views hold the object)."""
+    """The Context itself, or the one with this primary key; NotFound when there is none.
+    The functions here take either (views hold the object)."""
     if isinstance(context, Context):
         return context
     found = Context.objects.filter(pk=context).first()
