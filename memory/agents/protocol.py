@@ -12,7 +12,8 @@ from memory.models import Context
 
 
 def protocol_settings(context: Context) -> dict[str, Any]:
-    """The settings the model protocol's instructions quote for this context."""
+    """The settings the model protocol's instructions quote for this context: its slug,
+    grace ticks, capacity and observation budget in tokens, and the three percents."""
     return {
         "slug": context.slug,
         "grace_ticks": context.grace_ticks,
