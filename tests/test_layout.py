@@ -145,7 +145,6 @@ DJANGO_HOOKS = frozenset(
 # Modules (or a folder, ending in "/") whose docstrings wait for the engineer editing them
 # right now; each entry names who. Remove an entry once its docstrings have landed.
 DOCSTRINGS_PENDING = {
-    "memory/search/": "search engineer",
     "memory/versions/": "history engineer",
 }
 

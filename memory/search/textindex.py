@@ -39,6 +39,7 @@ _WORDLIKE = re.compile(r"[^\W_]")
 
 
 def normalise(text: str) -> str:
+    """Unicode NFKC, then case folding (``ＡＰＩ`` -> ``api``), NFKC again when needed."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     # Case folding can leave a string that is no longer NFKC (rare, e.g. some Greek forms).
     return folded if folded.isascii() else unicodedata.normalize("NFKC", folded)
@@ -285,6 +286,7 @@ def _pairs(text: str) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def emoji(text: str) -> list[str]:
+    """The emoji of `text`, in order (pictographs, dingbats, flags; no modifiers)."""
     return _EMOJI.findall(text)
 
 

@@ -167,10 +167,12 @@ def flatten(value: Any) -> str:
 
 
 def frame_text(frame_id: str, body: Any) -> str:
+    """What a frame says: its id, then its body flattened (`flatten`)."""
     return f"{frame_id}\n{flatten(body)}"
 
 
 def event_text(content: str, payload: Any, *, include_payload: bool = True) -> str:
+    """What an event says: its content, then its payload flattened (unless left out)."""
     if payload is None or not include_payload:
         return content
     extra = flatten(payload)
