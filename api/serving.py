@@ -14,7 +14,7 @@ the server's own event loop, as under Django's ASGI handler. Websockets are unto
 
 `CollectAfterLargeBodies` wraps the WSGI app (whatever serves it): after a request or
 response larger than COLLECT_ABOVE_BYTES it runs a full garbage collection once the response
-is closed. Measured cause of the resident-memory growth of issue 10: REST framework's
+is closed. Measured cause of the resident-memory growth under large responses: REST framework's
 view/request/response and Django's one-to-one caches (an event and its transaction record)
 form reference cycles, so a request's rows, data and rendered body (7x the response size at
 peak) stay alive until the next full collection; large strings are not counted by the

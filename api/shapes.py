@@ -1,17 +1,16 @@
 """Response shapes (docs/rest.md): the serializers that document them in the OpenAPI schema
-and the `present_*` builders of the shapes only the API answers. Context and event shapes
-are built by memory.shapes (the explorer, recall, search and compile share them); the
-schema test checks live responses against these serializers.
+and the `present_*` builders of the shapes only the API answers. Contexts, events, frame
+revisions and transactions are built by memory.shapes (the explorer, recall, search and
+compile share those builders); the schema test checks live responses against these
+serializers.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from rest_framework import serializers
 
 from memory.kinds import EVENT_STATUSES
-from memory.models import FrameRevision, Relation
+from memory.models import FrameRevision
 from memory.shapes import RevisionJson, revision_json
 
 
@@ -186,6 +185,7 @@ class RevisionSerializer(serializers.Serializer):
 
 
 def present_revision(revision: FrameRevision) -> RevisionJson:
+    """A stored revision in the revision shape (memory.shapes.revision_json)."""
     return revision_json(
         revision.revision,
         revision.body,
@@ -227,18 +227,6 @@ class RelationSerializer(serializers.Serializer):
     live = serializers.BooleanField()
     created_version = serializers.IntegerField()
     removed_version = serializers.IntegerField(allow_null=True)
-
-
-def present_relation(relation: Relation) -> dict[str, Any]:
-    return {
-        "id": relation.pk,
-        "subject": relation.subject.frame_id,
-        "name": relation.name,
-        "object": relation.object.frame_id,
-        "live": relation.removed_version is None,
-        "created_version": relation.created_version,
-        "removed_version": relation.removed_version,
-    }
 
 
 class RelationListSerializer(PageSerializer):

@@ -37,14 +37,13 @@ from api.shapes import (
     RevisionSerializer,
     SearchResultSerializer,
     TransactionListSerializer,
-    present_relation,
 )
 from api.views import IDEMPOTENCY_HEADER
 from api.views_history import frame_as_of_or_404, point_of
 from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.read.pages import frame_history_page, revision_detail
-from memory.shapes import transaction_json
+from memory.shapes import relation_json, transaction_json
 from memory.tx.engine import submit_transaction
 from memory.tx.lang import fields_text
 from memory.versions import asof
@@ -283,7 +282,7 @@ class RelationListView(ContextAPIView):
             limit=query["limit"],
         )
         return self.list_page(
-            "relations", page.items, page.has_more, lambda r: r.pk, present_relation, filters
+            "relations", page.items, page.has_more, lambda r: r.pk, relation_json, filters
         )
 
 

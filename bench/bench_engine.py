@@ -1,4 +1,4 @@
-"""Engine benchmark (issue 3): commit latency against hand-written SQL, throughput, compile.
+"""Engine benchmark: commit latency against hand-written SQL, throughput, compile.
 
     .venv/bin/python bench/bench_engine.py            # full run (100,000 frames, 1M events)
     .venv/bin/python bench/bench_engine.py --small    # quick smoke run
@@ -57,124 +57,162 @@ def bench_commit_latency(context_id: int, n: int) -> list[float]:
     return samples
 
 
+class HandwrittenCommits:
+    """The same rows the engine writes for the first example, in one psycopg transaction
+    each, on a connection of its own: `commit(i)` writes the i-th and returns its ms."""
+
+    def __init__(self, context_id: int, n: int, prefix: str = "h") -> None:
+        import psycopg
+        from django.db import connection
+
+        self.context_id, self.prefix = context_id, prefix
+        self.pairs = prepare_targets(context_id, prefix, n)
+        params = connection.get_connection_params()
+        self.conn = psycopg.connect(
+            **{k: v for k, v in params.items() if k != "cursor_factory"}, autocommit=False
+        )
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def commit(self, i: int) -> float:
+        k, seq = self.pairs[i]
+        start = time.perf_counter()
+        with self.conn.cursor() as cur:
+            state = self._read(cur, k, seq)
+            self._write(cur, k, seq, *state)
+        self.conn.commit()
+        return (time.perf_counter() - start) * 1000
+
+    def _read(self, cur: Any, k: int, seq: int) -> tuple[int, int, int, int, int, int]:
+        """The locked context's counters, the release frame's id, the log event's id and
+        tokens, each by its own statement (one round trip each)."""
+        context_id, prefix = self.context_id, self.prefix
+        cur.execute(
+            "SELECT version, tick, last_seq, used_tokens FROM memory_context WHERE id = %s FOR UPDATE",
+            [context_id],
+        )
+        version, _tick, last_seq, used = cur.fetchone()
+        cur.execute(
+            "SELECT id, frame_id, revision, sources, changed_version FROM memory_frame "
+            "WHERE context_id = %s AND frame_id = ANY(%s)",
+            [context_id, [f"release-{prefix}{k}", f"test-result-{prefix}{k}"]],
+        )
+        release_pk = cur.fetchone()[0]
+        cur.execute(
+            "SELECT id, active, token_estimate FROM memory_event WHERE context_id = %s AND seq = %s",
+            [context_id, seq],
+        )
+        event_pk, _, event_tokens = cur.fetchone()
+        return version, last_seq, used, release_pk, event_pk, event_tokens
+
+    def _write(
+        self,
+        cur: Any,
+        k: int,
+        seq: int,
+        version: int,
+        last_seq: int,
+        used: int,
+        release_pk: int,
+        event_pk: int,
+        event_tokens: int,
+    ) -> None:
+        """The first example's rows, one statement per round trip."""
+        import json
+
+        context_id, prefix = self.context_id, self.prefix
+        text = FIRST_TX.format(base=0, k=f"{prefix}{k}", seq=seq)
+        new_version = version + 1
+        cur.execute(
+            "INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at, size_chars, "
+            "token_estimate, is_observation, active, status_version, pending, delivers) VALUES "
+            "(%s, %s, 'transaction', 'main', %s, %s, now(), %s, 0, false, false, 0, false, '{}') RETURNING id",
+            [context_id, last_seq + 1, text, json.dumps({"version": new_version}), len(text)],
+        )
+        tx_event = cur.fetchone()[0]
+        cur.execute(
+            "INSERT INTO memory_transactionrecord (context_id, author, author_kind, thread, base_version, "
+            "committed_version, status, reason, text, ops, receipt, frame_ids, event_id, created_at) VALUES "
+            "(%s, 'bench', 'agent', 'main', %s, %s, 'committed', %s, %s, %s, %s, %s, %s, now()) RETURNING id",
+            [
+                context_id,
+                version,
+                new_version,
+                "r",
+                text,
+                "[]",
+                json.dumps({"version": new_version}),
+                [f"release-{prefix}{k}", f"test-result-{prefix}{k}"],
+                tx_event,
+            ],
+        )
+        record = cur.fetchone()[0]
+        cur.execute(
+            "INSERT INTO memory_frame (context_id, frame_id, revision, body, sources, status, protected, "
+            "retire_generation, token_estimate, created_version, changed_version, updated_at) VALUES "
+            "(%s, %s, 1, %s, %s, 'active', false, 0, 10, %s, %s, now()) RETURNING id",
+            [
+                context_id,
+                f"test-result-{prefix}{k}",
+                '{"tests":"passed"}',
+                json.dumps([f"@e{seq}"]),
+                new_version,
+                new_version,
+            ],
+        )
+        derived_pk = cur.fetchone()[0]
+        cur.execute(
+            "UPDATE memory_frame SET revision = revision + 1, body = %s, changed_version = %s, updated_at = now() "
+            "WHERE id = %s",
+            ['{"goal":"ship-v1","stage":"packaging"}', new_version, release_pk],
+        )
+        cur.executemany(
+            "INSERT INTO memory_framerevision (frame_id, revision, body, sources, transaction_id, version, created_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, now())",
+            [
+                (derived_pk, 1, '{"tests":"passed"}', "[]", record, new_version),
+                (
+                    release_pk,
+                    2,
+                    '{"goal":"ship-v1","stage":"packaging"}',
+                    "[]",
+                    record,
+                    new_version,
+                ),
+            ],
+        )
+        cur.execute(
+            "INSERT INTO memory_relation (context_id, subject_id, name, object_id, created_version) "
+            "VALUES (%s, %s, 'supports', %s, %s)",
+            [context_id, derived_pk, release_pk, new_version],
+        )
+        cur.execute(
+            "UPDATE memory_event SET active = false, status_version = %s WHERE id = %s",
+            [new_version, event_pk],
+        )
+        cur.execute(
+            "UPDATE memory_context SET version = %s, last_seq = %s, used_tokens = %s WHERE id = %s",
+            [new_version, last_seq + 1, used - event_tokens, context_id],
+        )
+        cur.executemany(
+            "INSERT INTO memory_indexintent (context_id, frame_id, event_id, created_at) VALUES (%s, %s, %s, now())",
+            [
+                (context_id, derived_pk, None),
+                (context_id, release_pk, None),
+                (context_id, None, event_pk),
+                (context_id, None, tx_event),
+            ],
+        )
+
+
 def bench_handwritten_sql(context_id: int, n: int, prefix: str = "h") -> list[float]:
     """The same rows the engine writes for the first example, in one psycopg transaction."""
-    import json
-
-    import psycopg
-    from django.db import connection
-
-    pairs = prepare_targets(context_id, prefix, n)
-    params = connection.get_connection_params()
-    conn = psycopg.connect(
-        **{k: v for k, v in params.items() if k != "cursor_factory"}, autocommit=False
-    )
-    samples = []
-    for k, seq in pairs:
-        text = FIRST_TX.format(base=0, k=f"{prefix}{k}", seq=seq)
-        start = time.perf_counter()
-        with conn.cursor() as cur:
-            cur.execute(
-                "SELECT version, tick, last_seq, used_tokens FROM memory_context WHERE id = %s FOR UPDATE",
-                [context_id],
-            )
-            version, _tick, last_seq, used = cur.fetchone()
-            cur.execute(
-                "SELECT id, frame_id, revision, sources, changed_version FROM memory_frame "
-                "WHERE context_id = %s AND frame_id = ANY(%s)",
-                [context_id, [f"release-{prefix}{k}", f"test-result-{prefix}{k}"]],
-            )
-            release_pk = cur.fetchone()[0]
-            cur.execute(
-                "SELECT id, active, token_estimate FROM memory_event WHERE context_id = %s AND seq = %s",
-                [context_id, seq],
-            )
-            event_pk, _, event_tokens = cur.fetchone()
-            new_version = version + 1
-            cur.execute(
-                "INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at, size_chars, "
-                "token_estimate, is_observation, active, status_version, pending, delivers) VALUES "
-                "(%s, %s, 'transaction', 'main', %s, %s, now(), %s, 0, false, false, 0, false, '{}') RETURNING id",
-                [context_id, last_seq + 1, text, json.dumps({"version": new_version}), len(text)],
-            )
-            tx_event = cur.fetchone()[0]
-            cur.execute(
-                "INSERT INTO memory_transactionrecord (context_id, author, author_kind, thread, base_version, "
-                "committed_version, status, reason, text, ops, receipt, frame_ids, event_id, created_at) VALUES "
-                "(%s, 'bench', 'agent', 'main', %s, %s, 'committed', %s, %s, %s, %s, %s, %s, now()) RETURNING id",
-                [
-                    context_id,
-                    version,
-                    new_version,
-                    "r",
-                    text,
-                    "[]",
-                    json.dumps({"version": new_version}),
-                    [f"release-{prefix}{k}", f"test-result-{prefix}{k}"],
-                    tx_event,
-                ],
-            )
-            record = cur.fetchone()[0]
-            cur.execute(
-                "INSERT INTO memory_frame (context_id, frame_id, revision, body, sources, status, protected, "
-                "retire_generation, token_estimate, created_version, changed_version, updated_at) VALUES "
-                "(%s, %s, 1, %s, %s, 'active', false, 0, 10, %s, %s, now()) RETURNING id",
-                [
-                    context_id,
-                    f"test-result-{prefix}{k}",
-                    '{"tests":"passed"}',
-                    json.dumps([f"@e{seq}"]),
-                    new_version,
-                    new_version,
-                ],
-            )
-            derived_pk = cur.fetchone()[0]
-            cur.execute(
-                "UPDATE memory_frame SET revision = revision + 1, body = %s, changed_version = %s, updated_at = now() "
-                "WHERE id = %s",
-                ['{"goal":"ship-v1","stage":"packaging"}', new_version, release_pk],
-            )
-            cur.executemany(
-                "INSERT INTO memory_framerevision (frame_id, revision, body, sources, transaction_id, version, created_at) "
-                "VALUES (%s, %s, %s, %s, %s, %s, now())",
-                [
-                    (derived_pk, 1, '{"tests":"passed"}', "[]", record, new_version),
-                    (
-                        release_pk,
-                        2,
-                        '{"goal":"ship-v1","stage":"packaging"}',
-                        "[]",
-                        record,
-                        new_version,
-                    ),
-                ],
-            )
-            cur.execute(
-                "INSERT INTO memory_relation (context_id, subject_id, name, object_id, created_version) "
-                "VALUES (%s, %s, 'supports', %s, %s)",
-                [context_id, derived_pk, release_pk, new_version],
-            )
-            cur.execute(
-                "UPDATE memory_event SET active = false, status_version = %s WHERE id = %s",
-                [new_version, event_pk],
-            )
-            cur.execute(
-                "UPDATE memory_context SET version = %s, last_seq = %s, used_tokens = %s WHERE id = %s",
-                [new_version, last_seq + 1, used - event_tokens, context_id],
-            )
-            cur.executemany(
-                "INSERT INTO memory_indexintent (context_id, frame_id, event_id, created_at) VALUES (%s, %s, %s, now())",
-                [
-                    (context_id, derived_pk, None),
-                    (context_id, release_pk, None),
-                    (context_id, None, event_pk),
-                    (context_id, None, tx_event),
-                ],
-            )
-        conn.commit()
-        samples.append((time.perf_counter() - start) * 1000)
-    conn.close()
-    return samples
+    writer = HandwrittenCommits(context_id, n, prefix)
+    try:
+        return [writer.commit(i) for i in range(n)]
+    finally:
+        writer.close()
 
 
 def bench_throughput(

@@ -1,4 +1,4 @@
-"""HTTP stacks side by side (issue 16 item 2): our bridge against well-kept servers and
+"""HTTP stacks side by side: our bridge against well-kept servers and
 adapters, in one run, on one database, one worker each.
 
     .venv/bin/python bench/bench_servers.py            # every stack
@@ -32,6 +32,7 @@ from typing import Any
 
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_servers")
 
+from bench_engine import HandwrittenCommits
 from common import (
     ROOT,
     load_average,
@@ -129,11 +130,18 @@ def start(command: list[str]) -> subprocess.Popen[bytes]:
 
 
 def interleaved_commits(
-    url: str | None, slug: str, context_id: int, token: str, n: int, through_django: bool
+    url: str | None,
+    slug: str,
+    context_id: int,
+    token: str,
+    n: int,
+    through_django: bool,
+    handwritten: bool = False,
 ) -> dict[str, list[float]]:
     """The same transaction in turn in-process, through Django's request cycle without a
-    server (optional) and over keep-alive HTTP (when `url`), all on one context, so each
-    kind sees the same machine load: the ratios are paired, not minutes apart."""
+    server (optional), over keep-alive HTTP (when `url`) and as hand-written SQL (the same
+    rows, `handwritten`), all on one context, so each kind sees the same machine load: the
+    ratios are paired, not minutes apart."""
     import json
 
     import httpx
@@ -146,6 +154,8 @@ def interleaved_commits(
     kinds = ["in-process"] + (["django"] if through_django else []) + (["http"] if url else [])
     prefix = f"x{time.monotonic_ns()}-"
     targets = prepare_targets(context_id, prefix, (n + 10) * len(kinds))
+    sql = HandwrittenCommits(context_id, n + 10, prefix=f"s{prefix}") if handwritten else None
+    kinds += ["sql"] if sql is not None else []
     app = WSGIHandler()
     base = Context.objects.get(pk=context_id).version
     samples: dict[str, list[float]] = {kind: [] for kind in kinds}
@@ -153,8 +163,14 @@ def interleaved_commits(
     headers = {"Authorization": f"Bearer {token}"}
     with httpx.Client(base_url=url or "http://unused", headers=headers, timeout=60) as client:
         for i in range(n + 10):
-            for j, kind in enumerate(kinds):
-                k, seq = targets[i * len(kinds) + j]
+            for kind in kinds:
+                if kind == "sql":
+                    assert sql is not None
+                    elapsed = sql.commit(i)
+                    if i >= 10:
+                        samples[kind].append(elapsed)
+                    continue
+                k, seq = targets.pop()
                 text = FIRST_TX.format(base=base, k=f"{prefix}{k}", seq=seq)
                 began = time.perf_counter()
                 if kind == "in-process":
@@ -172,6 +188,8 @@ def interleaved_commits(
                     base = int(response.json()["version"])
                 if i >= 10:  # the first ones warm connections and caches
                     samples[kind].append((time.perf_counter() - began) * 1000)
+    if sql is not None:
+        sql.close()
     return samples
 
 

@@ -1,4 +1,4 @@
-"""Offline retrieval benchmark on STATE-Bench (issue 14): Morphz's learned memory against
+"""Offline retrieval benchmark on STATE-Bench: Morphz's learned memory against
 flat BM25 and vector retrieval over the raw train transcripts, same run, same queries.
 
     .venv/bin/python bench/bench_statebench_retrieval.py

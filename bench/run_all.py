@@ -11,16 +11,16 @@ by compile) and `commits` (where every commit lands): history events (retired ob
 written in bulk by SQL: seeding, not the engine) are added up to each size, then every
 figure is measured (the recall graph has a context of its own):
 
-- commit: the design document's first transaction in-process, against the same rows written
-  by hand-written SQL (one psycopg transaction): ratio <= 1.5;
+- commit: the design document's first transaction in-process, in turn with the same rows
+  written by hand-written SQL (one psycopg transaction each): ratio <= 1.5;
 - HTTP commit: the same transaction over keep-alive HTTP (the served app, morphz.asgi under
   uvicorn, one worker), in turn with the in-process commits: ratio of the p50s <= 2;
 - per-context throughput: 8 writer threads committing on one context, against PostgreSQL
   doing the same row lock, inserts and commit from 8 pgbench clients (a PL/pgSQL function,
   no Python in between): ratio >= 0.8;
-- compile: compile_active_context (500 frames, 300 active observations), against plain
-  queries fetching the same rows: ratio <= 2; and against compile at the smallest size:
-  <= 1.5 (flat in history size);
+- compile: compile_active_context (500 frames, 300 active observations), in turn with plain
+  queries fetching the same rows: ratio <= 2; and in turn with compile of `scale-small`
+  (the same live rows, its history held at the smallest size): <= 1.5 (flat in history);
 - recall: the last page of a depth-4 recall in pages of 128 on a 5,000-node graph with cycles
   and a hub, against its first page: ratio <= 2.
 
@@ -32,20 +32,18 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import statistics
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_all")
 
-from bench_engine import bench_handwritten_sql, bench_throughput, seed_frames
+from bench_engine import bench_throughput, seed_frames
 from bench_servers import interleaved_commits
-from common import ROOT, load_average, prepare_targets, setup_django, stop_process, wait_ready
+from common import ROOT, load_average, setup_django, stop_process, wait_ready
+from pg_limit import postgres_limit
 
 from morphz.devserver import free_port, uvicorn_command
 
@@ -113,124 +111,6 @@ def history_size(context_id: int) -> int:
     return Event.objects.filter(context_id=context_id).count()
 
 
-# -- the PostgreSQL limit for commits on one context -----------------------------------------
-
-PG_FUNCTION = """
-CREATE TABLE IF NOT EXISTS morphz_bench_targets (
-  id bigint PRIMARY KEY, release_pk bigint, event_pk bigint, seq bigint);
-CREATE SEQUENCE IF NOT EXISTS morphz_bench_n;
-CREATE OR REPLACE FUNCTION morphz_bench_commit(ctx bigint, prefix text) RETURNS void AS $$
-DECLARE
-  t record; v bigint; lseq bigint; used bigint; ev_tokens bigint;
-  tx_event bigint; rec bigint; derived bigint; n bigint;
-BEGIN
-  n := nextval('morphz_bench_n');
-  SELECT * INTO t FROM morphz_bench_targets WHERE id = n;
-  SELECT version, last_seq, used_tokens INTO v, lseq, used
-    FROM memory_context WHERE id = ctx FOR UPDATE;
-  SELECT token_estimate INTO ev_tokens FROM memory_event WHERE id = t.event_pk;
-  INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at,
-      size_chars, token_estimate, is_observation, active, status_version, pending, delivers)
-    VALUES (ctx, lseq + 1, 'transaction', 'main', prefix || n, json_build_object('version', v + 1),
-      now(), 200, 0, false, false, 0, false, '{}') RETURNING id INTO tx_event;
-  INSERT INTO memory_transactionrecord (context_id, author, author_kind, thread, base_version,
-      committed_version, status, reason, text, ops, receipt, frame_ids, event_id, created_at)
-    VALUES (ctx, 'bench', 'agent', 'main', v, v + 1, 'committed', 'r', prefix || n, '[]',
-      json_build_object('version', v + 1), ARRAY['release-' || prefix || n, 'test-result-' || prefix || n],
-      tx_event, now()) RETURNING id INTO rec;
-  INSERT INTO memory_frame (context_id, frame_id, revision, body, sources, status, protected,
-      retire_generation, token_estimate, created_version, changed_version, updated_at)
-    VALUES (ctx, 'test-result-' || prefix || n, 1, '{"tests":"passed"}',
-      jsonb_build_array('@e' || t.seq), 'active', false, 0, 10, v + 1, v + 1, now())
-    RETURNING id INTO derived;
-  UPDATE memory_frame SET revision = revision + 1, body = '{"goal":"ship-v1","stage":"packaging"}',
-      changed_version = v + 1, updated_at = now() WHERE id = t.release_pk;
-  INSERT INTO memory_framerevision (frame_id, revision, body, sources, transaction_id, version,
-      created_at)
-    VALUES (derived, 1, '{"tests":"passed"}', '[]', rec, v + 1, now()),
-           (t.release_pk, 2, '{"goal":"ship-v1","stage":"packaging"}', '[]', rec, v + 1, now());
-  INSERT INTO memory_relation (context_id, subject_id, name, object_id, created_version)
-    VALUES (ctx, derived, 'supports', t.release_pk, v + 1);
-  UPDATE memory_event SET active = false, status_version = v + 1 WHERE id = t.event_pk;
-  UPDATE memory_context SET version = v + 1, last_seq = lseq + 1,
-      used_tokens = used - ev_tokens WHERE id = ctx;
-  INSERT INTO memory_indexintent (context_id, frame_id, event_id, created_at)
-    VALUES (ctx, derived, NULL, now()), (ctx, t.release_pk, NULL, now()),
-           (ctx, NULL, t.event_pk, now()), (ctx, NULL, tx_event, now());
-END $$ LANGUAGE plpgsql;
-"""
-
-
-def pgbench_binary() -> str:
-    try:
-        import pgserver
-
-        candidate = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pgbench"
-        if candidate.exists():
-            return str(candidate)
-    except ImportError:
-        pass
-    return "pgbench"
-
-
-def postgres_limit(context_id: int, clients: int, per_client: int) -> float:
-    """Commits/s of the same rows by a PL/pgSQL function from `clients` pgbench clients."""
-    from django.db import connection
-
-    from memory.models import Event, Frame
-
-    total = clients * per_client
-    prefix = f"pg{time.monotonic_ns()}-"
-    pairs = prepare_targets(context_id, prefix, total)
-    releases = dict(
-        Frame.objects.filter(
-            context_id=context_id, frame_id__in=[f"release-{prefix}{k}" for k, _ in pairs]
-        ).values_list("frame_id", "pk")
-    )
-    events = dict(
-        Event.objects.filter(context_id=context_id, seq__in=[seq for _, seq in pairs]).values_list(
-            "seq", "pk"
-        )
-    )
-    with connection.cursor() as cur:
-        cur.execute(PG_FUNCTION)
-        cur.execute("TRUNCATE morphz_bench_targets")
-        cur.execute("SELECT setval('morphz_bench_n', 1, false)")
-        cur.executemany(
-            "INSERT INTO morphz_bench_targets VALUES (%s, %s, %s, %s)",
-            [
-                (n, releases[f"release-{prefix}{k}"], events[seq], seq)
-                for n, (k, seq) in enumerate(pairs, start=1)
-            ],
-        )
-    settings = connection.settings_dict
-    env = {
-        **os.environ,
-        "PGHOST": settings.get("HOST") or "",
-        "PGPORT": str(settings.get("PORT") or ""),
-        "PGUSER": settings.get("USER") or "",
-        "PGPASSWORD": settings.get("PASSWORD") or "",
-        "PGDATABASE": settings["NAME"],
-    }
-    env = {k: v for k, v in env.items() if v != ""}
-    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as script:
-        script.write(f"SELECT morphz_bench_commit({context_id}, '{prefix}');\n")
-    try:
-        done = subprocess.run(
-            [pgbench_binary(), "-n", "-c", str(clients), "-j", str(min(clients, 2)), "-t",
-             str(per_client), "-f", script.name],
-            env=env, capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
-    finally:
-        os.unlink(script.name)
-    if done.returncode != 0:
-        raise RuntimeError(f"pgbench failed: {done.stderr[-500:]}")
-    match = re.search(r"tps = ([0-9.]+)", done.stdout)
-    if match is None:
-        raise RuntimeError(f"pgbench printed no tps: {done.stdout[-500:]}")
-    return float(match.group(1))
-
-
 # -- compile against plain queries -----------------------------------------------------------
 
 PLAIN_COMPILE = [
@@ -257,7 +137,9 @@ def timed(fn: Callable[[], Any], repeat: int) -> list[float]:
     return samples
 
 
-def compile_vs_plain(context_id: int, repeat: int) -> tuple[float, float]:
+def compile_vs_plain(context_id: int, small_id: int, repeat: int) -> tuple[float, float, float]:
+    """p50s of compile, of the plain queries of the same rows, and of compile of a context
+    with the same live rows and the smallest history, all interleaved (same machine)."""
     from django.db import connection
 
     from memory.models import Context
@@ -269,16 +151,18 @@ def compile_vs_plain(context_id: int, repeat: int) -> tuple[float, float]:
                 cur.execute(sql, [context_id])
                 cur.fetchall()
 
-    def compiled() -> None:
-        compile_active_context(Context.objects.get(pk=context_id))
+    def compiled(pk: int) -> Callable[[], Any]:
+        return lambda: compile_active_context(Context.objects.get(pk=pk))
 
-    compiled()
-    plain()
-    a, b = [], []
-    for _ in range(repeat):  # interleaved, so both see the same machine
-        a += timed(compiled, 1)
-        b += timed(plain, 1)
-    return p50(a), p50(b)
+    kinds = [compiled(context_id), plain, compiled(small_id)]
+    samples: list[list[float]] = [[] for _ in kinds]
+    for kind in kinds:
+        kind()
+    for _ in range(repeat):
+        for kind, into in zip(kinds, samples, strict=True):
+            into += timed(kind, 1)
+    big, bare, small = (p50(s) for s in samples)
+    return big, bare, small
 
 
 # -- recall pages ------------------------------------------------------------------------------
@@ -335,6 +219,74 @@ def recall_first_and_last(context_id: int, repeat: int) -> tuple[float, float, i
 # -- the run -----------------------------------------------------------------------------------
 
 
+def seed(sizes: list[int]) -> dict[str, Any]:
+    """The contexts every size measures, and the token of `commits`."""
+    from memory.contexts import create_context, issue_token
+    from memory.timeline.events import append_event
+
+    began = time.perf_counter()
+    # compile reads `scale` (500 frames, 300 active observations, a growing history) and,
+    # interleaved, `scale-small` (the same live rows, its history held at the first size)
+    made: dict[str, Any] = {}
+    for slug in ("scale", "scale-small"):
+        made[slug] = create_context(slug, capacity_tokens=2_000_000_000)
+        seed_frames(made[slug].pk, 500)
+        for i in range(300):
+            append_event(
+                made[slug].pk, kind="tool_result", content=f"observation {i}: " + "ok " * 40
+            )
+    grow_history(made["scale-small"].pk, max(0, sizes[0] - history_size(made["scale-small"].pk)))
+    # commits land here (each adds frames), with the same growing history
+    made["commits"] = create_context("commits", capacity_tokens=2_000_000_000)
+    made["token"] = issue_token(made["commits"], name="bench").raw
+    made["graph"] = create_context("graph", capacity_tokens=2_000_000_000)
+    build_graph(made["graph"].pk, GRAPH_NODES)
+    print(f"seeded in {time.perf_counter() - began:.0f} s", flush=True)
+    return made
+
+
+def measure(table: Table, size: int, made: dict[str, Any], url: str, quick: bool) -> None:
+    """Every figure at one history size."""
+    n = 40 if quick else 150
+    per_writer = 20 if quick else 60
+    first = table.sizes[0]
+    commits = made["commits"]
+    paired = interleaved_commits(url or None, "commits", commits.pk, made["token"], n, False, True)
+    engine = paired["in-process"]
+    table.ratio("commit p50, engine / hand-written SQL, in turn", size, p50(engine),
+                p50(paired["sql"]), "ms", "<= 1.5")  # fmt: skip
+    if url:
+        table.ratio("commit p50, HTTP / in-process, in turn", size, p50(paired["http"]),
+                    p50(engine), "ms", "<= 2")  # fmt: skip
+    engine_rate = bench_throughput([commits.pk], 8, per_writer, prefix=f"w{size}-")
+    limit = postgres_limit(commits.pk, 8, per_writer * 2)
+    table.ratio("commits/s on one context, 8 writers: engine / PostgreSQL alone",
+                size, engine_rate, limit, "/s", ">= 0.8")  # fmt: skip
+    big, bare, small = compile_vs_plain(made["scale"].pk, made["scale-small"].pk,
+                                        15 if quick else 50)  # fmt: skip
+    table.ratio("compile p50 / plain queries of the same rows, in turn", size, big, bare,
+                "ms", "<= 2")  # fmt: skip
+    table.ratio(f"compile p50 / compile at {first:,} events, in turn", size, big, small,
+                "ms", "<= 1.5")  # fmt: skip
+    first_page, last, pages = recall_first_and_last(made["graph"].pk, 2 if quick else 5)
+    table.ratio(f"recall last page / first page ({GRAPH_NODES:,} nodes, depth 4, "
+                f"{pages} pages of 128)", size, last, first_page, "ms", "<= 2")  # fmt: skip
+
+
+def start_server() -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "MORPHZ_THROTTLE_RATE": "100000000/min",
+        "MORPHZ_INDEXER_IN_PROCESS": "0",
+        "LOG_LEVEL": "WARNING",
+    }
+    server = subprocess.Popen(uvicorn_command(port), cwd=ROOT, env=env)
+    wait_ready(url, server, 240)
+    return server, url
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="10k and 100k, fewer samples")
@@ -342,76 +294,22 @@ def main() -> None:
     parser.add_argument("--skip-http", action="store_true", help="no HTTP server")
     args = parser.parse_args()
     sizes = args.sizes or ([10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000])
-    n = 40 if args.quick else 150
-    per_writer = 20 if args.quick else 60
-    repeat = 15 if args.quick else 50
-    recall_repeat = 2 if args.quick else 5
 
     print(f"run_all ({'quick' if args.quick else 'full'}); {load_average()}", flush=True)
     setup_django(fresh=True)
-    from memory.contexts import create_context, issue_token
-    from memory.timeline.events import append_event
-
-    # compile reads this one: 500 frames, 300 active observations, a growing history
-    context = create_context("scale", capacity_tokens=2_000_000_000)
-    # commits land here (each adds frames), with the same growing history
-    commits = create_context("commits", capacity_tokens=2_000_000_000)
-    token = issue_token(commits, name="bench").raw
-    graph = create_context("graph", capacity_tokens=2_000_000_000)
-    began = time.perf_counter()
-    seed_frames(context.pk, 500)
-    for i in range(300):
-        append_event(context.pk, kind="tool_result", content=f"observation {i}: " + "ok " * 40)
-    build_graph(graph.pk, GRAPH_NODES)
-    print(f"seeded in {time.perf_counter() - began:.0f} s", flush=True)
-
-    server = None
-    url = ""
-    if not args.skip_http:
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        env = {
-            **os.environ,
-            "MORPHZ_THROTTLE_RATE": "100000000/min",
-            "MORPHZ_INDEXER_IN_PROCESS": "0",
-            "LOG_LEVEL": "WARNING",
-        }
-        server = subprocess.Popen(uvicorn_command(port), cwd=ROOT, env=env)
-        wait_ready(url, server, 240)
-
+    made = seed(sizes)
+    server, url = (None, "") if args.skip_http else start_server()
     table = Table(sizes)
-    compile_base: float | None = None
     try:
         for size in sizes:
             began = time.perf_counter()
-            for grown in (context, commits):
+            for grown in (made["scale"], made["commits"]):
                 missing = size - history_size(grown.pk)
                 if missing > 0:
                     grow_history(grown.pk, missing)
             print(f"history of 'scale' and 'commits' now {size:,} events "
                   f"({time.perf_counter() - began:.0f} s); {load_average()}", flush=True)  # fmt: skip
-            paired = interleaved_commits(url or None, "commits", commits.pk, token, n, False)
-            engine = paired["in-process"]
-            sql = bench_handwritten_sql(commits.pk, n, prefix=f"hw{size}-")
-            table.ratio("commit p50, engine / hand-written SQL", size, p50(engine), p50(sql),
-                        "ms", "<= 1.5")  # fmt: skip
-            if server is not None:
-                http = paired["http"]
-                table.ratio("commit p50, HTTP / in-process", size, p50(http), p50(engine),
-                            "ms", "<= 2")  # fmt: skip
-            engine_rate = bench_throughput([commits.pk], 8, per_writer, prefix=f"w{size}-")
-            limit = postgres_limit(commits.pk, 8, per_writer * 2)
-            table.ratio("commits/s on one context, 8 writers: engine / PostgreSQL alone",
-                        size, engine_rate, limit, "/s", ">= 0.8")  # fmt: skip
-            compiled, plain = compile_vs_plain(context.pk, repeat)
-            table.ratio("compile p50 / plain queries of the same rows", size, compiled, plain,
-                        "ms", "<= 2")  # fmt: skip
-            compile_base = compile_base or compiled
-            table.ratio(f"compile p50 / compile at {sizes[0]:,} events", size, compiled,
-                        compile_base, "ms", "<= 1.5")  # fmt: skip
-            first, last, pages = recall_first_and_last(graph.pk, recall_repeat)
-            table.ratio(f"recall last page / first page ({GRAPH_NODES:,} nodes, depth 4, "
-                        f"{pages} pages of 128)", size, last, first, "ms", "<= 2")  # fmt: skip
+            measure(table, size, made, url, args.quick)
     finally:
         if server is not None:
             stop_process(server)

@@ -3,7 +3,7 @@
 Access is checked when the socket opens and again before every update it forwards and every
 few seconds while it is quiet (`MORPHZ_WS_RECHECK_SECONDS`): once the person's session is
 gone, they are no longer staff, or they are deactivated, the socket is closed (4403) and
-nothing more is sent (issue 10 item 6).
+nothing more is sent.
 """
 
 from __future__ import annotations

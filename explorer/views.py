@@ -14,7 +14,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from memory.read.access import context_for_person, contexts_for_person, person_can_see_all
 from memory.read.explorer import context_cards, explorer_snapshot
 
-# What the page embeds is bounded (issue 10 item 2): a large body or transaction text is left
+# What the page embeds is bounded: a large body or transaction text is left
 # out of the first paint and loaded through the API when the frame is selected.
 EMBED_BODY_CHARS = 4_000
 EMBED_TEXT_CHARS = 4_000

@@ -11,5 +11,8 @@ Every write goes through one function per verb:
 - `memory.search.indexer.drain`, `rebuild`: the search index (the only writer of `SearchDocument`)
 
 Reads: `memory.recall.graph.recall`, `memory.search.query.search`, `memory.read.*`.
+JSON shapes: `memory.shapes` (one TypedDict and one builder per shape: context, event, relation,
+revision, transaction, recall node, search hit, compiled observation); the API, the
+explorer, recall, search and compile all build through it.
 The package does not import its modules here: Django loads `memory` as an app before models.
 """

@@ -118,23 +118,28 @@ class ContextAdmin(admin.ModelAdmin):
 
     @admin.display(description="forks")
     def forks_of_this(self, obj: Context) -> str:
+        """The direct forks as `slug@vN`, by slug, comma-separated; "-" when none."""
         forks = [f"{c.slug}@v{c.forked_version}" for c in obj.forks.order_by("slug")]
         return ", ".join(forks) if forks else "-"
 
     @admin.action(description="Freeze (refuse every write)")
     def freeze_action(self, request: HttpRequest, queryset: Any) -> None:
+        """Freeze each selected context (R54) through `contexts.set_frozen` (row lock)."""
         for context in queryset:
             contexts.set_frozen(context.pk, True)
         messages.success(request, "Frozen.")
 
     @admin.action(description="Unfreeze")
     def unfreeze_action(self, request: HttpRequest, queryset: Any) -> None:
+        """Unfreeze each selected context through `contexts.set_frozen` (row lock)."""
         for context in queryset:
             contexts.set_frozen(context.pk, False)
         messages.success(request, "Unfrozen.")
 
     @admin.action(description="Fork now (new context and token, shown once)")
     def fork_action(self, request: HttpRequest, queryset: Any) -> None:
+        """Fork each selected context at its current version; the new token is shown once in
+        the success message."""
         from memory.versions.forks import fork_context
 
         for context in queryset:
@@ -147,6 +152,7 @@ class ContextAdmin(admin.ModelAdmin):
 
     @admin.display(description="explorer")
     def explorer_link(self, obj: Context) -> str:
+        """An HTML link to the context's page in the explorer."""
         url = reverse("explorer:context_detail", args=[obj.slug])
         return format_html('<a href="{}">open in the explorer</a>', url)
 
@@ -158,6 +164,8 @@ class ContextAdmin(admin.ModelAdmin):
         return (*self.readonly_fields, "slug") if obj else self.readonly_fields
 
     def save_model(self, request: HttpRequest, obj: Context, form: Any, change: bool) -> None:
+        """Create through `contexts.create_context`, or change the edited settings through
+        `contexts.update_context_settings` (row lock; InvalidRequest, ContextFrozen)."""
         if change:
             saved = contexts.update_context_settings(
                 obj.pk, **{f: form.cleaned_data[f] for f in form.changed_data if f != "slug"}
@@ -173,14 +181,17 @@ class ContextAdmin(admin.ModelAdmin):
         return deleted, counts, set(), protected
 
     def delete_model(self, request: HttpRequest, obj: Context) -> None:
+        """Delete through `contexts.delete_context`, which takes the row lock first."""
         contexts.delete_context(obj.pk)
 
     def delete_queryset(self, request: HttpRequest, queryset: Any) -> None:
+        """Delete each selected context through `contexts.delete_context`, one at a time."""
         for context in queryset:
             contexts.delete_context(context.pk)
 
     @admin.action(description="Issue a new API token (shown once)")
     def issue_token_action(self, request: HttpRequest, queryset: Any) -> None:
+        """Issue one new API token per selected context; each raw token is shown once."""
         for context in queryset:
             issued = contexts.issue_token(context, name=f"issued by {request.user}")
             messages.success(request, f"New token for {context.slug} (copy it now): {issued.raw}")
@@ -194,6 +205,7 @@ class ApiTokenAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Revoke selected tokens")
     def revoke_action(self, request: HttpRequest, queryset: Any) -> None:
+        """Revoke each selected token now; an already revoked one keeps its first time."""
         for token in queryset:
             contexts.revoke_token(token.pk)
         messages.success(request, "Revoked.")

@@ -29,6 +29,7 @@ TOKEN_PREFIX = "mz_"
 
 
 def hash_token(raw: str) -> str:
+    """The stored form of an API token: its SHA-256 as hex (the raw token is never stored)."""
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
@@ -47,6 +48,9 @@ def validate_settings(
     maintenance_exit_percent: int,
     observation_budget_tokens: int = 2000,
 ) -> None:
+    """Check a context's settings (ticks; tokens; percents of capacity); InvalidRequest names
+    the first rule broken: observation budget at least 200 tokens, grace ticks 0 or more,
+    capacity at least 1 token, 0 < pressure <= maintenance <= 100 and 0 < exit < maintenance."""
     if observation_budget_tokens < 200:
         raise InvalidRequest("observation_budget_tokens must be at least 200")
     if grace_ticks < 0:
@@ -71,6 +75,9 @@ def create_context(
     maintenance_exit_percent: int = 80,
     observation_budget_tokens: int = 2000,
 ) -> Context:
+    """Create a context at version 0, tick 0 with these settings (capacity defaults to
+    MORPHZ_DEFAULT_CAPACITY_TOKENS) and log them as its first settings. InvalidRequest for a
+    bad slug or settings, `context_exists` when the slug is taken."""
     from django.conf import settings
     from django.core.validators import validate_slug
 
@@ -132,7 +139,8 @@ def _log_settings(context: Context, kind: str) -> None:
 def update_context_settings(context_id: int, **changes: int | str) -> Context:
     """Change name or settings; takes the context row lock like every commit does. A change
     of a setting is logged (`SettingsChange`) at the context's version and place in the
-    history, so replay and as-of reads apply it from there on."""
+    history, so replay and as-of reads apply it from there on. InvalidRequest for an
+    unknown or broken setting (`validate_settings`), ContextFrozen, NotFound."""
     context = lock_context_model(context_id)
     before = settings_of(context)
     unknown = set(changes) - {"name", *SETTINGS_FIELDS}
@@ -174,6 +182,8 @@ def delete_context(context_id: int) -> None:
 
 
 def issue_token(context: Context, *, name: str = "") -> IssuedToken:
+    """A new API token for `context`: the stored row and the raw token, which is shown once
+    (only its hash is kept). Needs no lock: tokens are not part of the context's history."""
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         context=context, name=name, key_prefix=raw[:10], key_hash=hash_token(raw)
@@ -182,6 +192,7 @@ def issue_token(context: Context, *, name: str = "") -> IssuedToken:
 
 
 def revoke_token(token_id: int) -> None:
+    """Revoke a token now (a token already revoked keeps its first revocation time)."""
     ApiToken.objects.filter(pk=token_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
 
 

@@ -25,6 +25,8 @@ class PressureState:
     in_maintenance: bool
 
     def as_dict(self) -> dict[str, object]:
+        """The pressure as JSON: `{used_tokens, capacity_tokens, level, percent}` (percent of
+        capacity, one decimal)."""
         return {
             "used_tokens": self.used_tokens,
             "capacity_tokens": self.capacity_tokens,
@@ -34,7 +36,8 @@ class PressureState:
 
 
 def pressure_state(context: HasPressureSettings, used_tokens: int | None = None) -> PressureState:
-    """Level for `used_tokens` (default: the context's own).
+    """The level (`ok`, `pressure` or `maintenance`, R24) for `used_tokens` (default: the
+    context's own) against its capacity, in tokens. Reads the settings only, no lock.
 
     Maintenance starts at `maintenance_percent` and, once entered, lasts until usage falls
     below `maintenance_exit_percent` (hysteresis, so the gate does not flap).

@@ -22,6 +22,8 @@ def _is_wide(ch: str) -> bool:
 
 
 def estimate_tokens(text: str) -> int:
+    """Estimated tokens of `text`: a quarter token per character, a whole one per wide (CJK)
+    character; 0 for empty text."""
     if not text:
         return 0
     if text.isascii():

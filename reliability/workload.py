@@ -118,8 +118,11 @@ def writer(
                     with tally.lock:
                         tally.gave_up += 1
                     return
+                # The outcome is unknown (no answer, or the database was down): the retry
+                # repeats the request exactly, so that if the first one committed, its key
+                # replays it. A changed base version under the same key would be another
+                # request (409 idempotency_key_reused); only a conflict moves it.
                 time.sleep(0.05)
-                version = _current_version(http, url, version)
 
 
 def _code(response: httpx.Response) -> str:

@@ -1,4 +1,4 @@
-"""`manage.py serve` (issue 10 items 11 and 12): it announces only once the port is bound,
+"""`manage.py serve`: it announces only once the port is bound,
 fails clearly with a non-zero exit when the port is taken, runs the search indexer as its own
 process, and on SIGTERM or SIGINT stops that process and releases the embedded PostgreSQL
 (which stops when no other process uses it)."""

@@ -45,6 +45,9 @@ __all__ = [
 
 @dataclass
 class ToolCall:
+    """One tool call of a model reply: the provider's call `id`, the tool `name` and its
+    decoded `arguments`."""
+
     id: str
     name: str
     arguments: dict[str, Any]
@@ -72,7 +75,11 @@ class ModelRequest:
 
 
 class ChatModel(Protocol):
-    def complete(self, request: ModelRequest) -> ModelReply: ...
+    """What the agent loop needs of a model: one stateless call per step."""
+
+    def complete(self, request: ModelRequest) -> ModelReply:
+        """Answer one request: the reply's text and tool calls."""
+        ...
 
 
 class ScriptedModel:
@@ -83,6 +90,7 @@ class ScriptedModel:
         self.requests: list[ModelRequest] = []
 
     def complete(self, request: ModelRequest) -> ModelReply:
+        """Record the request and answer it with the policy."""
         self.requests.append(request)
         return self.policy(request)
 
@@ -98,11 +106,16 @@ class Tool:
     handler: Callable[[dict[str, Any]], Any]
 
     def definition(self) -> dict[str, Any]:
+        """The tool as the model sees it: `{name, description, parameters}` (JSON Schema)."""
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
 
 @dataclass
 class Step:
+    """One step of a turn: the evaluation the model read, its reply, the outcome of taking the
+    reply apart (transactions, reads, actions, message, feedback) and the results of the
+    external tools it ran."""
+
     evaluation: dict[str, Any]
     reply: ModelReply
     outcome: dict[str, Any]
@@ -171,11 +184,14 @@ class MemoryAgent:
 
     @property
     def instructions(self) -> str:
+        """The model protocol's instructions for this context (asked of the server once, unless
+        given when the agent was made)."""
         if self._instructions is None:
             self._instructions = str(self.mz.protocol()["instructions"])
         return self._instructions
 
     def tool_definitions(self) -> list[dict[str, Any]]:
+        """The tools offered to the model: the memory tools, then the external ones."""
         return [*TOOLS, *(tool.definition() for tool in self.tools.values())]
 
     def run(self, user_message: str | None = None, *, kind: str = "user_message") -> TurnResult:

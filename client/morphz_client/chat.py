@@ -46,6 +46,10 @@ def chat(
 
 
 def main(argv: list[str] | None = None, model: ChatModel | None = None) -> int:
+    """The `morphz-chat` command: chat in the terminal with a model whose memory is one Morphz
+    context (MORPHZ_URL, MORPHZ_TOKEN, MORPHZ_CONTEXT; the provider's usual variables). Returns
+    the exit status: 0 at the end of input; before anything is written, 2 with one clear line
+    for a missing key, a refused token or an unknown context, 1 for an unreachable server."""
     parser = argparse.ArgumentParser(description="Chat with a model whose memory is Morphz.")
     parser.add_argument("--context", default=os.environ.get("MORPHZ_CONTEXT"))
     parser.add_argument("--url", default=os.environ.get("MORPHZ_URL", "http://127.0.0.1:8000"))

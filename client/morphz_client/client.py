@@ -82,9 +82,14 @@ class _TransportFailure(Exception):
 class MorphzClient:
     """Client for one context.
 
+    Every method raises a `MorphzAPIError` subclass for an error answer (by the server's
+    `code`: InvalidRequestError 400, AuthError 401/403, NotFoundError 404, ConflictError 409,
+    TooLargeError 413, RuleViolationError 422, ThrottledError 429, ServerError 5xx; see
+    `morphz_client.errors`), and MorphzError when the server cannot be reached. Answers are the
+    TypedDicts of `morphz_client.types`; sizes are in characters and budgets in tokens.
+
     >>> with MorphzClient("http://127.0.0.1:8000", token, context="demo") as mz:
-    ...     mz.append_event("user_message", "Ship v1 today")
-    """
+    ...     mz.append_event("user_message", "Ship v1 today")"""
 
     def __init__(
         self,
@@ -110,6 +115,7 @@ class MorphzClient:
     # -- plumbing ------------------------------------------------------------------------
 
     def close(self) -> None:
+        """Close the HTTP connection pool (only when the client created it)."""
         if self._owns_http:
             self._http.close()
 
@@ -183,12 +189,17 @@ class MorphzClient:
     # -- index and context ---------------------------------------------------------------
 
     def index(self) -> dict[str, Any]:
+        """The API index: `{version, schema, docs, contexts}`: links and the slugs this token
+        sees."""
         return cast(dict[str, Any], self._request("GET", "/api/v1/"))
 
     def contexts(self) -> list[Context]:
+        """The contexts this token may use (one for a context token), each a `Context`."""
         return cast(list[Context], self._request("GET", "/api/v1/contexts/")["contexts"])
 
     def context(self) -> Context:
+        """This context: `version`, `tick`, `last_seq`, `settings` (ticks, tokens, percents of
+        capacity), `pressure` now, `frozen`, `forked_from`."""
         return cast(Context, self._request("GET", self._ctx()))
 
     # -- events --------------------------------------------------------------------------
@@ -203,6 +214,14 @@ class MorphzClient:
         delivers: list[str] | None = None,
         idempotency_key: str | None = None,
     ) -> Event:
+        """Append one event (`kind` one of user_message, tool_result, agent_message,
+        external_fact) with its text (`content`, at most 4,000,000 characters) and optional JSON
+        `payload`; `delivers` names the requests or actions (`@e<seq>`) it answers. Returns the
+        `Event` (`created` false when `idempotency_key` found an earlier one: nothing written).
+
+        Raises InvalidRequestError (bad kind, thread or ref), TooLargeError, RuleViolationError
+        (`delivers` names no request), IdempotencyKeyReusedError (the key was used for another
+        event)."""
         body = _body(
             kind=kind,
             content=content,
@@ -214,10 +233,12 @@ class MorphzClient:
         return cast(Event, self._request("POST", self._ctx("events/"), json=body))
 
     def append_events(self, events: list[NewEvent], *, batch: int = 500) -> list[AppendedEvent]:
-        """Append many events in order through the bulk path (R50), `batch` per request.
+        """Append many events in order through the bulk path (R50), `batch` (1-1000) per request;
+        one `AppendedEvent` per item, in the order given.
 
-        Each request is atomic: a bad item raises and writes nothing of its batch (earlier
-        batches stay written; give items idempotency keys and retry the whole list safely)."""
+        Each request is atomic: a bad item raises (its `index` in `details`) and writes nothing of
+        its batch (earlier batches stay written; give items idempotency keys and retry the whole
+        list safely)."""
         if not 1 <= batch <= 1000:
             raise ValueError("batch must be 1-1000")
         out: list[AppendedEvent] = []
@@ -237,13 +258,18 @@ class MorphzClient:
         cursor: str | None = None,
         limit: int | None = None,
     ) -> EventPage:
+        """One page of events, oldest first: filters `kind`, `thread`, `status` (active, retired,
+        recorded, pending, open, delivered), after seq `after`; `limit` per page (1-500). Pass
+        `next_cursor` back as `cursor` for the next page (InvalidRequestError for a cursor made
+        for other filters)."""
         params = _params(
             kind=kind, thread=thread, status=status, after=after, cursor=cursor, limit=limit
         )
         return cast(EventPage, self._request("GET", self._ctx("events/"), params=params))
 
     def iter_events(self, **filters: Any) -> Iterator[Event]:
-        """Every event matching the filters, oldest first, following cursors."""
+        """Every event matching the filters (as `events` takes them), oldest first,
+        following cursors."""
         cursor = None
         while True:
             page = self.events(cursor=cursor, **filters)
@@ -255,12 +281,16 @@ class MorphzClient:
     def read_event(
         self, ref: str | int, *, offset: int = 0, length: int | None = None
     ) -> EventChunk:
+        """A slice of an event's text: `offset` and `length` in characters (length at most
+        1,048,576). The `EventChunk` has `content`, `size` (the whole text) and `next_offset`
+        (None after the last slice). Raises NotFoundError for an unknown ref, ValueError for a
+        malformed one (`@e42` or 42)."""
         params = _params(offset=offset, length=length)
         path = self._ctx(f"events/{_seq(ref)}/")
         return cast(EventChunk, self._request("GET", path, params=params))
 
     def read_event_text(self, ref: str | int, *, chunk: int = 65536) -> str:
-        """The whole text of an event, read chunk by chunk."""
+        """The whole text of an event, read `chunk` characters at a time."""
         parts: list[str] = []
         offset: int | None = 0
         while offset is not None:
@@ -279,6 +309,12 @@ class MorphzClient:
         continuation: bool = False,
         include_instructions: bool = False,
     ) -> Evaluation:
+        """Claim the pending inputs (of `thread`, when given), advance the tick when an outside
+        fact came in, and compile the next model input: an `Evaluation` with `id`, `tick`,
+        `claimed` refs, `expired` frames, `context` and its prompt `text`, and `tokens`. A
+        `continuation` claims nothing and never advances the tick; `include_instructions` puts the
+        model protocol's instructions ahead of the text. A retry with the same `idempotency_key`
+        answers the first result."""
         body = _body(
             thread=thread,
             idempotency_key=idempotency_key,
@@ -328,6 +364,9 @@ class MorphzClient:
         cursor: str | None = None,
         limit: int | None = None,
     ) -> TransactionPage:
+        """One page of submitted transactions, oldest first (filters `frame`, `status`
+        committed/rejected), `limit` per page (1-200); texts over 16,384 characters are cut
+        (`text_truncated`)."""
         params = _params(frame=frame, status=status, cursor=cursor, limit=limit)
         return cast(
             TransactionPage, self._request("GET", self._ctx("transactions/"), params=params)
@@ -341,6 +380,9 @@ class MorphzClient:
         thread: str | None = None,
         idempotency_key: str | None = None,
     ) -> Event:
+        """Register an external action before running it (R12): an `Event` of kind `action`
+        that stays open until a `tool_result` names it in `delivers`. Raises
+        MaintenanceRequiredError while the context is in maintenance."""
         body = _body(name=name, arguments=arguments, thread=thread, idempotency_key=idempotency_key)
         return cast(Event, self._request("POST", self._ctx("actions/"), json=body))
 
@@ -359,6 +401,8 @@ class MorphzClient:
         return cast(FramePage, self._request("GET", self._ctx("frames/"), params=params))
 
     def frame(self, frame_id: str, *, as_of: int | None = None) -> FrameDetail:
+        """One frame with a page of its revisions and its write history (`FrameDetail`); `as_of=N`
+        answers it as it was at the end of version N. Raises NotFoundError for an unknown frame."""
         params = _params(as_of=as_of)
         return cast(
             FrameDetail, self._request("GET", self._ctx(f"frames/{frame_id}/"), params=params)
@@ -375,6 +419,8 @@ class MorphzClient:
         limit: int | None = None,
         as_of: int | None = None,
     ) -> RelationPage:
+        """One page of relations, by id: filters `subject`, `object`, `name`; removed ones too with
+        `include_removed`; `as_of=N` as they were at the end of version N."""
         params = _params(
             subject=subject,
             object=object,
@@ -404,6 +450,13 @@ class MorphzClient:
         thread: str | None = None,
         as_of: int | None = None,
     ) -> RecallResult:
+        """One page of a breadth-first walk of the cognitive graph from `frame_id`: `depth` 1-4,
+        `direction` ancestors/descendants/both, at most `max_nodes` (1-128) nodes and about 64 KB.
+        `nodes` (frames and event leaves with previews; bodies with `include_bodies`, texts with
+        `include_events`), `edges`, `next_cursor`, `version`. `as_observation` also records the page
+        as a `recall_result` observation for the model. Raises NotFoundError (unknown frame),
+        StaleCursorError (the context changed since the cursor), StaleViewError (`view_version` or
+        `evaluation` is not the current version)."""
         body = _body(
             as_of=as_of,
             frame_id=frame_id,
@@ -434,7 +487,11 @@ class MorphzClient:
         offset: int | None = None,
         transactions: bool | None = None,
     ) -> SearchResult:
-        """Ranked hits; `total` counts the matches, `next_offset` is the next page's offset."""
+        """Ranked hits for the words of `q` (best first), each `{type, id | ref, status, kind,
+        thread, score, snippet, next}`; filters `type` (frame, event), `status`, `kind`, `thread`,
+        `since`/`until` (datetimes); `limit` 1-100 per page from `offset`. `total` counts the
+        matches (exact up to 1,000), `next_offset` is the next page's offset, `lag` how far the
+        index is behind."""
         params = _params(
             q=q,
             type=type,
@@ -472,7 +529,7 @@ class MorphzClient:
         part's outcome and `feedback`, the text the model should read next.
 
         With `idempotency_key` (1-180 characters) a retry of the same reply writes no
-        part twice. Raises BadRequest for a malformed reply (nothing written)."""
+        part twice. Raises InvalidRequestError for a malformed reply (nothing written)."""
         body = _body(
             text=text,
             tool_calls=tool_calls,
@@ -498,14 +555,18 @@ class MorphzClient:
         return cast(Context, self._request("PATCH", self._ctx(), json={"frozen": frozen}))
 
     def freeze(self) -> Context:
+        """Freeze the context: every write then raises ConflictError `context_frozen`."""
         return self.set_frozen(True)
 
     def unfreeze(self) -> Context:
+        """Unfreeze the context: writes are accepted again."""
         return self.set_frozen(False)
 
     def evaluations(
         self, *, thread: str | None = None, cursor: str | None = None, limit: int | None = None
     ) -> EvaluationPage:
+        """One page of past evaluations, oldest first (filter `thread`): view version, tick,
+        claimed refs, expired frames, tokens."""
         params = _params(thread=thread, cursor=cursor, limit=limit)
         return cast(EvaluationPage, self._request("GET", self._ctx("evaluations/"), params=params))
 

@@ -105,6 +105,9 @@ BY_STATUS: dict[int, type[MorphzAPIError]] = {
 
 
 def error_for(status: int, body: Any) -> MorphzAPIError:
+    """The error for an answer with HTTP `status` and JSON `body` (`{"error": {code, message,
+    details}}`): the class by code first, then by status; ServerError for an answer not shaped
+    like an error."""
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict):
         return ServerError(status, "unexpected_response", f"HTTP {status}", [])

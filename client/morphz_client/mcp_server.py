@@ -235,6 +235,7 @@ def build_server(instructions: str | None = None) -> MCPServer:
         mime_type="text/plain",
     )
     def active_resource() -> str:
+        """The compiled active context as prompt text."""
         mz = _client()
         return str(_call(lambda: mz.evaluate(continuation=True))["text"])
 
@@ -245,8 +246,10 @@ def build_server(instructions: str | None = None) -> MCPServer:
 
 
 def main() -> None:
-    """stdio server: MORPHZ_URL (default http://127.0.0.1:8000), MORPHZ_TOKEN,
-    MORPHZ_CONTEXT (optional: the token's own context by default)."""
+    """The `morphz-chat` command: chat in the terminal with a model whose memory is one Morphz
+    context (MORPHZ_URL, MORPHZ_TOKEN, MORPHZ_CONTEXT; the provider's usual variables). Returns
+    the exit status: 0 at the end of input, 2 with one clear line for a missing key or an
+    unreachable server (checked before anything is written)."""
     token = os.environ.get("MORPHZ_TOKEN")
     if not token:
         raise SystemExit("set MORPHZ_TOKEN to a context's API token")

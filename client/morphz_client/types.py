@@ -14,6 +14,9 @@ Direction = Literal["ancestors", "descendants", "both"]
 
 
 class Pressure(TypedDict):
+    """How full the active context is: tokens used of the capacity, `level`, and `percent`
+    (one decimal)."""
+
     used_tokens: int
     capacity_tokens: int
     level: PressureLevel
@@ -21,6 +24,10 @@ class Pressure(TypedDict):
 
 
 class ContextSettings(TypedDict):
+    """A context's settings: `grace_ticks` (ticks a retiring frame stays in the input),
+    `capacity_tokens` (the input's budget), the pressure, maintenance and exit thresholds (percent
+    of capacity) and `observation_budget_tokens` (the most one observation takes in the input)."""
+
     grace_ticks: int
     capacity_tokens: int
     pressure_percent: int
@@ -30,12 +37,16 @@ class ContextSettings(TypedDict):
 
 
 class ForkedFrom(TypedDict):
+    """Where a fork came from: the source's slug (None once it is deleted), version and tick."""
+
     slug: str | None
     version: int
     tick: int
 
 
 class Context(TypedDict):
+    """A context: counters, settings, pressure now, whether it is frozen, its lineage."""
+
     slug: str
     name: str
     version: int
@@ -48,6 +59,10 @@ class Context(TypedDict):
 
 
 class Event(TypedDict, total=False):
+    """An event: `ref` (`@e<seq>`), kind, thread, `size` in characters, estimated `tokens`,
+    `status`, the request state and the refs it delivers or is delivered by, and `preview`
+    (the first 200 characters of its text)."""
+
     ref: str
     seq: int
     kind: str
@@ -91,11 +106,16 @@ class AppendedEvent(TypedDict):
 
 
 class EventPage(TypedDict):
+    """A page of events, oldest first; `next_cursor` is None on the last page."""
+
     events: list[Event]
     next_cursor: str | None
 
 
 class EventChunk(TypedDict, total=False):
+    """A slice of an event's text: `offset` and `length` in characters, `size` of the whole
+    text, `next_offset` None after the last slice."""
+
     ref: str
     seq: int
     kind: str
@@ -108,6 +128,9 @@ class EventChunk(TypedDict, total=False):
 
 
 class Retire(TypedDict):
+    """A retiring frame's window, in ticks: when it was asked, when it falls due, how many
+    are left."""
+
     requested_tick: int
     due_tick: int
     ticks_left: int
@@ -115,6 +138,10 @@ class Retire(TypedDict):
 
 
 class Frame(TypedDict, total=False):
+    """A frame: id, `revision`, status, `protected`, ordered `body`, `sources` (refs), the
+    retirement window while retiring, estimated `tokens`, and the versions that created and
+    last changed it."""
+
     id: str
     revision: int
     status: FrameStatus
@@ -128,6 +155,9 @@ class Frame(TypedDict, total=False):
 
 
 class FrameRevision(TypedDict):
+    """One revision of a frame: its body (None when `body_omitted`), sources and the version
+    and transaction that wrote it."""
+
     revision: int
     body: dict[str, Any]
     sources: list[str]
@@ -137,17 +167,23 @@ class FrameRevision(TypedDict):
 
 
 class FrameDetail(Frame, total=False):
+    """A frame with a page of its revisions and the transactions that wrote it."""
+
     body_text: str  # the body as canonical S-expression fields, one per line
     revisions: list[FrameRevision]
     write_history: list[dict[str, Any]]
 
 
 class FramePage(TypedDict):
+    """A page of frames by id; `next_cursor` is None on the last page."""
+
     frames: list[Frame]
     next_cursor: str | None
 
 
 class Relation(TypedDict):
+    """A named edge `subject -name-> object` (frame ids); `live` until removed."""
+
     id: int
     subject: str
     name: str
@@ -158,17 +194,25 @@ class Relation(TypedDict):
 
 
 class RelationPage(TypedDict):
+    """A page of relations by id; `next_cursor` is None on the last page."""
+
     relations: list[Relation]
     next_cursor: str | None
 
 
 class PendingRelease(TypedDict):
+    """Tokens a retiring frame gives back at its `due_tick`."""
+
     frame: str
     tokens: int
     due_tick: int
 
 
 class Receipt(TypedDict, total=False):
+    """A committed transaction: the new `version` and `tick`, one result per operation, tokens
+    released now and pending, frames completed by a successor, pressure after it, and the
+    stored transaction's id and event `ref`."""
+
     version: int
     tick: int
     results: list[dict[str, Any]]
@@ -181,6 +225,9 @@ class Receipt(TypedDict, total=False):
 
 
 class Transaction(TypedDict, total=False):
+    """A submitted transaction, committed or rejected: author, versions, text (cut at 16,384
+    characters in lists), operations, the receipt or the errors, the frames it touched."""
+
     id: int
     status: Literal["committed", "rejected"]
     author: str
@@ -200,11 +247,16 @@ class Transaction(TypedDict, total=False):
 
 
 class TransactionPage(TypedDict):
+    """A page of transactions, oldest first; `next_cursor` is None on the last page."""
+
     transactions: list[Transaction]
     next_cursor: str | None
 
 
 class Evaluation(TypedDict, total=False):
+    """An evaluation: what it claimed and retired, the tick, the version its view shows, and
+    the compiled input (`context` structured, `text` for a prompt, `tokens`)."""
+
     id: int
     tick: int
     advanced_tick: bool
@@ -219,6 +271,9 @@ class Evaluation(TypedDict, total=False):
 
 
 class RecallResult(TypedDict, total=False):
+    """One page of a recall: `nodes` (frames and event leaves), `edges`, `next_cursor`, and the
+    `version` the walk saw."""
+
     nodes: list[dict[str, Any]]
     edges: list[dict[str, Any]]
     next_cursor: str | None
@@ -227,6 +282,9 @@ class RecallResult(TypedDict, total=False):
 
 
 class SearchResult(TypedDict, total=False):
+    """Search hits best first, `total` matches (exact up to 1,000), `next_offset` for the next
+    page, and `lag` of the index behind the facts."""
+
     hits: list[dict[str, Any]]
     total: int
     total_exact: bool
@@ -245,6 +303,8 @@ class Fork(TypedDict):
 
 
 class EvaluationSummary(TypedDict, total=False):
+    """A past evaluation in a list: its view version, tick, claimed refs, expired frames, tokens."""
+
     id: int
     thread: str
     continuation: bool
@@ -265,6 +325,8 @@ class EvaluationDetail(EvaluationSummary, total=False):
 
 
 class EvaluationPage(TypedDict):
+    """A page of evaluations, oldest first; `next_cursor` is None on the last page."""
+
     evaluations: list[EvaluationSummary]
     next_cursor: str | None
 

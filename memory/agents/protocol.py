@@ -12,6 +12,8 @@ from memory.models import Context
 
 
 def protocol_settings(context: Context) -> dict[str, Any]:
+    """The settings the model protocol's instructions quote for this context: its slug,
+    grace ticks, capacity and observation budget in tokens, and the three percents."""
     return {
         "slug": context.slug,
         "grace_ticks": context.grace_ticks,
@@ -29,4 +31,5 @@ def context_protocol(context: Context) -> dict[str, Any]:
 
 
 def context_instructions(context: Context) -> str:
+    """The model protocol's instructions with this context's settings (R45)."""
     return model_protocol.instructions(protocol_settings(context))

@@ -26,8 +26,11 @@ def run_read(
     thread: str,
     idempotency_key: str | None = None,
 ) -> dict[str, Any]:
-    """Run one memory read; its result enters as a recall_result observation (R30), once
-    per `idempotency_key` (a retried reply reads again but appends nothing new)."""
+    """Run one memory read (`recall`, `search`, `read_event` or `frame`); its result enters
+    as a recall_result observation (R30, appended under the context row lock), once per
+    `idempotency_key` (a retried reply reads again but appends nothing new). Returns
+    `{ref, result}`; InvalidRequest `invalid_arguments` for an argument the read does not
+    take, NotFound for an unknown frame, and whatever the read itself raises."""
     if name == "recall":
         from memory.recall.graph import recall
 

@@ -46,28 +46,37 @@ AGENT = Author("release-agent", "agent")
 
 
 class DemoLoader:
+    """Plays the demo story into one context through the public write functions, checking
+    after each chapter that the history and the version are where the story expects them."""
+
     def __init__(self, context: Context) -> None:
         self.context = context
         self.pk = context.pk
 
     # -- the agent's verbs --------------------------------------------------------------
     def observe(self, kind: str, content: str, delivers: list[str] | None = None) -> str:
+        """Append an event of `kind`; its ref."""
         return append_event(self.pk, kind=kind, content=content, delivers=delivers).event.ref
 
     def act(self, name: str) -> str:
+        """Register the external action `name`; its ref."""
         return register_action(self.pk, name=name).event.ref
 
     def commit(self, text: str) -> None:
+        """Commit a transaction as the release agent (raises what the engine raises)."""
         submit_transaction(self.pk, text=text, author=AGENT)
 
     def evaluate(self) -> None:
+        """Run one evaluation (claims the inputs, may advance the tick)."""
         evaluate(self.pk)
 
     def state(self) -> tuple[int, int]:
+        """The context's last event seq and cognitive version now."""
         self.context.refresh_from_db()
         return self.context.last_seq, self.context.version
 
     def expect(self, *, seq: int, version: int, before: str) -> None:
+        """AssertionError unless the story is at event `seq` and version `version`."""
         actual = self.state()
         if actual != (seq, version):
             raise AssertionError(
@@ -76,6 +85,8 @@ class DemoLoader:
             )
 
     def step(self, step: Step) -> None:
+        """One tool step of the story: register the action, append its result, evaluate, and
+        derive the step's frame from the result (retiring the raw output)."""
         action = self.act(step.action)
         result = self.observe("tool_result", step.output or "(no output)", delivers=[action])
         self.evaluate()
@@ -88,6 +99,8 @@ class DemoLoader:
 
     # -- the story ------------------------------------------------------------------------
     def load(self) -> None:
+        """The whole story: two releases, the follow-ups and the second worked example, then a
+        frame inside its grace window and a few monitoring facts."""
         self.first_release()
         self.second_release()
         self.induction()
@@ -209,6 +222,7 @@ class DemoLoader:
             self.evaluate()
 
     def result_of(self, action: str, output: str) -> str:
+        """Run `action` with `output` as its tool result and evaluate; the result's ref."""
         ref = self.observe("tool_result", output, delivers=[self.act(action)])
         self.evaluate()
         return ref

@@ -78,4 +78,5 @@ class ApiToken(models.Model):
 
     @property
     def is_active(self) -> bool:
+        """Whether the token still works (not revoked)."""
         return self.revoked_at is None

@@ -115,6 +115,7 @@ class Event(models.Model):
 
     @property
     def ref(self) -> str:
+        """The event's reference, `@e<seq>`."""
         return event_ref(self.seq)
 
 

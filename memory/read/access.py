@@ -8,16 +8,19 @@ from memory.models import Context
 
 
 def person_can_see_all(user: Any) -> bool:
+    """Whether a signed-in person may see every context: active staff only."""
     return bool(user is not None and user.is_authenticated and user.is_active and user.is_staff)
 
 
 def contexts_for_person(user: Any) -> list[Context]:
+    """The contexts a person may open in the explorer, by slug (none unless staff)."""
     if not person_can_see_all(user):
         return []
     return list(Context.objects.order_by("slug"))
 
 
 def context_for_person(slug: str, user: Any) -> Context | None:
+    """The context `slug` when the person may see it, else None."""
     if not person_can_see_all(user):
         return None
     return Context.objects.filter(slug=slug).first()

@@ -15,7 +15,15 @@ from memory.kinds import RETIRING
 from memory.models import Context, Event, Frame, Relation, TransactionRecord
 from memory.read.lists import frame_view, with_preview
 from memory.read.pages import bounded_transaction_queryset, bounded_transactions
-from memory.shapes import EventJson, TransactionJson, context_json, event_json, transaction_json
+from memory.shapes import (
+    EventJson,
+    RelationJson,
+    TransactionJson,
+    context_json,
+    event_json,
+    relation_json,
+    transaction_json,
+)
 from memory.vocabulary import seq_of
 
 RECENT_EVENTS = 60
@@ -23,7 +31,8 @@ RECENT_TRANSACTIONS = 40
 
 
 def context_cards(contexts: list[Context]) -> list[dict[str, Any]]:
-    """One line per context for the context list."""
+    """One card per context for the context list: its `context_json` plus counts of
+    `frames` not retired and of those `retiring`."""
     return [
         {
             **context_json(c),
@@ -63,18 +72,27 @@ def recent_transactions(
     return [transaction_json(r) for r in reversed(records)]
 
 
-def live_relations(context: Context) -> list[dict[str, Any]]:
-    """Every live relation of the context, as graph edges."""
+def live_relations(context: Context) -> list[RelationJson]:
+    """Every live relation of the context, as graph edges (the API's relation shape)."""
     rows = (
         Relation.objects.filter(context=context, removed_version__isnull=True)
+        .select_related("subject", "object")
+        .only(
+            "pk",
+            "name",
+            "created_version",
+            "removed_version",
+            "subject__frame_id",
+            "object__frame_id",
+        )
         .order_by("pk")
-        .values_list("subject__frame_id", "name", "object__frame_id", "created_version")
     )
-    return [{"subject": s, "name": n, "object": o, "created_version": v} for s, n, o, v in rows]
+    return [relation_json(r) for r in rows]
 
 
 def explorer_snapshot(context: Context) -> dict[str, Any]:
-    """Everything the explorer draws first: the graph, panels and the version it shows."""
+    """Everything the explorer draws first: `{context, frames, relations, source_events,
+    events, transactions}` (the API's shapes), read without a lock."""
     frames = [
         frame_view(f, context.tick)
         for f in Frame.objects.filter(context=context).order_by("frame_id")

@@ -26,12 +26,13 @@ from django.db.models.functions import Length, Substr
 from memory.errors import InvalidRequest, NotFound
 from memory.limits import CHUNK_DEFAULT, CHUNK_MAX
 from memory.models import Context, Event, Frame, FrameRevision
-from memory.shapes import EventChunk, event_chunk_json
+from memory.shapes import EVENT_ROW_COLUMNS, EventChunk, event_chunk_json
 from memory.vocabulary import event_ref, seq_from_text
 
 
 def resolve_context(context: Context | int) -> Context:
-    """The functions here take a Context or its primary key (views hold the object)."""
+    """The Context itself, or the one with this primary key; NotFound when there is none.
+    The functions here take either (views hold the object)."""
     if isinstance(context, Context):
         return context
     found = Context.objects.filter(pk=context).first()
@@ -71,7 +72,9 @@ def read_event_chunk(
     offset: int = 0,
     length: int = CHUNK_DEFAULT,
 ) -> EventChunk:
-    """One slice of an event's text, with its size and status (R31)."""
+    """One slice of an event's text, with its size and status (R31): `offset` and `length`
+    in characters (length 1-CHUNK_MAX). NotFound for an unknown event; InvalidRequest
+    `invalid_ref`, `invalid_offset` (also past the end), `invalid_length`."""
     ctx = resolve_context(context)
     number = parse_seq(seq)
     offset = _check_int(offset, "offset", "invalid_offset", 0, 10**12)
@@ -80,12 +83,7 @@ def read_event_chunk(
         Event.objects.filter(context=ctx, seq=number)
         .annotate(chunk=Substr("content", offset + 1, length), total=Length("content"))
         .values(
-            "seq",
-            "kind",
-            "thread",
-            "is_observation",
-            "active",
-            "created_at",
+            *EVENT_ROW_COLUMNS,
             "payload",
             "chunk",
             "total",
@@ -123,7 +121,9 @@ def _write_op(ops: Any, frame_id: str) -> str:
 
 
 def frame_write_history(context: Context | int, frame_id: str) -> list[dict[str, Any]]:
-    """The transactions that wrote a frame's body, oldest first (R32)."""
+    """The transactions that wrote a frame's body, oldest first (R32): per revision
+    `{revision, op, version, base_version, transaction_id, event_ref, text, reason, body,
+    sources, author, author_kind, thread, created_at}`. NotFound for an unknown frame."""
     ctx = resolve_context(context)
     frame = Frame.objects.filter(context=ctx, frame_id=frame_id).only("pk").first()
     if frame is None:

@@ -87,7 +87,9 @@ def list_events(
     after_seq: int = 0,
     limit: int = 100,
 ) -> Page[Event]:
-    """Events oldest first (newest last), after `after_seq`, each with a `preview`."""
+    """Events oldest first (newest last), after `after_seq`, each with a `preview` (the
+    text is deferred): a `Page` of at most `limit`. `status` is one of
+    EVENT_STATUS_FILTERS; filters compare exactly. Reads only, no lock (R35)."""
     queryset = with_preview(Event.objects.filter(context=context, seq__gt=after_seq))
     if kind:
         queryset = queryset.filter(kind=kind)
@@ -115,6 +117,7 @@ def with_preview(queryset: QuerySet[Event]) -> QuerySet[Event]:
 def list_frames(
     context: Context, *, status: str | None = None, after_id: str = "", limit: int = 100
 ) -> Page[Frame]:
+    """Frames by frame id after `after_id` (filter `status`): a `Page` of at most `limit`."""
     queryset = Frame.objects.filter(context=context)
     if status:
         queryset = queryset.filter(status=status)
@@ -124,6 +127,7 @@ def list_frames(
 
 
 def get_frame(context: Context, frame_id: str) -> Frame | None:
+    """The frame `frame_id` of this context, or None."""
     return Frame.objects.filter(context=context, frame_id=frame_id).first()
 
 
@@ -144,6 +148,8 @@ def list_relations(
     after_pk: int = 0,
     limit: int = 100,
 ) -> Page[Relation]:
+    """Relations by id after `after_pk`: live ones only unless `include_removed`; filters
+    `subject`, `object_id` (frame ids) and `name`; `limit` per page."""
     queryset = Relation.objects.filter(context=context, pk__gt=after_pk).select_related(
         "subject", "object"
     )
@@ -166,8 +172,9 @@ def list_transactions(
     after_pk: int = 0,
     limit: int = 50,
 ) -> Page[TransactionRecord]:
-    """Submitted transactions oldest first; `frame` keeps those that touched that frame
-    (through the GIN index on `frame_ids`)."""
+    """Submitted transactions oldest first, after `after_pk`: a `Page` of at most `limit`,
+    texts and operations bounded (memory.read.pages). `frame` keeps those that touched that
+    frame (through the GIN index on `frame_ids`); `status` is `committed` or `rejected`."""
     queryset = TransactionRecord.objects.filter(context=context, pk__gt=after_pk).select_related(
         "event"
     )

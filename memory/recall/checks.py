@@ -20,6 +20,8 @@ CURSOR_SALT = "morphz.recall.cursor"
 def check_params(
     frame_id: Any, depth: Any, direction: Any, max_nodes: Any, flags: dict[str, Any]
 ) -> None:
+    """InvalidRequest (`invalid_frame_id`, `invalid_depth`, `invalid_direction`,
+    `invalid_max_nodes`, `invalid_flag`) for a recall's parameters out of their ranges."""
     if not isinstance(frame_id, str) or not 0 < len(frame_id) <= 128:
         raise InvalidRequest(
             "frame_id must be a frame id string",
@@ -56,6 +58,7 @@ def check_params(
 
 
 def params_hash(params: dict[str, Any]) -> str:
+    """A short hash of the recall's parameters; a cursor is bound to it."""
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -93,6 +96,8 @@ def read_cursor(cursor: Any, context_pk: int, qhash: str) -> int:
 
 
 def check_cursor_version(cursor: str, version: int) -> None:
+    """StaleCursor (409) when the cursor was issued at another cognitive version than
+    `version` (the graph it walked has changed)."""
     issued = signing.loads(cursor, salt=CURSOR_SALT).get("v")
     if issued != version:
         raise StaleCursor(
@@ -103,10 +108,14 @@ def check_cursor_version(cursor: str, version: int) -> None:
 
 
 def context_version(context_pk: int) -> int:
+    """The context's cognitive version now."""
     return Context.objects.values_list("version", flat=True).get(pk=context_pk)
 
 
 def check_view(context_pk: int, version: int, view_version: Any, evaluation_id: Any) -> None:
+    """StaleView when the recall runs inside a view (`view_version`, or the evaluation
+    `evaluation_id` saw) that is not the context's `version`; InvalidRequest for a malformed
+    view version or an evaluation of another context (`unknown_evaluation`)."""
     if view_version is not None:
         if isinstance(view_version, bool) or not isinstance(view_version, int):
             raise InvalidRequest("view_version must be an integer", code="invalid_view_version")

@@ -76,7 +76,7 @@ from memory.recall.rows import (
     first_walk,
 )
 from memory.recall.walk import Key
-from memory.shapes import EventNode, event_node
+from memory.shapes import EventNode, FrameNode, event_node, frame_node
 from memory.timeline.events import append_recall_result, check_thread
 from memory.vocabulary import seq_of
 
@@ -97,27 +97,6 @@ def _node_bytes(
     row = events[key[1]]
     text_bytes = row["content_bytes"] if include_events else len(row["preview"].encode())
     return NODE_OVERHEAD + text_bytes
-
-
-def _frame_node(row: dict[str, Any], depth: int, body: Any, include_bodies: bool) -> dict[str, Any]:
-    node: dict[str, Any] = {
-        "type": "frame",
-        "id": row["frame_id"],
-        "depth": depth,
-        "revision": row["revision"],
-        "status": row["status"],
-        "protected": row["protected"],
-        "sources": row["sources"],
-    }
-    if include_bodies:
-        node["body"] = body
-    if row["status"] == "retiring":
-        node["retire"] = {
-            "requested_tick": row["retire_requested_tick"],
-            "due_tick": row["retire_due_tick"],
-            "reason": row["retire_reason"],
-        }
-    return node
 
 
 def _edges(walk: Walk, end: int, page: list[Key]) -> list[dict[str, Any]]:
@@ -200,7 +179,11 @@ def recall(
     page_bytes: int = PAGE_BYTES,
     idempotency_key: str | None = None,
 ) -> dict[str, Any]:
-    """One page of a breadth-first walk of the cognitive graph (see the module docstring)."""
+    """One page of a breadth-first walk of the cognitive graph (see the module docstring):
+    `{nodes, edges, next_cursor, version, page: {offset, count, bytes}, ...}`. NotFound for
+    an unknown root frame; InvalidRequest (`invalid_*` parameters, `invalid_cursor`),
+    StaleCursor, StaleView. Reads only, unless `as_observation` appends the page as an
+    observation (R30, under the context row lock)."""
     flags = {
         "include_bodies": include_bodies,
         "include_events": include_events,
@@ -365,12 +348,12 @@ def _read_large(
 
 def _nodes(
     walk: Walk, page: list[Key], include_bodies: bool, include_events: bool
-) -> list[dict[str, Any] | EventNode]:
-    nodes: list[dict[str, Any] | EventNode] = []
+) -> list[FrameNode | EventNode]:
+    nodes: list[FrameNode | EventNode] = []
     for key in page:
         if key[0] == "f" and key[1] in walk.frames:
             row = walk.frames[key[1]]
-            nodes.append(_frame_node(row, walk.depth[key], row["body"], include_bodies))
+            nodes.append(frame_node(row, walk.depth[key], row["body"] if include_bodies else None))
         elif key[0] == "e" and key[1] in walk.events:
             row = walk.events[key[1]]
             text = row["content"] if include_events else None

@@ -21,6 +21,7 @@ from memory.recall.statements import (
 )
 from memory.recall.walk import Key
 from memory.recall.walk import state_for as walk_state_for
+from memory.shapes import EVENT_ROW_COLUMNS
 
 PREVIEW_CHARS = 280
 
@@ -38,12 +39,7 @@ FRAME_COLUMNS = (
     "body",
 )
 EVENT_COLUMNS = (
-    "seq",
-    "kind",
-    "thread",
-    "is_observation",
-    "active",
-    "created_at",
+    *EVENT_ROW_COLUMNS,
     "preview",
     "chars",
     "content_bytes",

@@ -51,9 +51,11 @@ class WalkState:
 
     @property
     def finished(self) -> bool:
+        """Whether every node found so far has been expanded (the walk is complete)."""
         return self.next_parent >= len(self.order)
 
     def add(self, key: Key, depth: int) -> None:
+        """Add a node at `depth` unless the walk has already found it (each node comes once)."""
         if key not in self.depth:
             self.depth[key] = depth
             self.order.append(key)

@@ -271,6 +271,7 @@ def rebuild(
 
 
 def count_facts(context_ids: list[int] | None = None) -> int:
+    """Frames plus events (of these contexts): how many documents `rebuild` writes."""
     frames, events = Frame.objects.all(), Event.objects.all()
     if context_ids is not None:
         frames, events = (

@@ -155,6 +155,7 @@ def start_background_indexer() -> threading.Thread | None:
 
 
 def stop_background_indexer(timeout: float = 5.0) -> None:
+    """Stop the in-process worker (waits up to `timeout` seconds for its batch)."""
     _stop.set()
     if _thread is not None:
         _thread.join(timeout)

@@ -22,8 +22,8 @@ Selecting items are the rarest, by PostgreSQL's statistics (`pg_stats.most_commo
 kept by ANALYZE/autovacuum; an unlisted lexeme is rarer than every listed one), until the
 documents they hold would pass ROW_BUDGET; items in more than COMMON_FRACTION of the
 documents never select. The others never have all their documents visited: each adds its
-weight (from the statistics) to the candidates holding it, checked on the row the index
-scan already visits; they select (the newest WIDE_POOL each) only when the selecting items
+weight (from the statistics) to the candidates holding it, checked once per candidate;
+they select (the newest WIDE_POOL each) only when the selecting items
 found fewer than WIDEN_BELOW documents.
 """
 
@@ -43,7 +43,7 @@ from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
 from memory.search.textindex import SECONDARY
 
 K1 = 1.5
-B = 0.9
+B = 0.75
 SECONDARY_WEIGHT = 0.5  # a part of an identifier, or a payload word, is half a word
 ID_WEIGHT = 1.0
 FRAME_FACTOR = 2.0
@@ -66,30 +66,25 @@ SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats
 WHERE schemaname = current_schema() AND tablename = 'memory_searchdocument'
   AND attname = 'tokens'
 """
-# One statement whose text depends only on the filters (planned quickly, the same for every
-# query): the items come as arrays. Rare items select every document holding them (a
-# parameterised GIN scan each); their weights are computed here from how many documents
-# hold each (BM25's idf). Common items select (the newest WIDE_POOL each, weighing nothing
-# there) only when the rare ones found fewer than WIDEN_BELOW; every candidate gets the
-# weights of the common items it holds, checked on the row the scan already visited.
+# One statement, planned quickly: the selecting items come as an array, each a
+# parameterised GIN scan that returns ids only; their weights are computed here from how
+# many documents hold each (BM25's idf). Common items select (the newest WIDE_POOL each,
+# weighing nothing there) only when the rare ones found fewer than WIDEN_BELOW. Each
+# candidate is then read once by primary key for the rest of its score.
 _RANK_SQL = """
 WITH rare AS MATERIALIZED (
-  SELECT d.id, q.item, d.created_at, d.length, d.frame_id IS NOT NULL AS is_frame,
-         d.kind = 'transaction' AS is_tx, d.frame_id IS NOT NULL AND lower(d.ref) = %(exact)s AS exact,
-         {bonus} AS bonus, {named} AS named
+  SELECT d.id, q.item
   FROM unnest(%(rare)s::tsquery[]) WITH ORDINALITY AS q(query, item)
   CROSS JOIN LATERAL (
-    SELECT d.* FROM memory_searchdocument d
+    SELECT d.id FROM memory_searchdocument d
     WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters}
   ) d
 ),
 wide AS (
-  SELECT d.id, 0::bigint AS item, d.created_at, d.length, d.frame_id IS NOT NULL AS is_frame,
-         d.kind = 'transaction' AS is_tx, d.frame_id IS NOT NULL AND lower(d.ref) = %(exact)s AS exact,
-         {bonus} AS bonus, {named} AS named
+  SELECT d.id, 0::bigint AS item
   FROM unnest(%(common)s::tsquery[]) AS q(query)
   CROSS JOIN LATERAL (
-    SELECT d.* FROM memory_searchdocument d
+    SELECT d.id FROM memory_searchdocument d
     WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters}
     ORDER BY d.created_at DESC, d.id DESC LIMIT {pool}
   ) d
@@ -100,16 +95,23 @@ weights AS (
          * ln(1 + (greatest(%(docs)s, count(*)) - count(*) + 0.5) / (count(*) + 0.5)) AS w
   FROM rare GROUP BY item
 ),
-summed AS (
-  SELECT m.id, max(m.created_at) AS created_at, bool_or(m.exact) AS exact,
-         (sum(coalesce(w.w, 0)) + max(m.bonus)
-          + CASE WHEN bool_or(m.is_frame) THEN {id_weight} * coalesce(
-              (SELECT sum(n.w) FROM weights n WHERE n.item = ANY(max(m.named))), 0) ELSE 0 END)
-         * (CASE WHEN bool_or(m.is_frame) THEN {frame} WHEN bool_or(m.is_tx) THEN {tx} ELSE 1 END)
-         * {k1p1} / (1 + {k1} * (1 - {b} + {b} * max(m.length) / %(avg)s)) AS score
+found AS (
+  SELECT m.id, sum(coalesce(w.w, 0)) AS w
   FROM (SELECT * FROM rare UNION ALL SELECT * FROM wide) m
   LEFT JOIN weights w ON w.item = m.item
   GROUP BY m.id
+),
+summed AS (
+  -- Each candidate once more, by primary key: what the common words it holds weigh, and
+  -- for a frame what the query words its id holds weigh.
+  SELECT d.id, d.created_at, d.frame_id IS NOT NULL AND lower(d.ref) = %(exact)s AS exact,
+         (f.w + {bonus}
+          + CASE WHEN d.frame_id IS NULL THEN 0 ELSE {id_weight} * coalesce(
+              (SELECT sum(n.w) FROM weights n WHERE n.item = ANY({named})), 0) END)
+         * (CASE WHEN d.frame_id IS NOT NULL THEN {frame} WHEN d.kind = 'transaction' THEN {tx}
+                 ELSE 1 END)
+         * {k1p1} / (1 + {k1} * (1 - {b} + {b} * d.length / %(avg)s)) AS score
+  FROM found f JOIN memory_searchdocument d ON d.id = f.id
 ),
 hits AS (
   SELECT id, exact, score, created_at FROM summed
@@ -283,7 +285,7 @@ def _sql(plan: Plan, params: dict[str, Any]) -> str:
     params["forms"] = [item.form_weight for item in rare]
     params["firsts"] = [item.first for item in rare] or [plan.items[0].first]
     params["common"] = [item.literal for item in common]
-    # What the common items a candidate holds weigh, checked on the row the scan visited.
+    # What the common items a candidate holds weigh, checked once per candidate.
     bonus = " + ".join(
         f"CASE WHEN d.tokens @@ %(c{n})s::tsquery THEN {item.common:.6f} ELSE 0 END"
         for n, item in enumerate(common)

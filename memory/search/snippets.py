@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from memory.search.textindex import (
+    _ASCII_WORD_ANYCASE,
     _EMOJI,
     _NEEDS_PARTS,
     _cased_parts,
@@ -52,13 +53,26 @@ def _matches(segment: str, wanted: set[str]) -> bool:
     return word in wanted or any(p in wanted for p in _word_parts(word))
 
 
+def _ascii_segments(text: str) -> Iterable[str]:
+    """ICU's word segments of ASCII text (the tokenizer's tested fast path), with the text
+    between words as one piece each: the same snippet, without a break iterator."""
+    position = 0
+    for found in _ASCII_WORD_ANYCASE.finditer(text):
+        if found.start() > position:
+            yield text[position : found.start()]
+        yield found.group()
+        position = found.end()
+    if position < len(text):
+        yield text[position:]
+
+
 def snippet(text: str, query_tokens: Iterable[str], width: int = SNIPPET_CHARS) -> dict[str, Any]:
     """A window of `text` around the first query match: ``{snippet, parts}``."""
     wanted = set(query_tokens)
     pieces: list[tuple[str, bool]] = []
     first = None
     offset = 0
-    for segment in segments(text):
+    for segment in _ascii_segments(text) if text.isascii() else segments(text):
         match = bool(wanted) and _matches(segment, wanted)
         if match and first is None:
             first = offset

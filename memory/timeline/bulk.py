@@ -45,7 +45,11 @@ def append_events(context_id: int, items: list[dict[str, Any]]) -> list[AppendRe
     """Append several client events atomically and in order (R50): every item is checked
     first, so one bad item refuses the whole batch and writes nothing. Idempotency holds per
     item: an item whose key names an existing event answers that event (a retried batch
-    writes nothing twice). An item may deliver a request appended earlier in the batch."""
+    writes nothing twice). An item may deliver a request appended earlier in the batch.
+
+    One result per item, in order. Takes the context row lock once for the batch.
+    InvalidRequest (`details` name `events.<index>.<field>`) for 1-MAX_BULK_EVENTS items
+    or an item out of shape, Conflict `idempotency_key_reused`, RuleViolation `unknown_ref`."""
     if not isinstance(items, list) or not 1 <= len(items) <= MAX_BULK_EVENTS:
         raise InvalidRequest(
             f"events must be a list of 1-{MAX_BULK_EVENTS} events", details=[{"field": "events"}]

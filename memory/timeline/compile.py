@@ -143,6 +143,8 @@ def _body(text: str) -> tuple[Any, str]:
 
 
 def render_observation(item: Observation) -> str:
+    """An observation as prompt text: a header `[ref kind thread=… flags]` (open request,
+    delivered actions, a preview's size in characters), then its content."""
     flag = " OPEN REQUEST" if item.get("request") == REQUEST_OPEN else ""
     if item.get("delivers"):
         flag += f" delivers {' '.join(item['delivers'])}"

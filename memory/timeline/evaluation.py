@@ -29,7 +29,13 @@ def evaluate(
     include_instructions: bool = False,
     compile_input: bool = True,
 ) -> dict[str, Any]:
-    """Claim the pending inputs and compile the next model input.
+    """Claim the pending inputs and compile the next model input, under the context row
+    lock (R21, R22); due expiries apply in the same database transaction.
+
+    Returns `{id, tick, advanced_tick, view_version, thread, continuation, claimed (refs),
+    expired (frame ids)}` and, when compiled, the input's `context`, `text` and `tokens`.
+    InvalidRequest for a malformed key or thread; Conflict `idempotency_key_reused` when
+    the key names a different evaluation.
 
     Without `compile_input` nothing is compiled (`context`, `text` and `tokens` are absent
     from the result): replay checks what an evaluation did, not what it showed.

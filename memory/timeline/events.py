@@ -56,7 +56,8 @@ def check_thread(thread: str | None) -> str:
 
 
 def parse_event_ref(ref: Any) -> int:
-    """The sequence number of an event ref; InvalidRequest when `ref` is not one."""
+    """The sequence number of an event ref; InvalidRequest (`invalid_request`, the ref in
+    `details`) when `ref` is not one."""
     seq = seq_of(ref)
     if seq is None:
         raise InvalidRequest(
@@ -75,8 +76,11 @@ def append_event(
     delivers: list[str] | None = None,
     idempotency_key: str | None = None,
 ) -> AppendResult:
-    """Append a client event (one of APPENDABLE_KINDS). A retry with the same idempotency
-    key returns the first event and writes nothing."""
+    """Append a client event (one of APPENDABLE_KINDS; `content` up to MAX_CONTENT_CHARS
+    characters) under the context row lock. A retry with the same idempotency key returns
+    the first event (`created` false) and writes nothing. InvalidRequest (`invalid_kind`,
+    `invalid_thread`, `too_large`, `invalid_request`), Conflict `idempotency_key_reused`,
+    RuleViolation `unknown_ref` when `delivers` names no request or action (R3)."""
     if kind not in APPENDABLE_KINDS:
         raise InvalidRequest(
             f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}",
@@ -102,7 +106,9 @@ def register_action(
     thread: str | None = None,
     idempotency_key: str | None = None,
 ) -> AppendResult:
-    """Record an external action before it runs (R12, R25); refused in maintenance.
+    """Record an external action before it runs (R12, R25), under the context row lock;
+    MaintenanceRequired (`maintenance_required`, the pressure in `details`) in maintenance,
+    InvalidRequest for a name that is empty or over 200 characters.
 
     The action stays pending until a tool result names it in `delivers`."""
     if not isinstance(name, str) or not name.strip() or len(name) > 200:
@@ -127,8 +133,9 @@ def append_recall_result(
     thread: str | None,
     idempotency_key: str | None = None,
 ) -> Event:
-    """A recall the model asked for enters as an observation (R30). Under an
-    `idempotency_key` already used, the first event is returned and nothing is written."""
+    """A recall the model asked for enters as an observation (R30), appended under the
+    context row lock. Under an `idempotency_key` already used, the first event is returned
+    and nothing is written (Conflict `idempotency_key_reused` when it differs)."""
     return _append(
         context_id,
         kind=RECALL_RESULT,

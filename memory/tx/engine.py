@@ -61,10 +61,12 @@ class CommitResult:
 
     @property
     def event_ref(self) -> str:
+        """The transaction event's ref, like "@e43"."""
         return event_ref(self.event_seq)
 
     @property
     def record(self) -> TransactionRecord:
+        """The stored transaction record (one query; no lock)."""
         return TransactionRecord.objects.get(pk=self.record_id)
 
 

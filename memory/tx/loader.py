@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
+import psycopg
 from django.db import connection
 from psycopg import pq
 
@@ -107,6 +108,7 @@ class SqlLoader:
         self.context_id = context_id
 
     def frames(self, frame_ids: set[str]) -> dict[str, FrameState]:
+        """The named frames of the context that exist, by frame id (any status)."""
         if not frame_ids:
             return {}
         with connection.cursor() as cur:
@@ -114,6 +116,7 @@ class SqlLoader:
             return _frames_by_id(cur.fetchall())
 
     def events(self, seqs: set[int]) -> dict[int, EventState]:
+        """The named events of the context that exist, by sequence number."""
         if not seqs:
             return {}
         with connection.cursor() as cur:
@@ -127,7 +130,7 @@ class SqlLoader:
         between two existing frames), in one round trip."""
         with ExitStack() as stack:
             frame_cur, event_cur, relation_cur = (
-                stack.enter_context(connection.cursor()) for _ in range(3)
+                stack.enter_context(bound_cursor()) for _ in range(3)
             )
             stack.enter_context(pipeline())
             if frame_ids:
@@ -151,6 +154,8 @@ class SqlLoader:
         return frames, events, _relations(rows, relation_keys)
 
     def supersedes_into(self, object_ids: set[str]) -> list[RelationKey]:
+        """The live `supersedes` relations pointing at any of `object_ids` (R17.s
+        successor rule reads them)."""
         with connection.cursor() as cur:
             cur.execute(
                 "SELECT s.frame_id, o.frame_id FROM memory_relation r "
@@ -159,6 +164,14 @@ class SqlLoader:
                 [self.context_id, SUPERSEDES, sorted(object_ids)],
             )
             return [RelationKey(s, SUPERSEDES, o) for s, o in cur.fetchall()]
+
+
+def bound_cursor() -> Any:
+    """A psycopg cursor on Django's connection that sends parameters apart from the SQL, so
+    the server prepares the commit's statements once per connection (psycopg prepares a
+    statement run five times) instead of parsing and planning each. Use it inside
+    `pipeline()` (which turns its errors into Django's)."""
+    return psycopg.Cursor(connection.connection)
 
 
 @contextmanager

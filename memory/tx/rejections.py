@@ -29,9 +29,10 @@ def record_rejection(
     evaluation_id: int | None,
     idempotency_key: str | None = None,
 ) -> None:
-    """Store a rejected submission (R6) in its own database transaction.
-
-    A frozen context stores nothing: its refusal is not a rejected transaction."""
+    """Store a rejected submission (R6) in its own database transaction, with the text
+    (printed canonically when it parsed) and `exc`'s code and details. Takes no context
+    lock: a rejection moves no counter. A frozen context stores nothing: its refusal is not
+    a rejected transaction."""
     if exc.code == "context_frozen":
         return
     if tx is not None:

@@ -82,7 +82,8 @@ class WindowView(TypedDict):
 def window_view(
     status: str, requested_tick: int | None, due_tick: int | None, reason: str | None, tick: int
 ) -> WindowView | None:
-    """How a retiring frame's window is shown to models, people and API clients."""
+    """How a retiring frame's window is shown to models, people and API clients:
+    `{requested_tick, due_tick, ticks_left, reason}`, or None unless the frame is retiring."""
     if status != RETIRING or due_tick is None:
         return None
     return {
@@ -174,8 +175,9 @@ def write_requests(
 
 
 def apply_due_expiries(context: Context) -> list[str]:
-    """Expire every retirement due at the context's (new) tick. Caller holds the context lock
-    and saves the context afterwards (used_tokens changes)."""
+    """Expire every retirement due at the context's (new) tick (R22); the frame ids that
+    retired, by id. Caller holds the context row lock and saves the context afterwards
+    (used_tokens changes)."""
     due = list(
         Frame.objects.filter(context=context, status=RETIRING, retire_due_tick__lte=context.tick)
         .order_by("frame_id")

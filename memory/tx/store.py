@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from memory.locking import LockedContext
 from memory.tx.apply import ApplyOutcome, EventState, FrameState
-from memory.tx.loader import FRAME_STATE_COLUMNS, pipeline
+from memory.tx.loader import FRAME_STATE_COLUMNS, bound_cursor, pipeline
 from memory.tx.retirement import write_requests
 
 
@@ -75,9 +75,9 @@ def write_commit(
     ids = _Keys(context.pk, context.last_seq, context.version)
     touched = [f for f in outcome.frames.values() if f.touched]
     changed_events = [e for e in outcome.events.values() if e.touched]
-    record_cur = connection.cursor()
+    record_cur = bound_cursor()
     try:
-        with connection.cursor() as cur, pipeline():
+        with bound_cursor() as cur, pipeline():
             _insert_event_and_record(cur, record_cur, context, row, ids, now)
             _write_frames(cur, context, outcome, context.version)
             _write_revisions(cur, [f for f in touched if f.revised], ids, now)
@@ -92,7 +92,7 @@ def write_commit(
         raise
 
     def record_id() -> int:
-        with record_cur:
+        with connection.wrap_database_errors, record_cur:
             record = record_cur.fetchone()
         assert record is not None
         return int(record[0])

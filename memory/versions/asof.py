@@ -15,7 +15,7 @@ the present rows' mutable columns, and nothing here writes.
   version like any recall cursor).
 
 Frames and relations come back as unsaved model instances so the present-state shapes
-(`frame_view`, `present_relation`) serve both.
+(`frame_view`, `memory.shapes.relation_json`) serve both.
 """
 
 from __future__ import annotations

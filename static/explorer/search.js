@@ -1,14 +1,31 @@
-/* Search over frames and events (the API's lexical index); hits light up in the graph. */
+/* Search over frames and events (the API's ranked index); hits light up in the graph.
+ *
+ * The panel shows how many documents matched in all, filters (frames / events, a thread,
+ * transaction events) that search again from the first page, and "more", which asks for
+ * the next page at the API's `next_offset` and adds it below. */
 
 import { api } from "./api.js";
 import { $, el, clear, emit } from "./dom.js";
 import { mark } from "./graph.js";
 
+const PAGE = 20;
 const box = $("search-results");
+
+/* What is being searched: the query, the filters, and the hits shown so far. */
+const state = { q: "", type: "", thread: "", transactions: false, hits: [], data: null };
 
 function close() {
   box.hidden = true;
+  state.hits = [];
   mark("hit", []);
+}
+
+function queryString(offset) {
+  const params = new URLSearchParams({ q: state.q, limit: String(PAGE), offset: String(offset) });
+  if (state.type) params.set("type", state.type);
+  if (state.thread) params.set("thread", state.thread);
+  if (state.transactions) params.set("transactions", "true");
+  return "search/?" + params.toString();
 }
 
 /* The API marks matches as parts ({text, match}); each part becomes a text node or a
@@ -21,47 +38,92 @@ function snippetNode(hit) {
   return span;
 }
 
-function render(data, q) {
+function hitItem(hit) {
+  const isEvent = hit.type === "event";
+  const item = el("li", { "data-ref": hit.ref },
+    el("b", { text: hit.ref }), " ",
+    el("span", { class: "tag", text: isEvent ? hit.kind : "frame" }), " ",
+    hit.status ? el("span", { class: "tag " + hit.status, text: hit.status }) : null,
+    hit.thread && hit.thread !== "main" ? el("span", { class: "muted", text: " thread " + hit.thread }) : null,
+    el("div", {}, snippetNode(hit)));
+  item.addEventListener("click", () => emit(isEvent ? "open-event" : "select-frame", hit.ref));
+  return item;
+}
+
+function countText(data) {
+  const shown = state.hits.length;
+  const total = data.total + (data.total_exact ? "" : "+");
+  const noun = data.total === 1 && data.total_exact ? " result" : " results";
+  return shown < data.total ? total + noun + " (showing " + shown + ")" : total + noun;
+}
+
+function filtersNode() {
+  const type = el("select", { id: "search-type", "aria-label": "search in" },
+    el("option", { value: "", text: "frames and events" }),
+    el("option", { value: "frame", text: "frames" }),
+    el("option", { value: "event", text: "events" }));
+  type.value = state.type;
+  type.addEventListener("change", () => { state.type = type.value; run(); });
+  const thread = el("input", { id: "search-thread", type: "text", placeholder: "any thread", value: state.thread, "aria-label": "thread" });
+  thread.size = 10;
+  thread.addEventListener("change", () => { state.thread = thread.value.trim(); run(); });
+  const transactions = el("input", { id: "search-transactions", type: "checkbox", checked: state.transactions });
+  transactions.addEventListener("change", () => { state.transactions = transactions.checked; run(); });
+  return el("div", { class: "search-filters" }, type, " ", thread, " ",
+    el("label", { title: "Transaction events echo the frames they wrote; they are left out unless asked for." },
+      transactions, " transactions"));
+}
+
+function render() {
+  const data = state.data;
   clear(box);
-  const hits = data.hits;
   const closeButton = el("button", { type: "button", text: "close" });
   closeButton.addEventListener("click", close);
-  const count = typeof data.total === "number" && data.total > hits.length
-    ? hits.length + " of " + data.total + " hits" : hits.length + (hits.length === 1 ? " hit" : " hits");
-  box.append(el("div", { class: "search-head" }, el("b", { text: count + " for " + q }), " ", closeButton));
+  box.append(el("div", { class: "search-head" },
+    el("b", { id: "search-count", text: countText(data) }), " for ", el("i", { text: state.q }), " ", closeButton));
+  box.append(filtersNode());
   const lag = data.lag || {};
   if (lag.pending_intents) {
     box.append(el("div", { class: "muted", text: "the index is catching up: " + lag.pending_intents +
       " changes pending (" + Math.round(lag.oldest_pending_seconds || 0) + " s)" }));
   }
-  if (!hits.length) box.append(el("p", { class: "muted", text: "Nothing matches every word. Search looks at frame ids and bodies and at event texts." }));
-  const list = el("ul");
-  for (const hit of hits) {
-    const isEvent = hit.type === "event";
-    const item = el("li", { "data-ref": hit.ref },
-      el("b", { text: hit.ref }), " ",
-      el("span", { class: "tag", text: isEvent ? hit.kind : "frame" }), " ",
-      hit.status ? el("span", { class: "tag " + hit.status, text: hit.status }) : null,
-      el("div", {}, snippetNode(hit)));
-    item.addEventListener("click", () => emit(isEvent ? "open-event" : "select-frame", hit.ref));
-    list.append(item);
+  if (!state.hits.length) {
+    box.append(el("p", { class: "muted", text: "Nothing matches. Search looks at frame ids and bodies and at event texts; try other words or fewer filters." }));
   }
+  const list = el("ul", { id: "search-hits" });
+  for (const hit of state.hits) list.append(hitItem(hit));
   box.append(list);
-  mark("hit", hits.filter((h) => h.type === "frame").map((h) => h.ref));
+  if (data.next_offset !== null && data.next_offset !== undefined) {
+    const more = el("button", { type: "button", id: "search-more", text: "more" });
+    more.addEventListener("click", () => run(data.next_offset));
+    box.append(more);
+  }
+  mark("hit", state.hits.filter((h) => h.type === "frame").map((h) => h.ref));
 }
 
-$("search-form").addEventListener("submit", async (evt) => {
+/* Search from the first page (offset 0) or add the page at `offset` to what is shown. */
+async function run(offset = 0) {
+  if (offset === 0) {
+    clear(box).append(el("p", { class: "muted", text: "searching…" }));
+    box.hidden = false;
+  }
+  try {
+    const data = await api(queryString(offset));
+    state.hits = offset === 0 ? data.hits : state.hits.concat(data.hits);
+    state.data = data;
+    render();
+  } catch (err) {
+    clear(box).append(el("p", { class: "error", text: "search failed: " + err.message }));
+  }
+}
+
+$("search-form").addEventListener("submit", (evt) => {
   evt.preventDefault();
   const q = $("search-input").value.trim();
   if (!q) {
     close();
     return;
   }
-  clear(box).append(el("p", { class: "muted", text: "searching…" }));
-  box.hidden = false;
-  try {
-    render(await api("search/?q=" + encodeURIComponent(q)), q);
-  } catch (err) {
-    clear(box).append(el("p", { class: "error", text: "search failed: " + err.message }));
-  }
+  state.q = q;
+  run();
 });

@@ -78,3 +78,4 @@ def test_the_memory_builders_and_the_schema_name_the_same_fields() -> None:
     assert set(shapes.EventChunkSerializer().fields) <= names(built.EventChunk)
     assert names(built.RevisionJson) == set(shapes.RevisionSerializer().fields)
     assert names(built.TransactionJson) == set(shapes.TransactionSerializer().fields)
+    assert names(built.RelationJson) == set(shapes.RelationSerializer().fields)

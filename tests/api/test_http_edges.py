@@ -1,4 +1,4 @@
-"""Edges of the HTTP stack (issue 10 items 9 and 10): a Content-Length over the limit is
+"""Edges of the HTTP stack: a Content-Length over the limit is
 refused from the header before any body is read; a Host header the server does not answer
 for gets the API's JSON error shape on /api/."""
 

@@ -1,4 +1,4 @@
-"""Resident memory in the served path (issue 10 item 1).
+"""Resident memory in the served path.
 
 Measured cause: REST framework's view/request/response and Django's one-to-one caches form
 reference cycles, so everything a request built (rows, data, the rendered body: about seven

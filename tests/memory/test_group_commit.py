@@ -137,3 +137,29 @@ def test_a_failed_write_rolls_back_the_group_and_each_goes_again_alone(boom_trig
     assert FrameRevision.objects.filter(frame__context=shared).count() == 3
     assert TransactionRecord.objects.filter(context=shared).count() == 3
     assert transactions_of(shared, [2, 3]) == 2  # each committed alone after the failure
+
+
+def test_rules_read_what_earlier_transactions_of_the_group_wrote(shared):
+    """The successor rule (R17) reads `supersedes` relations while applying: inside a group
+    it sees those an earlier transaction of the same group created."""
+    results = grouped(
+        shared,
+        [
+            {"text": "(context-tx (derive case-a (n 1)) (derive case-b (n 2)))"},
+            {
+                "text": "(context-tx (derive procedure (from case-a case-b) (steps one)) "
+                "(relate procedure supersedes case-a) (relate procedure supersedes case-b))"
+            },
+            {"text": "(context-tx (retire case-a case-b))"},
+        ],
+    )
+    retire = results[2]
+    assert [r.receipt["version"] for r in results] == [2, 3, 4]
+    assert sorted(retire.receipt["completed_by_successor"]) == ["case-a", "case-b"]
+    statuses = dict(
+        Frame.objects.filter(context=shared, frame_id__in=["case-a", "case-b"]).values_list(
+            "frame_id", "status"
+        )
+    )
+    assert statuses == {"case-a": "retired", "case-b": "retired"}
+    assert transactions_of(shared, [2, 3, 4]) == 1

@@ -1,4 +1,4 @@
-"""Later recall pages continue the walk instead of redoing it (issue 16 item 3), and give
+"""Later recall pages continue the walk instead of redoing it, and give
 exactly the order of the one-statement walk, on a graph with cycles, a hub and events."""
 
 from __future__ import annotations

@@ -248,3 +248,28 @@ def test_common_words_score_candidates_but_do_not_select_them(release_team, monk
         assert result["total"] == 2  # documents holding only "alpha" were never candidates
     finally:
         ranking.forget_statistics()
+
+
+def test_the_bm25_migration_queues_every_document_for_its_length_and_secondary_lexemes(
+    release_team,
+):
+    import importlib
+
+    from django.db import connection
+
+    from memory.models import SearchDocument
+
+    agent = release_team
+    agent.observe('{"name": "cancel_order"}', kind="tool_result")
+    drain()
+    # A document as the index before it wrote lengths and secondary lexemes.
+    SearchDocument.objects.filter(context=agent.context).update(
+        tokens="'name' 'cancel_order' 'cancel' 'order'", length=0
+    )
+    migration = importlib.import_module("memory.migrations.0009_search_bm25")
+    with connection.cursor() as cursor:
+        cursor.execute(migration.REINDEX)
+    drain()
+    document = SearchDocument.objects.get(context=agent.context)
+    assert document.length == 2
+    assert "'~cancel':" in document.tokens and "'cancel':" not in document.tokens

@@ -112,3 +112,42 @@ def test_long_mixed_text_is_cut_into_chunks_without_changing_the_icu_tokens():
     for _ in range(300):
         text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 40)))
         assert tokens(text) == icu_tokens(text), text
+
+
+def test_index_terms_are_the_pipeline_terms_with_parts_marked_secondary():
+    # index_terms has its own fast path for lower-case identifiers (giant logs): it must
+    # give exactly the pipeline's terms, every part marked and every word not.
+    from memory.search.textindex import SECONDARY, index_terms, terms
+
+    rng = random.Random(7)
+    alphabet = "abcXYZ019_.:,;'-/ é결과"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 16)))
+        lexemes, words = index_terms(text)
+        assert [lexeme.removeprefix(SECONDARY) for lexeme in lexemes] == terms(text), text
+        assert words == sum(not lexeme.startswith(SECONDARY) for lexeme in lexemes), text
+
+
+def test_a_log_past_postgresqls_last_position_is_indexed_to_its_end(release_team):
+    from memory.search.indexer import drain
+    from memory.search.query import search
+
+    log = " ".join(f"line_{i}" for i in range(20_000)) + " finalword"
+    ref = release_team.observe(log)
+    drain()
+    assert [h["ref"] for h in search(release_team.context, "finalword")["hits"]] == [ref]
+    assert [h["ref"] for h in search(release_team.context, "line_19999")["hits"]] == [ref]
+
+
+def test_ascii_snippets_are_the_same_as_with_icu_segments(monkeypatch):
+    # Snippets of ASCII text skip ICU (the tokenizer's fast path): the parts must not change.
+    from memory.search import snippets
+    from memory.search.textindex import segments
+
+    rng = random.Random(5)
+    alphabet = "abcXYZ019_.:,;'-/ \n()\"=<>"
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 300))) for _ in range(500)]
+    wanted = [["abc", "x", "b1"], ["c_9", "xyz"], ["ab", "a", "zz"]]
+    fast = [snippets.snippet(t, wanted[i % 3]) for i, t in enumerate(texts)]
+    monkeypatch.setattr(snippets, "_ascii_segments", segments)
+    assert fast == [snippets.snippet(t, wanted[i % 3]) for i, t in enumerate(texts)]

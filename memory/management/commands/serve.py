@@ -41,6 +41,8 @@ def shared_channel_layer() -> bool:
 
 
 def default_workers() -> int:
+    """Worker processes when --workers is not given: one per CPU with a shared channel
+    layer, else 1 (live updates of an in-memory layer reach only its own process)."""
     if shared_channel_layer():
         return max(1, os.cpu_count() or 1)
     return 1
@@ -83,6 +85,7 @@ def start_indexer() -> subprocess.Popen[bytes]:
 
 
 def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """Stop a child with SIGINT and wait for it: up to 15 seconds, then kill it."""
     if process.poll() is None:
         # SIGINT, not SIGTERM: a Python process still starting up unwinds on SIGINT
         # (KeyboardInterrupt) and so releases its handle on the embedded PostgreSQL, where
@@ -100,6 +103,7 @@ class Stopped(Exception):
 
 
 def raise_stopped(signum: int, frame: FrameType | None) -> None:
+    """Signal handler: raises Stopped(signum) so start-up or shutdown unwinds cleanly."""
     raise Stopped(signum)
 
 

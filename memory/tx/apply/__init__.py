@@ -50,6 +50,10 @@ class TransactionApplier(FrameOperations, StatusOperations):
     """Applies operations in order; a later operation sees the earlier ones (R10)."""
 
     def apply(self, ops: list[dict[str, Any]]) -> ApplyOutcome:
+        """Apply `ops` (the JSON form's operations) in order to the working copy, then the
+        successor rule (R17) if none failed. Raises nothing for a broken rule: each failure
+        is an `OpError` in `outcome.errors` (R11) and its result is `{"op", "error": True}`.
+        Token counts are estimates in tokens. Writes nothing: the engine writes the outcome."""
         for index, op in enumerate(ops):
             handler = getattr(self, f"_op_{op['op']}")
             errors_before = len(self.errors)

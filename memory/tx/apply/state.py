@@ -44,6 +44,7 @@ class FrameState:
 
     @property
     def in_input(self) -> bool:
+        """Active or retiring: the frame is in the model's input (R14, R23)."""
         return self.status in (ACTIVE, RETIRING)
 
 
@@ -80,9 +81,13 @@ class RelationState:
 class StateLoader(Protocol):
     """What the rules may still need to read while applying (the engine preloads the rest)."""
 
-    def frames(self, frame_ids: set[str]) -> dict[str, FrameState]: ...
+    def frames(self, frame_ids: set[str]) -> dict[str, FrameState]:
+        """The current state of those frames, by id; an unknown id is absent."""
+        ...
 
-    def supersedes_into(self, object_ids: set[str]) -> list[RelationKey]: ...
+    def supersedes_into(self, object_ids: set[str]) -> list[RelationKey]:
+        """The live `supersedes` relations whose object is one of `object_ids` (R17)."""
+        ...
 
 
 @dataclass
@@ -94,6 +99,7 @@ class OpError:
     ref: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
+        """`{index, op, code, message, ref?}`: one entry of a rejection's `errors` (R11)."""
         data: dict[str, Any] = {
             "index": self.index,
             "op": self.op,
@@ -114,6 +120,8 @@ class ConflictItem:
     status: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
+        """`{ref, kind, changed_version, revision?, status?}`: one item of a `conflict`
+        rejection's details (R20); versions are context versions."""
         data: dict[str, Any] = {
             "ref": self.ref,
             "kind": self.kind,
@@ -175,7 +183,8 @@ def find_conflicts(
     events: dict[int, EventState],
     relations: dict[RelationKey, RelationState],
 ) -> list[ConflictItem]:
-    """Items the transaction names that changed after its base version (R20)."""
+    """Items the transaction names that changed after its base version (R20), frames by
+    id, then events by seq, then relations; empty when it may commit. Reads nothing."""
     conflicts: list[ConflictItem] = []
     for frame_id in sorted(frames):
         frame = frames[frame_id]

@@ -53,6 +53,7 @@ class TxParseError(TxError):
         self.expected = expected
 
     def as_dict(self) -> dict[str, object]:
+        """The error as JSON: `{message, line, column, expected}` (1-based, in characters)."""
         return {
             "message": str(self),
             "line": self.line,
@@ -70,6 +71,7 @@ class TxValidationError(TxError):
         self.path = path
 
     def as_dict(self) -> dict[str, object]:
+        """The error as JSON: `{message, path}`."""
         return {"message": str(self), "path": self.path}
 
 

@@ -1,0 +1,94 @@
+"""The shapes of the past: a frame revision and a submitted transaction."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, NotRequired, TypedDict
+
+from memory.models import TransactionRecord
+
+
+class RevisionJson(TypedDict):
+    revision: int
+    body: Any
+    body_omitted: bool
+    body_chars: NotRequired[int]
+    sources: list[str]
+    version: int
+    transaction: int
+    created_at: str
+
+
+def revision_json(
+    revision: int,
+    body: Any,
+    sources: list[str],
+    version: int,
+    transaction: int,
+    created_at: datetime,
+    *,
+    omitted: bool = False,
+    body_chars: int | None = None,
+) -> RevisionJson:
+    """One revision of a frame: its number, body (None when `omitted`: too long for a page,
+    read on its own), sources, the committed version and transaction that wrote it;
+    `body_chars` is the body's size as JSON text, where measured."""
+    item: RevisionJson = {
+        "revision": revision,
+        "body": body,
+        "body_omitted": omitted,
+        "sources": list(sources),
+        "version": version,
+        "transaction": transaction,
+        "created_at": created_at.isoformat(),
+    }
+    if body_chars is not None:
+        item["body_chars"] = body_chars
+    return item
+
+
+class TransactionJson(TypedDict):
+    id: int
+    status: str
+    author: str
+    author_kind: str
+    thread: str
+    base_version: int | None
+    committed_version: int | None
+    reason: str
+    text: str
+    text_truncated: bool
+    ops: Any
+    ops_omitted: bool
+    receipt: Any
+    errors: Any
+    frames: list[str]
+    evaluation: int | None
+    ref: str | None
+    created_at: str
+
+
+def transaction_json(record: TransactionRecord) -> TransactionJson:
+    """A submitted transaction, committed or rejected: author, versions, text and operations
+    (cut or left out when memory.read.pages bounded the record: `text_truncated`,
+    `ops_omitted`), the receipt or the errors, the frames it touched and its event `ref`."""
+    return {
+        "id": record.pk,
+        "status": record.status,
+        "author": record.author,
+        "author_kind": record.author_kind,
+        "thread": record.thread,
+        "base_version": record.base_version,
+        "committed_version": record.committed_version,
+        "reason": record.reason,
+        "text": record.text,
+        "text_truncated": getattr(record, "text_truncated", False),
+        "ops": record.ops,
+        "ops_omitted": getattr(record, "ops_omitted", False),
+        "receipt": record.receipt,
+        "errors": record.errors,
+        "frames": list(record.frame_ids),
+        "evaluation": record.evaluation_id,
+        "ref": record.event.ref if record.event_id and record.event else None,
+        "created_at": record.created_at.isoformat(),
+    }
