@@ -1,4 +1,4 @@
-"""Bulk append against single appends over HTTP (issue 16 item 1, R50), same run, same data.
+"""Bulk append against single appends over HTTP (R50), same run, same data.
 
     .venv/bin/python bench/bench_bulk_append.py            # all 300 train trajectories
     .venv/bin/python bench/bench_bulk_append.py --small    # 30 trajectories

@@ -1,4 +1,4 @@
-"""HTTP benchmark (issue 5): the REST API served by uvicorn, measured from real clients.
+"""HTTP benchmark: the REST API served by uvicorn, measured from real clients.
 
     .venv/bin/python bench/bench_http.py            # full run
     .venv/bin/python bench/bench_http.py --small    # quick smoke run

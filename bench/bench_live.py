@@ -1,4 +1,4 @@
-"""Live-update and first-render figures for the explorer (issue 6, BENCHMARKS.md).
+"""Live-update and first-render figures for the explorer (BENCHMARKS.md).
 
     .venv/bin/python bench/bench_live.py [--commits 200] [--frames 500]
 

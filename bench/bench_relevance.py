@@ -1,4 +1,4 @@
-"""Relevance benchmark (issue 15): does search find what a person means?
+"""Relevance benchmark: does search find what a person means?
 
     .venv/bin/python bench/bench_relevance.py            # every group, the tokenizer choice,
                                                           # the large-event timing
@@ -21,7 +21,7 @@ retrieval with `wordllama` (its bundled 256-dimension model, cosine similarity, 
 Printed: MRR, nDCG@10 (graded labels) and recall@10 per group and system.
 
 Latency: Morphz search (first page of 20, snippets included) over every benchmark query,
-p50/p95, next to the search before issue 15 (AND of every word, newest 400 ranked) and a
+p50/p95, next to the previous search (AND of every word, newest 400 ranked) and a
 bare SQL count of the documents holding any query word, run on the same queries and the
 same index in the same process, interleaved: the ratios are printed.
 
@@ -279,7 +279,7 @@ class Vectors:
         return distinct([self.group.unit_of.get(self.group.doc_refs[i], "") for i in order])
 
 
-# -- the search before issue 15, as the latency baseline -----------------------------------
+# -- the previous search (AND of every word), as the latency baseline -----------------------------------
 PREVIOUS_SQL = """
 WITH pool AS (
   SELECT d.id, d.tokens, d.created_at FROM memory_searchdocument d
@@ -299,7 +299,7 @@ ORDER BY h.score DESC, d.created_at DESC, d.id DESC
 
 
 def previous_search(context_id: int, q: str) -> int:
-    """The search before issue 15, the same round trips (context, query, lag)."""
+    """The previous search (AND of every word), the same round trips (context, query, lag)."""
     from django.db import connection
 
     from memory.read.history import resolve_context

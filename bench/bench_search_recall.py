@@ -1,4 +1,4 @@
-"""Search and recall benchmark (issue 4).
+"""Search and recall benchmark.
 
     .venv/bin/python bench/bench_search_recall.py                 # full: 10 passes, 100k frames
     .venv/bin/python bench/bench_search_recall.py --repeat 1 --frames 10000   # quick run

@@ -1,4 +1,4 @@
-"""The labelled query set of the relevance benchmark (issue 15), written for this project.
+"""The labelled query set of the relevance benchmark, written for this project.
 
 Each query is ``(q, {document: grade})``: grade 2 is what a person meant, 1 is also
 relevant. Documents are frame ids, or ``"~text"`` for the event whose content contains

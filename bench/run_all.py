@@ -1,4 +1,4 @@
-"""Every benchmark as ratios, at three history sizes: the scaling table (issue 16 item 6).
+"""Every benchmark as ratios, at three history sizes: the scaling table.
 
     .venv/bin/python bench/run_all.py                 # 10k, 100k, 1M history events
     .venv/bin/python bench/run_all.py --quick         # 10k and 100k, fewer samples

@@ -3,7 +3,7 @@
 
     .venv/bin/python -m reliability.soak [--rounds 200] [--body-mb 7]
 
-The load repeats what grew memory in issue 10 (reading a frame with a multi-megabyte body
+The load repeats what once grew the server's memory (reading a frame with a multi-megabyte body
 revised four times) between ordinary traffic: appends, commits, evaluations, lists, search,
 recall. Steady state is the resident set after a warm-up of `--warmup` rounds; the soak
 passes when the resident set at the end is within 2x of it.

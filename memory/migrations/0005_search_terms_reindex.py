@@ -1,5 +1,5 @@
 """Search documents are now weighted tsvectors of the new terms (identifier parts, Korean
-syllable pairs, emoji; issue 15): every existing document is queued for the index worker,
+syllable pairs, emoji): every existing document is queued for the index worker,
 which rewrites it from the facts (search keeps answering from the old documents meanwhile).
 `manage.py rebuild_index` does the same at once."""
 

@@ -1,4 +1,4 @@
-"""Search ranks like BM25 (issue 15): documents keep their length in words, and identifier
+"""Search ranks like BM25: documents keep their length in words, and identifier
 parts, Korean syllable pairs and payload words are secondary lexemes (``~part``). Every
 existing document is queued for the index worker, which rewrites it from the facts
 (search keeps answering from the old documents meanwhile); `manage.py rebuild_index` does

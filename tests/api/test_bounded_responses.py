@@ -1,4 +1,4 @@
-"""Issue 10 item 2: every answer is bounded. Frame history comes in pages, large bodies and
+"""Every answer is bounded. Frame history comes in pages, large bodies and
 texts are read on demand, evaluations drop the structured copy before growing past the
 limit, anything still too large is a clear 413, and the explorer page embeds no large body."""
 

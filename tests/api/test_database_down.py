@@ -1,4 +1,4 @@
-"""Issue 10 item 5: PostgreSQL down -> a JSON 503 `database_unavailable` within about a
+"""PostgreSQL down -> a JSON 503 `database_unavailable` within about a
 second (not a 30 s hang and a 500), and recovery on its own when the database is back.
 
 A real server process talks to the test database through a TCP proxy; cutting the proxy

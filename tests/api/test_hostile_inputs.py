@@ -1,4 +1,4 @@
-"""Issue 10 items 3, 7, 8 and 9: bad input gets the error it deserves, never a 500, and
+"""Bad input gets the error it deserves, never a 500, and
 nothing is half-written (duplicate JSON keys, unknown or foreign evaluation ids, cursors,
 content over the limit)."""
 

@@ -1,4 +1,4 @@
-"""Issue 10 item 4 (R49): a retried transaction returns its first receipt and writes nothing;
+"""R49: a retried transaction returns its first receipt and writes nothing;
 the same key with another request is 409 `idempotency_key_reused`."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The explorer's search panel shows how many documents matched, filters them (frames or
-events, a thread, transaction events) and pages with "more" (issue 15)."""
+events, a thread, transaction events) and pages with "more"."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 10 item 6: an explorer websocket is closed when its person's access ends (staff flag
+"""An explorer websocket is closed when its person's access ends (staff flag
 removed, session deleted); no live update reaches them after that.
 
 The real consumer behind Channels' auth stack, driven by Channels' own test communicator

@@ -1,4 +1,4 @@
-"""Search finds what a person means (issue 15): ranking, Korean, identifiers, sentences,
+"""Search finds what a person means: ranking, Korean, identifiers, sentences,
 emoji, totals and pages. Each test names the kind of input that used to fail."""
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def test_the_upgrade_migration_queues_every_existing_document_for_reindexing(rel
     agent.observe("FAILED tests/test_api.py::test_create_user", kind="tool_result")
     agent.commit('(context-tx (derive rollout (status "canary")))')
     drain()
-    # A document as the index before issue 15 wrote it: whole tokens, no weights, no parts.
+    # A document as the index wrote it before ranking, parts and weights: whole tokens, no weights, no parts.
     SearchDocument.objects.filter(context=agent.context).update(tokens="'failed' 'tests'")
     assert search(agent.context, "create user")["hits"] == []
     migration = importlib.import_module("memory.migrations.0005_search_terms_reindex")
