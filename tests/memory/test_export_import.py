@@ -135,3 +135,24 @@ def test_commands_round_trip(demo: Context, tmp_path: Path) -> None:
     path.write_bytes(b"not gzip")
     with pytest.raises(CommandError, match="invalid_export"):
         call_command("import_context", str(path), "--slug", "demo-3", "--quiet")
+
+
+def test_a_format_1_file_still_imports(exported: Path, tmp_path: Path) -> None:
+    """Version 1 had no settings lines and no logs in its state; it is still read."""
+    import hashlib
+
+    lines = [json.loads(line) for line in _lines(exported)[:-1]]
+    assert lines[0]["format_version"] == 2
+    lines[0]["format_version"] = 1
+    lines = [line for line in lines if line["type"] != "settings"]
+    for line in lines:
+        if line["type"] == "state":
+            del line["state"]["maintenance"], line["state"]["settings"]
+    raw = [(json.dumps(line, ensure_ascii=False) + "\n").encode() for line in lines]
+    digest = hashlib.sha256(b"".join(raw)).hexdigest()
+    raw.append((json.dumps({"type": "end", "lines": len(raw), "sha256": digest}) + "\n").encode())
+    old = tmp_path / "v1.jsonl.gz"
+    _write(old, raw)
+    copy = import_context(old, slug="demo-v1").context
+    assert verify_context(copy) == []
+    assert copy.grace_ticks == 3
