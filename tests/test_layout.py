@@ -15,14 +15,6 @@ FUNCTION_LINES = 60
 REASON = "# long:"
 HEAD_LINES = 5
 
-# Modules (or a folder, ending in "/") another engineer is splitting right now; each entry
-# names who. Remove an entry once its split has landed.
-BEING_SPLIT = {
-    "memory/versions/replay.py": "history engineer",
-    "memory/versions/diff.py": "history engineer",
-    "memory/versions/forks.py": "history engineer",
-}
-
 
 def _modules() -> list[Path]:
     found = []
@@ -33,12 +25,6 @@ def _modules() -> list[Path]:
                 continue
             found.append(path)
     return found
-
-
-def _being_split(name: str) -> bool:
-    return any(
-        name == entry or (entry.endswith("/") and name.startswith(entry)) for entry in BEING_SPLIT
-    )
 
 
 def _long_units(path: Path, root: Path = ROOT) -> list[str]:
@@ -65,18 +51,8 @@ def _long_units(path: Path, root: Path = ROOT) -> list[str]:
 
 
 def test_modules_and_functions_are_short_or_say_why() -> None:
-    problems = [
-        problem
-        for path in _modules()
-        if not _being_split(path.relative_to(ROOT).as_posix())
-        for problem in _long_units(path)
-    ]
+    problems = [problem for path in _modules() for problem in _long_units(path)]
     assert problems == []
-
-
-def test_the_allowlist_names_existing_modules() -> None:
-    missing = [name for name in BEING_SPLIT if not (ROOT / name).exists()]
-    assert missing == []
 
 
 def test_the_check_sees_a_long_function_and_its_reason(tmp_path: Path) -> None:
@@ -142,19 +118,6 @@ DJANGO_HOOKS = frozenset(
     }
 )
 
-# Modules (or a folder, ending in "/") whose docstrings wait for the engineer editing them
-# right now; each entry names who. Remove an entry once its docstrings have landed.
-DOCSTRINGS_PENDING = {
-    "memory/versions/": "history engineer",
-}
-
-
-def _pending(name: str) -> bool:
-    return any(
-        name == entry or (entry.endswith("/") and name.startswith(entry))
-        for entry in DOCSTRINGS_PENDING
-    )
-
 
 def _undocumented(path: Path, root: Path = ROOT) -> list[str]:
     """Public functions and methods of one module without a docstring, as `path:line name`.
@@ -183,15 +146,9 @@ def test_public_functions_of_memory_have_docstrings() -> None:
         problem
         for path in _modules()
         if path.relative_to(ROOT).parts[0] == "memory"
-        and not _pending(path.relative_to(ROOT).as_posix())
         for problem in _undocumented(path)
     ]
     assert undocumented == []
-
-
-def test_the_docstring_allowlist_names_existing_modules() -> None:
-    missing = [name for name in DOCSTRINGS_PENDING if not (ROOT / name).exists()]
-    assert missing == []
 
 
 def test_the_check_sees_a_missing_docstring(tmp_path: Path) -> None:

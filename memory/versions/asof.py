@@ -72,6 +72,8 @@ def frames_as_of(
     after_id: str = "",
     limit: int = 100,
 ) -> Page[Frame]:
+    """Frames as they were at `point` (R52), ordered by id after `after_id`, at most `limit`
+    (optionally one `status`); unsaved Frame objects built from the history. No lock."""
     params = {**point.params(), "after": after_id, "status": status, "limit": limit + 1}
     where = "AND f.frame_id > %(after)s" + (" AND h.status = %(status)s" if status else "")
     rows = _frames(where, params)
@@ -79,11 +81,13 @@ def frames_as_of(
 
 
 def frame_as_of(context: Context, point: Point, frame_id: str) -> Frame | None:
+    """One frame as it was at `point`, or None when it did not exist yet (R52)."""
     rows = _frames("AND f.frame_id = %(fid)s", {**point.params(), "fid": frame_id, "limit": 1})
     return rows[0] if rows else None
 
 
 def revisions_as_of(frame: Frame, point: Point) -> list[FrameRevision]:
+    """The frame's revisions written up to `point`'s version, oldest first."""
     return list(
         FrameRevision.objects.filter(frame_id=frame.pk, version__lte=point.version)
         .select_related("transaction")
@@ -92,6 +96,7 @@ def revisions_as_of(frame: Frame, point: Point) -> list[FrameRevision]:
 
 
 def write_history_as_of(context: Context, frame_id: str, point: Point) -> list[dict[str, Any]]:
+    """The frame's write history (`frame_write_history` entries) up to `point`'s version."""
     from memory.read.history import frame_write_history
 
     return [h for h in frame_write_history(context, frame_id) if h["version"] <= point.version]
@@ -108,6 +113,8 @@ def relations_as_of(
     after_pk: int = 0,
     limit: int = 100,
 ) -> Page[Relation]:
+    """Relations as they were at `point` (R52), live ones unless `include_removed`, filtered
+    by subject/object frame id and name, by id after `after_pk`, at most `limit`."""
     where = ["r.id > %(after)s"]
     if not include_removed:
         where.append("r.removed_version IS NULL")
@@ -178,6 +185,9 @@ def _literal_sql(sql: str, params: dict[str, Any]) -> str:
 
 
 def recall_as_of(context: Context, point: Point, **kwargs: Any) -> dict[str, Any]:
+    """`memory.recall.graph.recall` (same arguments, same shape) over the graph as it was at
+    `point` (R52). InvalidRequest with `as_observation` (the past cannot be appended to) or
+    with `view_version`/`evaluation_id` (they name another point)."""
     from memory.recall.graph import recall
 
     if kwargs.get("as_observation"):

@@ -16,6 +16,8 @@ from memory.models import Context, Evaluation
 
 
 def evaluation_summary(evaluation: Evaluation) -> dict[str, Any]:
+    """One evaluation without its compiled text: id, thread, tick (and whether it advanced),
+    view version, claimed refs, expired frame ids, last seq, tokens, created_at (R55)."""
     result = evaluation.result or {}
     return {
         "id": evaluation.pk,
@@ -33,6 +35,8 @@ def evaluation_summary(evaluation: Evaluation) -> dict[str, Any]:
 
 
 def evaluation_detail(evaluation: Evaluation) -> dict[str, Any]:
+    """The summary plus `input` (the compiled context and text the model was given),
+    `frames_seen` (id, revision, status) and `observations_seen` (refs) (R55)."""
     result = evaluation.result or {}
     data = evaluation_summary(evaluation)
     data["input"] = {"context": result.get("context"), "text": result.get("text", "")}
@@ -52,6 +56,8 @@ def evaluation_detail(evaluation: Evaluation) -> dict[str, Any]:
 def list_evaluations(
     context: Context, *, thread: str | None = None, after_pk: int = 0, limit: int = 50
 ) -> tuple[list[Evaluation], bool]:
+    """At most `limit` evaluations of the context after id `after_pk`, oldest first (their
+    compiled text not loaded), and whether more follow."""
     queryset = Evaluation.objects.filter(context=context, pk__gt=after_pk).defer("result")
     if thread:
         queryset = queryset.filter(thread=thread)
@@ -60,6 +66,7 @@ def list_evaluations(
 
 
 def get_evaluation(context: Context, evaluation_id: int) -> dict[str, Any]:
+    """`evaluation_detail` of one evaluation; NotFound for an id of another context."""
     evaluation = Evaluation.objects.filter(context=context, pk=evaluation_id).first()
     if evaluation is None:
         raise NotFound(

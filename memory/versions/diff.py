@@ -110,6 +110,11 @@ def _rows(sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 
 def diff(context: Context, from_version: Any, to_version: Any = None) -> dict[str, Any]:
+    """What changed between the end of version `from_version` and the end of `to_version`
+    (default: now) (R52): frames derived, revised (both bodies), retired, restored,
+    protected; relations added and removed; events appended and retired; the transactions
+    in between with their reasons. InvalidRequest `invalid_version` for a version the
+    context never had or `from` after `to`. No lock."""
     a = resolve_point(context, from_version, "from")
     b = resolve_point(context, context.version if to_version is None else to_version, "to")
     if a.version > b.version:

@@ -47,6 +47,8 @@ class ForkResult:
     tick: int
 
     def as_dict(self) -> dict[str, Any]:
+        """The API's answer: slug, token (shown once), forked_from {slug, version, tick},
+        and the new context's version and tick."""
         return {
             "slug": self.context.slug,
             "token": self.token.raw,
@@ -81,11 +83,10 @@ FROM memory_relation r WHERE r.context_id = %(ctx)s
 """
 
 
+# long: data, not logic: the statements in the one order the id maps and foreign keys
+# need, easier to check read top to bottom than spread over helpers.
 def _statements(point: Point) -> list[str]:
-    """The copy, statement by statement; %(dst)s is the new context's id.
-
-    Longer than a function should be because it is data, not logic: the statements in the
-    one order the id maps and foreign keys need, easier to check read top to bottom."""
+    """The copy, statement by statement; %(dst)s is the new context's id."""
     frames = _FRAMES_NOW if point.present else FRAMES_AT
     events = _EVENTS_NOW if point.present else EVENTS_AT
     relations = _RELATIONS_NOW if point.present else RELATIONS_AT

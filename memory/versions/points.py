@@ -44,6 +44,7 @@ class Point:
     present: bool
 
     def params(self) -> dict[str, Any]:
+        """The point as SQL parameters: ctx, v (version), tick, seq (last event), rec."""
         return {
             "ctx": self.context_id,
             "v": self.version,

@@ -234,6 +234,7 @@ def _evaluation_thread(context_id: int, step: dict[str, Any]) -> str | None:
 
 
 def scratch_slug(prefix: str = "replay") -> str:
+    """A fresh slug for a scratch context, like `replay-3f9a1c2b7d4e`."""
     return f"{prefix}-{secrets.token_hex(6)}"
 
 
