@@ -83,8 +83,9 @@ FROM memory_relation r WHERE r.context_id = %(ctx)s
 """
 
 
-# long: data, not logic: the statements in the one order the id maps and foreign keys
-# need, easier to check read top to bottom than spread over helpers.
+# The statements in the one order the id maps and foreign keys need, easier to check read
+# top to bottom than spread over helpers.
+# long: data, not logic
 def _statements(point: Point) -> list[str]:
     """The copy, statement by statement; %(dst)s is the new context's id."""
     frames = _FRAMES_NOW if point.present else FRAMES_AT
