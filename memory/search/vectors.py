@@ -87,19 +87,10 @@ def tsvector_literal(token_list: list[str]) -> str:
             positions[token] = [index]
         elif len(found) < MAX_POSITIONS:
             found.append(index)
-    lexemes: Iterable[str] = positions
-    if sum(map(len, positions)) * 4 + 8 * len(positions) > MAX_VECTOR_BYTES:
-        # PostgreSQL refuses more than 1 MB of distinct lexemes: a giant log keeps its first
-        # distinct words (its chunks stay readable by ref).
-        kept, size = [], 0
-        for token in positions:
-            size += len(token[:MAX_TOKEN_CHARS].encode()) + 8
-            if size > MAX_VECTOR_BYTES:
-                break
-            kept.append(token)
-        lexemes = kept
     quote = _quote
-    return " ".join([quote(t) + ":" + ",".join(map(str, positions[t])) for t in lexemes])
+    return " ".join(
+        [quote(t) + ":" + ",".join(map(str, positions[t])) for t in _fitting(positions)]
+    )
 
 
 def weighted_tsvector_literal(sections: list[tuple[list[str], str]]) -> str:
@@ -125,17 +116,22 @@ def weighted_tsvector_literal(sections: list[tuple[list[str], str]]) -> str:
             for token in dict.fromkeys(token_list[len(head) :]):  # in order: see below
                 if token not in positions:
                     positions[token] = last
-    lexemes: Iterable[str] = positions
-    if sum(map(len, positions)) * 4 + 8 * len(positions) > MAX_VECTOR_BYTES:
-        kept, size = [], 0
-        for token in positions:
-            size += len(token[:MAX_TOKEN_CHARS].encode()) + 8
-            if size > MAX_VECTOR_BYTES:
-                break
-            kept.append(token)
-        lexemes = kept
     quote = _quote
-    return " ".join([quote(t) + ":" + ",".join(positions[t]) for t in lexemes])
+    return " ".join([quote(t) + ":" + ",".join(positions[t]) for t in _fitting(positions)])
+
+
+def _fitting(positions: dict[str, Any]) -> Iterable[str]:
+    """The lexemes PostgreSQL will store: it refuses more than 1 MB of distinct lexemes, so
+    a giant log keeps its first distinct words (its chunks stay readable by ref)."""
+    if sum(map(len, positions)) * 4 + 8 * len(positions) <= MAX_VECTOR_BYTES:
+        return positions
+    kept, size = [], 0
+    for token in positions:
+        size += len(token[:MAX_TOKEN_CHARS].encode()) + 8
+        if size > MAX_VECTOR_BYTES:
+            break
+        kept.append(token)
+    return kept
 
 
 def tsquery_literal(token_list: list[str]) -> str:

@@ -30,6 +30,7 @@ from django.db import connection
 
 from memory.errors import InvalidRequest
 from memory.models import Context
+from memory.tx.loader import FRAME_STATE_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -137,16 +138,7 @@ FRAME_COLUMNS = (
     "id",
     "context_id",
     "frame_id",
-    "revision",
-    "body",
-    "sources",
-    "status",
-    "protected",
-    "retire_requested_tick",
-    "retire_due_tick",
-    "retire_reason",
-    "retire_generation",
-    "token_estimate",
+    *FRAME_STATE_COLUMNS,
     "created_version",
     "changed_version",
     "updated_at",
