@@ -7,6 +7,7 @@ stores. The response shapes live in `api.shapes`.
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
@@ -43,6 +44,23 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+_QUERY_INT = re.compile(r"-?[0-9]{1,20}")
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An integer that is one: a JSON number without a fraction (not a boolean, not `2.0`,
+    not `"2"`), or in a query string ASCII digits with an optional minus (not `+3`, ` 3`,
+    `1.0` or `３`)."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if self.context.get("source") == "query":
+            if not isinstance(data, str) or not _QUERY_INT.fullmatch(data):
+                self.fail("invalid")
+        elif isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
 class StrictRegexField(StrictCharField, serializers.RegexField):
     """A RegexField that refuses numbers and booleans, as StrictCharField does."""
 
@@ -74,7 +92,7 @@ class StrictSerializer(serializers.Serializer):
 
 def evaluation_field(what: str) -> serializers.Field:
     """An optional evaluation id (`evaluation`)."""
-    return serializers.IntegerField(
+    return StrictIntegerField(
         required=False, allow_null=True, min_value=1, max_value=MAX_SEQ, help_text=f"id of {what}"
     )
 
@@ -105,13 +123,13 @@ def idempotency_field() -> serializers.Field:
 
 
 def limit_field(default: int, maximum: int) -> serializers.Field:
-    return serializers.IntegerField(
+    return StrictIntegerField(
         required=False, default=default, min_value=1, max_value=maximum, help_text="page size"
     )
 
 
 def as_of_field() -> serializers.Field:
-    return serializers.IntegerField(
+    return StrictIntegerField(
         required=False,
         allow_null=True,
         min_value=0,
@@ -179,7 +197,7 @@ class TransactionIn(StrictSerializer):
         max_length=MAX_CONTENT_CHARS,
         help_text='the text form: "(context-tx (base-version 3) ...)"',
     )
-    base_version = serializers.IntegerField(
+    base_version = StrictIntegerField(
         required=False, allow_null=True, min_value=0, max_value=MAX_SEQ
     )
     reason = StrictCharField(required=False, allow_null=True, allow_blank=True)
@@ -196,7 +214,7 @@ class TransactionIn(StrictSerializer):
 
 class RecallIn(StrictSerializer):
     frame_id = StrictCharField(max_length=FRAME_ID_MAX)
-    depth = serializers.IntegerField(
+    depth = StrictIntegerField(
         required=False, default=RECALL_DEFAULT_DEPTH, min_value=1, max_value=RECALL_MAX_DEPTH
     )
     direction = serializers.ChoiceField(
@@ -204,16 +222,14 @@ class RecallIn(StrictSerializer):
     )
     include_bodies = serializers.BooleanField(required=False, default=True)
     include_events = serializers.BooleanField(required=False, default=False)
-    max_nodes = serializers.IntegerField(
+    max_nodes = StrictIntegerField(
         required=False, default=RECALL_DEFAULT_NODES, min_value=1, max_value=RECALL_MAX_NODES
     )
     cursor = StrictCharField(required=False, allow_null=True, max_length=2000)
-    view_version = serializers.IntegerField(
+    view_version = StrictIntegerField(
         required=False, allow_null=True, min_value=0, max_value=MAX_SEQ
     )
-    evaluation = serializers.IntegerField(
-        required=False, allow_null=True, min_value=1, max_value=MAX_SEQ
-    )
+    evaluation = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_SEQ)
     as_observation = serializers.BooleanField(
         required=False,
         default=False,
@@ -237,7 +253,7 @@ class EventListQuery(StrictSerializer):
     kind = serializers.ChoiceField(choices=EVENT_KINDS, required=False)
     thread = thread_field()
     status = serializers.ChoiceField(choices=EVENT_STATUS_FILTERS, required=False)
-    after = serializers.IntegerField(
+    after = StrictIntegerField(
         required=False, min_value=0, max_value=MAX_SEQ, help_text="only events with seq > after"
     )
     cursor = cursor_field()
@@ -245,8 +261,8 @@ class EventListQuery(StrictSerializer):
 
 
 class EventChunkQuery(StrictSerializer):
-    offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=MAX_SEQ)
-    length = serializers.IntegerField(
+    offset = StrictIntegerField(required=False, default=0, min_value=0, max_value=MAX_SEQ)
+    length = StrictIntegerField(
         required=False, default=CHUNK_DEFAULT, min_value=1, max_value=CHUNK_MAX
     )
 
@@ -260,13 +276,13 @@ class FrameListQuery(StrictSerializer):
 
 class FrameDetailQuery(StrictSerializer):
     as_of = as_of_field()
-    history_before = serializers.IntegerField(
+    history_before = StrictIntegerField(
         required=False,
         min_value=1,
         max_value=MAX_SEQ,
         help_text="only revisions older than this one (`history.next_before` of the last page)",
     )
-    history_limit = serializers.IntegerField(
+    history_limit = StrictIntegerField(
         required=False,
         default=HISTORY_PAGE,
         min_value=1,
@@ -288,7 +304,7 @@ class RelationListQuery(StrictSerializer):
 class TransactionListQuery(StrictSerializer):
     frame = StrictCharField(required=False, max_length=FRAME_ID_MAX)
     status = serializers.ChoiceField(choices=TRANSACTION_STATUSES, required=False)
-    after = serializers.IntegerField(
+    after = StrictIntegerField(
         required=False,
         min_value=0,
         max_value=MAX_SEQ,
@@ -312,7 +328,7 @@ class SearchQuery(StrictSerializer):
         help_text="include transaction events (left out by default: they echo the frames)",
     )
     limit = limit_field(SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT)
-    offset = serializers.IntegerField(
+    offset = StrictIntegerField(
         required=False,
         default=0,
         min_value=0,
@@ -322,19 +338,31 @@ class SearchQuery(StrictSerializer):
 
 
 def query_data(serializer_class: type[serializers.Serializer], params: Any) -> dict[str, Any]:
-    """Validated query parameters; repeated parameters keep their last value."""
-    return validated(serializer_class, {key: params.get(key) for key in params})
+    """Validated query parameters (a QueryDict); a parameter given twice is refused
+    (`invalid_request`): which of the two values was meant cannot be known."""
+    repeated = sorted(key for key in params if len(params.getlist(key)) > 1)
+    if repeated:
+        raise ApiError(
+            "invalid_request",
+            f"query parameter {repeated[0]!r} is given more than once; send it once",
+            [{"field": key, "reason": "repeated"} for key in repeated],
+        )
+    return validated(serializer_class, {key: params.get(key) for key in params}, "query")
 
 
 def body_data(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
-    return validated(serializer_class, data)
+    """A validated JSON body."""
+    return validated(serializer_class, data, "body")
 
 
 _reusable = threading.local()
 
 
-def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
-    """`data` validated by `serializer_class`, or its ValidationError.
+def validated(
+    serializer_class: type[serializers.Serializer], data: Any, source: str = "body"
+) -> dict[str, Any]:
+    """`data` validated by `serializer_class`, or its ValidationError; `source` ("query" or
+    "body") tells the strict fields which forms a value may take.
 
     A serializer deep-copies its declared fields when it is built, which cost more than the
     validation itself on every request; one instance per class and thread is reused instead,
@@ -347,6 +375,7 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
         for attr in ("_validated_data", "_errors", "_data"):
             serializer.__dict__.pop(attr, None)
         serializer.initial_data = data
+    serializer._context = {"source": source}
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
 

@@ -16,6 +16,7 @@ from api.base import ContextAPIView, not_found
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
     StrictCharField,
+    StrictIntegerField,
     StrictSerializer,
     body_data,
     cursor_field,
@@ -64,7 +65,7 @@ class ForkIn(StrictSerializer):
     slug = serializers.SlugField(
         required=False, allow_null=True, max_length=64, help_text="default: `<source>-fork-<hex>`"
     )
-    at_version = serializers.IntegerField(
+    at_version = StrictIntegerField(
         required=False,
         allow_null=True,
         min_value=0,
@@ -81,7 +82,7 @@ class EvaluationListQuery(StrictSerializer):
 
 
 class DiffQuery(StrictSerializer):
-    to = serializers.IntegerField(
+    to = StrictIntegerField(
         required=False,
         allow_null=True,
         min_value=0,
@@ -91,7 +92,7 @@ class DiffQuery(StrictSerializer):
 
 
 # `from` is a Python keyword: declared after the class.
-DiffQuery._declared_fields["from"] = serializers.IntegerField(
+DiffQuery._declared_fields["from"] = StrictIntegerField(
     min_value=0, max_value=MAX_VERSION, help_text="the earlier version"
 )
 

@@ -122,3 +122,33 @@ def test_duplicate_keys_in_a_tool_calls_arguments_are_refused(api: Api) -> None:
     assert action["error"]["code"] == "invalid_arguments"
     assert "'content'" in action["error"]["message"]
     assert not Event.objects.filter(context__slug="alpha", content__in=["a", "b"]).exists()
+
+
+@pytest.mark.parametrize("value", ["+3", " 3", "1.0", "３", "٣"])
+def test_a_query_integer_is_ascii_digits(api: Api, value: str) -> None:
+    response = api.get("events/", {"limit": value})
+    assert response.status_code == 400
+    assert error_of(response)["code"] == "invalid_limit"
+
+
+@pytest.mark.parametrize("value", ["2", 2.0, True])
+def test_a_body_integer_is_a_json_integer(api: Api, value: Any) -> None:
+    api.commit("(context-tx (derive plan (goal ship)))")
+    response = api.post("recall/", {"frame_id": "plan", "depth": value})
+    assert response.status_code == 400
+    assert error_of(response)["code"] == "invalid_depth"
+
+
+def test_a_query_parameter_given_twice_is_refused(api: Api) -> None:
+    response = api.client.get(api.url("search/") + "?q=release&q=web")
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] == "invalid_request"
+    assert error["details"] == [{"field": "q", "reason": "repeated"}]
+
+
+def test_query_integers_still_read_as_numbers(api: Api) -> None:
+    api.observe("one")
+    api.observe("two")
+    page = api.get("events/", {"limit": "1"}).json()
+    assert len(page["events"]) == 1 and page["next_cursor"]
