@@ -13,7 +13,8 @@
   said counts more than a part of an identifier or a payload word, shorter documents
   count more, a frame's id counts most. A sentence therefore finds the documents that share
   its distinctive words; it does not need every word.
-- Order: a frame whose id is the query comes first; then by score, newest first on ties.
+- Order: a frame whose id is the query (as typed, or normalised like the index: case,
+  width, the punctuation around it) comes first; then by score, newest first on ties.
   Frames outrank events that match equally (their fields weigh more).
 - Transaction events echo what the frames they wrote hold: they are left out unless
   `transactions` is true or `kind` is ``transaction``, and weigh little when included.
@@ -73,6 +74,11 @@ _STOP_WORDS = """
 STOP_WORDS = frozenset(_STOP_WORDS.split())
 
 forget_statistics = ranking.forget_statistics
+# What may surround an id in a query without being part of it (quotes, full stops, brackets):
+# every character that cannot open or close a frame id.
+_NOT_ID_EDGE = (
+    "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum()) + "\u201c\u201d\u2018\u2019 "
+)
 
 
 def _time(value: Any, name: str) -> datetime | None:
@@ -174,6 +180,18 @@ def _filters(
     return "".join(f" AND {f}" for f in filters), params
 
 
+def exact_ids(q: str, clauses: list[tuple[str, list[str]]]) -> list[str]:
+    """The frame ids that count as "the query itself" (they come first): the query as typed
+    (lower case) and the query after the index's normalisation (NFKC, case folding) without
+    the punctuation around it, when that still reads as the same words (``release.``,
+    ``"release"`` and ``ＲＥＬＥＡＳＥ`` all name the frame ``release``)."""
+    ids = [q.strip().lower()]
+    bare = textindex.normalise(q).strip().strip(_NOT_ID_EDGE)
+    if bare and bare not in ids and textindex.query_clauses(bare) == clauses:
+        ids.append(bare)
+    return ids
+
+
 def _hit(row: tuple[Any, ...], wanted: list[str]) -> SearchHit:
     """A result row as a hit, its snippet cut around the query word that weighs most."""
     score, frame_pk, _, ref, status, kind, thread, created_at = row[:8]
@@ -205,6 +223,7 @@ def search(
 ) -> dict[str, Any]:
     """Ranked hits for `q` in this context, with snippets, the total and the index lag."""
     clauses = _check(q, type, status, kind, thread, limit, offset)
+    exact = exact_ids(q, clauses)
     # A question's function words ("how do we ...") carry no meaning of their own.
     clauses = [c for c in clauses if c[0] not in STOP_WORDS] or clauses
     start, end = _time(since, "since"), _time(until, "until")
@@ -212,13 +231,15 @@ def search(
     include_tx = transactions or kind == TRANSACTION
     values = {"status": status, "kind": kind, "thread": thread}
     filters, params = _filters(type, values, start, end, include_tx)
-    params["exact"] = q.strip().lower()
+    params["exact"] = exact
     plan = ranking.plan(ctx.pk, clauses, filters, params, include_tx)
     found = ranking.ranked(plan, limit, offset)
     wanted = [t for t, _ in clauses] + [p for _, ps in clauses for p in ps]
     hits = [_hit(row, wanted) for row in found.rows]
-    total = max(found.matched, offset + len(hits))
-    more = offset + len(hits) < min(found.matched, RANK_POOL)
+    # The matches are counted whatever the page: an offset past the end finds no hits but
+    # does not change how many documents match.
+    total = found.matched
+    more = offset + len(hits) < min(total, RANK_POOL)
     return {
         "hits": hits,
         "total": min(total, TOTAL_CAP),

@@ -104,7 +104,7 @@ found AS (
 summed AS (
   -- Each candidate once more, by primary key: what the common words it holds weigh, and
   -- for a frame what the query words its id holds weigh.
-  SELECT d.id, d.created_at, d.frame_id IS NOT NULL AND lower(d.ref) = %(exact)s AS exact,
+  SELECT d.id, d.created_at, d.frame_id IS NOT NULL AND lower(d.ref) = ANY(%(exact)s::text[]) AS exact,
          (f.w + {bonus}
           + CASE WHEN d.frame_id IS NULL THEN 0 ELSE {id_weight} * coalesce(
               (SELECT sum(n.w) FROM weights n WHERE n.item = ANY({named})), 0) END)

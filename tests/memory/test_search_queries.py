@@ -155,3 +155,30 @@ def test_bad_queries_are_refused_with_clear_codes(indexed, q, kw, code):
     with pytest.raises(InvalidRequest) as caught:
         search(indexed.context, q, **kw)
     assert caught.value.code == code
+
+
+@pytest.mark.parametrize(
+    "q", ["release", "RELEASE", "release.", '"release"', "ＲＥＬＥＡＳＥ", "(Release)"]
+)
+def test_the_exact_frame_id_comes_first_however_the_query_is_written(release_frame, q):
+    # Before, only the raw text lower-cased was compared: `release.` and `ＲＥＬＥＡＳＥ`
+    # tokenise to the same word but left the frame `release` wherever its score put it.
+    agent = release_frame
+    for i in range(3):
+        agent.observe(f"release release release notes {i}", kind="agent_message")
+    agent.commit('(context-tx (derive release-notes (text "release release release")))')
+    drain()
+    assert search(agent.context, q)["hits"][0]["id"] == "release"
+
+
+def test_an_offset_past_the_end_keeps_the_real_total(release_team):
+    # Before, total was max(matches, offset + hits): offset=999 answered total 999.
+    agent = release_team
+    for i in range(14):
+        agent.observe(f"release step {i}", kind="agent_message")
+    drain()
+    for offset in (0, 10, 14, 100, 999):
+        result = search(agent.context, "release", limit=5, offset=offset)
+        assert result["total"] == 14 and result["total_exact"] is True
+    assert search(agent.context, "release", offset=999)["hits"] == []
+    assert search(agent.context, "release", offset=999)["next_offset"] is None
