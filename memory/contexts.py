@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
@@ -63,6 +64,17 @@ def validate_settings(
         raise InvalidRequest("need 0 < maintenance_exit_percent < maintenance_percent")
 
 
+def check_slug(slug: Any) -> None:
+    """InvalidRequest unless `slug` is a context slug: letters, digits, '-' or '_' (it is
+    part of every API and explorer URL of the context)."""
+    from django.core.validators import validate_slug
+
+    try:
+        validate_slug(slug)
+    except Exception:
+        raise InvalidRequest(f"slug {slug!r} must be letters, digits, '-' or '_'") from None
+
+
 @transaction.atomic
 def create_context(
     slug: str,
@@ -79,12 +91,8 @@ def create_context(
     MORPHZ_DEFAULT_CAPACITY_TOKENS) and log them as its first settings. InvalidRequest for a
     bad slug or settings, `context_exists` when the slug is taken."""
     from django.conf import settings
-    from django.core.validators import validate_slug
 
-    try:
-        validate_slug(slug)
-    except Exception:
-        raise InvalidRequest(f"slug {slug!r} must be letters, digits, '-' or '_'") from None
+    check_slug(slug)
     capacity = (
         capacity_tokens if capacity_tokens is not None else settings.MORPHZ_DEFAULT_CAPACITY_TOKENS
     )

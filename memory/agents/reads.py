@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from memory.errors import InvalidRequest
-from memory.models import Context
+from memory.models import Context, Event
 from memory.timeline.events import append_recall_result
 from memory.tokens import ITEM_OVERHEAD, fit_prefix
 
@@ -28,9 +28,15 @@ def run_read(
 ) -> dict[str, Any]:
     """Run one memory read (`recall`, `search`, `read_event` or `frame`); its result enters
     as a recall_result observation (R30, appended under the context row lock), once per
-    `idempotency_key` (a retried reply reads again but appends nothing new). Returns
+    `idempotency_key` (a retried reply gets the first read's event and result back). Returns
     `{ref, result}`; InvalidRequest `invalid_arguments` for an argument the read does not
     take, NotFound for an unknown frame, and whatever the read itself raises."""
+    if idempotency_key is not None:
+        # The first result stands: read again, it could differ (not least because a search
+        # would now find the first result's own event).
+        earlier = Event.objects.filter(context=context, idempotency_key=idempotency_key).first()
+        if earlier is not None:
+            return {"ref": earlier.ref, "result": earlier.payload}
     if name == "recall":
         from memory.recall.graph import recall
 

@@ -29,12 +29,14 @@ from django.utils import timezone
 
 from memory.contexts import (
     IssuedToken,
+    check_slug,
     create_context,
     issue_token,
     set_frozen,
 )
 from memory.errors import InvalidRequest, MorphzError
 from memory.models import Context, Evaluation, TransactionRecord
+from memory.strictjson import loads_strict
 from memory.versions.history import SETTINGS, ReplayError, history_steps, initial_settings
 from memory.versions.replay import (
     apply_steps,
@@ -161,9 +163,9 @@ def read_export(path: str | Path | IO[bytes]) -> ExportFile:
                 if end is not None:
                     raise InvalidExport(f"line {number}: data after the closing line")
                 try:
-                    value = json.loads(raw)
-                except ValueError:
-                    raise InvalidExport(f"line {number} is not JSON") from None
+                    value = loads_strict(raw)
+                except ValueError as exc:  # malformed, NaN, or a key given twice
+                    raise InvalidExport(f"line {number} is not valid JSON: {exc}"[:300]) from None
                 if not isinstance(value, dict) or not isinstance(value.get("type"), str):
                     raise InvalidExport(f"line {number} has no type")
                 if value["type"] == "end":
@@ -171,6 +173,8 @@ def read_export(path: str | Path | IO[bytes]) -> ExportFile:
                     continue
                 checksum.update(raw)
                 lines.append(value)
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        raise InvalidExport(f"cannot read the file: {exc.strerror}: {exc.filename}") from None
     except (OSError, EOFError, zlib.error) as exc:
         raise InvalidExport(f"the file is not a complete gzip file ({exc})") from None
     if not lines or lines[0].get("type") != "header":
@@ -222,6 +226,7 @@ def import_context(
     header = exported.header
     try:
         target = slug or header["slug"]
+        check_slug(target)  # the rebuild runs under a scratch slug and is renamed at the end
         if Context.objects.filter(slug=target).exists():
             raise InvalidRequest(
                 f"a context with slug {target!r} already exists", code="context_exists"

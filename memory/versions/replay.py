@@ -21,11 +21,12 @@ would. Inside a transaction (tests) the scratch context is rolled back instead.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 
 from memory.contexts import create_context, update_context_settings
 from memory.kinds import ACTION, APPENDABLE_KINDS, OBSERVATION_KINDS, RECALL_RESULT
@@ -290,12 +291,24 @@ _PURGE = [
 ]
 
 
-def purge_scratch(context_id: int) -> None:
+def purge_scratch(context_id: int, attempts: int = 5) -> None:
     """Delete a scratch context with one statement per table (`delete_context` goes through
-    Django's collector, a fifth of a replay at 60,000 events)."""
-    with transaction.atomic(), connection.cursor() as cur:
-        for sql in _PURGE:
-            cur.execute(sql, {"c": context_id})
+    Django's collector, a fifth of a replay at 60,000 events).
+
+    The search indexer may be working on the same rows: a deadlock or serialization failure
+    (SQLSTATE 40P01, 40001) rolls the purge back and it runs again, up to `attempts` times
+    (then the last error is raised)."""
+    for attempt in range(attempts):
+        try:
+            with transaction.atomic(), connection.cursor() as cur:
+                for sql in _PURGE:
+                    cur.execute(sql, {"c": context_id})
+            return
+        except OperationalError as exc:
+            state = getattr(exc.__cause__, "sqlstate", None)
+            if state not in ("40P01", "40001") or attempt == attempts - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
 
 
 @contextmanager

@@ -29,6 +29,8 @@ def _reply(request_ref: str) -> dict[str, Any]:
         "tool_calls": [
             {"id": "c1", "name": "context_tx", "arguments": {"tx": _TX}},
             {"id": "c2", "name": "recall", "arguments": {"frame_id": "release"}},
+            # A search run again would find the first run's own result event.
+            {"id": "c4", "name": "search", "arguments": {"q": "release"}},
             {"id": "c3", "name": "package", "arguments": {"target": "v1"}},
         ],
     }
@@ -57,6 +59,7 @@ def test_a_retried_reply_writes_nothing_and_answers_the_first_refs(ctx: Any) -> 
     assert (Event.objects.count(), TransactionRecord.objects.count()) == (events, records)
     assert _refs(again) == _refs(first)
     assert again["transactions"][0]["status"] == "committed"
+    assert [r["status"] for r in again["reads"]] == ["ok", "ok"]
     assert again["actions"][0]["status"] == "registered"
     assert again["message"]["delivers"] == [request.ref]
 
@@ -66,10 +69,10 @@ def test_without_a_key_a_second_send_writes_again(ctx: Any) -> None:
     take_apart_reply(ctx.pk, _reply(request.ref))
     events = Event.objects.count()
     second = take_apart_reply(ctx.pk, _reply(request.ref))
-    # The stale transaction is refused (base version 1 is past); the read, the action and
+    # The stale transaction is refused (base version 1 is past); the two reads, the action and
     # the message are written again: that is what the key is for.
     assert second["transactions"][0]["status"] == "rejected"
-    assert Event.objects.count() == events + 3
+    assert Event.objects.count() == events + 4
 
 
 def test_the_same_key_with_another_reply_refuses_the_changed_parts(ctx: Any) -> None:

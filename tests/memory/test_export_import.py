@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 
 from memory.contexts import authenticate_token, create_context
 from memory.demo.loader import DemoLoader
+from memory.errors import InvalidRequest
 from memory.models import Context, Event, TransactionRecord
 from memory.tx.engine import submit_transaction
 from memory.versions.exchange import InvalidExport, export_context, import_context, read_export
@@ -156,3 +157,34 @@ def test_a_format_1_file_still_imports(exported: Path, tmp_path: Path) -> None:
     copy = import_context(old, slug="demo-v1").context
     assert verify_context(copy) == []
     assert copy.grace_ticks == 3
+
+
+@pytest.mark.parametrize("slug", ["Bad Slug", "a/b", ""])
+def test_an_import_under_a_bad_slug_is_refused_before_anything_is_written(
+    exported: Path, slug: str
+) -> None:
+    # "" means the exported slug (taken here); the others would make unreachable URLs.
+    before = _count()
+    with pytest.raises(InvalidRequest) as caught:
+        import_context(exported, slug=slug or "Bad Slug")
+    assert "slug" in caught.value.message
+    assert _count() == before
+
+
+def test_a_missing_file_is_named_as_missing(tmp_path: Path) -> None:
+    with pytest.raises(InvalidExport) as caught:
+        read_export(tmp_path / "nowhere.jsonl.gz")
+    assert "No such file" in caught.value.message
+    assert "gzip" not in caught.value.message
+
+
+def test_a_line_with_a_key_given_twice_is_refused(exported: Path, tmp_path: Path) -> None:
+    lines = _lines(exported)
+    doubled = tmp_path / "doubled.jsonl.gz"
+    _write(
+        doubled,
+        [lines[0].replace(b'{"type":"header"', b'{"type":"header","type":"header"'), *lines[1:]],
+    )
+    with pytest.raises(InvalidExport) as caught:
+        read_export(doubled)
+    assert "line 1" in caught.value.message
