@@ -212,6 +212,21 @@ class TransactionIn(StrictSerializer):
     idempotency_key = idempotency_field()
 
 
+class FrameBodyIn(StrictSerializer):
+    """A new body for one frame, written as S-expression fields or as a JSON object."""
+
+    text = ContentField(
+        trim_whitespace=False,
+        allow_blank=True,
+        help_text='the body alone: "(goal ship-v2) (stage paused)" or \'{"goal": "ship-v2"}\'',
+    )
+    form = serializers.ChoiceField(choices=["fields", "json"], help_text="how `text` is written")
+    base_version = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=MAX_SEQ
+    )
+    reason = StrictCharField(required=False, allow_null=True, allow_blank=True)
+
+
 class RecallIn(StrictSerializer):
     frame_id = StrictCharField(max_length=FRAME_ID_MAX)
     depth = StrictIntegerField(

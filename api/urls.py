@@ -33,6 +33,11 @@ urlpatterns = [
         name="api-frame",
     ),
     path(
+        CONTEXT + "frames/<str:frame_id>/body/",
+        views_memory.FrameBodyView.as_view(),
+        name="api-frame-body",
+    ),
+    path(
         CONTEXT + "frames/<str:frame_id>/revisions/<int:revision>/",
         views_memory.FrameRevisionView.as_view(),
         name="api-frame-revision",

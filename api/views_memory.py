@@ -18,6 +18,7 @@ from api.base import (
 from api.errors import ApiError
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
+    FrameBodyIn,
     FrameDetailQuery,
     FrameListQuery,
     RecallIn,
@@ -44,7 +45,8 @@ from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.read.pages import frame_history_page, revision_detail
 from memory.shapes import relation_json, transaction_json
-from memory.tx.engine import submit_transaction
+from memory.tx.bodyedit import revise_body
+from memory.tx.engine import CommitResult, submit_transaction
 from memory.tx.lang import fields_text
 from memory.versions import asof
 from memory.vocabulary import is_frame_id
@@ -133,11 +135,7 @@ class TransactionView(ContextAPIView):
                 evaluation_id=evaluation_id,
                 idempotency_key=key,
             )
-        receipt: dict[str, Any] = dict(result.receipt)
-        # From the commit result itself: `result.record` would re-read the row (a query).
-        receipt["transaction"] = result.record_id
-        receipt["ref"] = result.event_ref
-        return Response(receipt, status=200 if result.replayed else 201)
+        return receipt_response(result)
 
     @extend_schema(
         tags=["transactions"],
@@ -156,6 +154,40 @@ class TransactionView(ContextAPIView):
         return self.list_page(
             "transactions", page.items, page.has_more, lambda r: r.pk, transaction_json, filters
         )
+
+
+def receipt_response(result: CommitResult) -> Response:
+    receipt: dict[str, Any] = dict(result.receipt)
+    # From the commit result itself: `result.record` would re-read the row (a query).
+    receipt["transaction"] = result.record_id
+    receipt["ref"] = result.event_ref
+    return Response(receipt, status=200 if result.replayed else 201)
+
+
+class FrameBodyView(ContextAPIView):
+    @extend_schema(
+        tags=["frames"],
+        operation_id="frames_revise_body",
+        summary="Revise one frame's body from the body text alone",
+        description="`text` is only the new body: S-expression fields (`form` `fields`) or one "
+        "JSON object (`form` `json`, a key given twice is 400). It commits one transaction "
+        "revising this frame and nothing else; 400 `parse_error` names line and column.",
+        parameters=[OpenApiParameter("frame_id", str, OpenApiParameter.PATH)],
+        request=FrameBodyIn,
+        responses=responses({201: ReceiptSerializer}, *WRITE_ERRORS, 409, 422),
+    )
+    def post(self, request: Request, slug: str, frame_id: str) -> Response:
+        data = body_data(FrameBodyIn, request.data)
+        result = revise_body(
+            self.ctx.pk,
+            frame_id=frame_id,
+            text=data["text"],
+            form=data["form"],
+            base_version=data.get("base_version"),
+            reason=data.get("reason"),
+            author=self.author(),
+        )
+        return receipt_response(result)
 
 
 class FrameListView(ContextAPIView):

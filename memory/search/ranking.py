@@ -13,16 +13,20 @@ diluted by its use inside identifiers. A document scores the sum of the items it
 (presence, not counts), times BM25's length normalisation (k1 K1, b B, against the
 context's average length), times FRAME_FACTOR for frames (what the agent chose to keep) or
 TRANSACTION_FACTOR for transaction events (echoes of their frames). A frame whose id holds
-a query word gets that word's weight once more (ID_WEIGHT).
+a query word gets that word's weight once more (ID_WEIGHT), whether the word selects or
+only scores. A frame whose id is the query (`memory.search.query.exact_ids`) comes first
+and scores EXACT_LEAD above the best other hit.
 
 Candidates: every document holding a selecting item, found through the GIN index and
 ranked all together in one statement (document frequencies are counted there, over the
 filtered documents): no "newest first" cut, the best matches are found wherever they are.
-Selecting items are the rarest, by PostgreSQL's statistics (`pg_stats.most_common_elems`,
-kept by ANALYZE/autovacuum; an unlisted lexeme is rarer than every listed one), until the
-documents they hold would pass ROW_BUDGET; items in more than COMMON_FRACTION of the
-documents never select. The others never have all their documents visited: each adds its
-weight (from the statistics) to the candidates holding it, checked once per candidate;
+Every item's documents in this context (filters applied) are counted first, up to
+COUNT_CAP each (`_counts`), so a word's role and weight depend on this context alone, not
+on what other contexts hold. Selecting items are the rarest, until the documents they hold
+would pass ROW_BUDGET; items in more than COMMON_FRACTION of the documents never select.
+The others never have all their documents visited: each adds its weight (from its count;
+beyond COUNT_CAP from PostgreSQL's statistics, never below the cap) to the candidates
+holding it, checked once per candidate;
 they select (the newest WIDE_POOL each) only when the selecting items
 found fewer than WIDEN_BELOW documents.
 """
@@ -43,9 +47,10 @@ from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
 from memory.search.textindex import SECONDARY
 
 K1 = 1.5
-B = 0.75
+B = 0.9  # stronger length normalisation: long tool results dilute their words (bench)
 SECONDARY_WEIGHT = 0.5  # a part of an identifier, or a payload word, is half a word
 ID_WEIGHT = 1.0
+EXACT_LEAD = 0.01  # how far the frame named by the query scores above the next hit
 FRAME_FACTOR = 2.0
 TRANSACTION_FACTOR = 0.3
 COMMON_FRACTION = 0.1
@@ -56,10 +61,19 @@ PHRASE_CLAUSES = 6
 SCORED_CLAUSES = 24  # the first words of a very long query
 STATS_SECONDS = 60.0
 CACHED_FROM = 1000  # smaller contexts are measured on every search (cheaply)
+COUNT_CAP = 5000  # each query word's documents in the context are counted up to this many
 
 _CONTEXT_SQL = """
 SELECT count(*), coalesce(avg(d.length), 0) FROM memory_searchdocument d
 WHERE d.context_id = %(ctx)s{kind}
+"""
+# How many of the context's documents (filters applied) hold each item, up to COUNT_CAP:
+# exact below the cap, so a word's weight and role never come from other contexts.
+_COUNT_SQL = """
+SELECT (SELECT count(*) FROM (
+          SELECT 1 FROM memory_searchdocument d
+          WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters} LIMIT {cap}) s)
+FROM unnest(%(items)s::tsquery[]) WITH ORDINALITY AS q(query, item) ORDER BY q.item
 """
 _GLOBAL_SQL = """
 SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats
@@ -106,15 +120,18 @@ summed AS (
   -- for a frame what the query words its id holds weigh.
   SELECT d.id, d.created_at, d.frame_id IS NOT NULL AND lower(d.ref) = ANY(%(exact)s::text[]) AS exact,
          (f.w + {bonus}
-          + CASE WHEN d.frame_id IS NULL THEN 0 ELSE {id_weight} * coalesce(
-              (SELECT sum(n.w) FROM weights n WHERE n.item = ANY({named})), 0) END)
+          + CASE WHEN d.frame_id IS NULL THEN 0 ELSE {id_weight} * ({named}) END)
          * (CASE WHEN d.frame_id IS NOT NULL THEN {frame} WHEN d.kind = 'transaction' THEN {tx}
                  ELSE 1 END)
          * {k1p1} / (1 + {k1} * (1 - {b} + {b} * d.length / %(avg)s)) AS score
   FROM found f JOIN memory_searchdocument d ON d.id = f.id
 ),
 hits AS (
-  SELECT id, exact, score, created_at FROM summed
+  -- The frame named by the query comes first, and scores above every other hit so a
+  -- client sorting by score keeps it there (EXACT_LEAD more than the best of the rest).
+  SELECT id, exact, CASE WHEN exact THEN greatest(score, {lead} + coalesce(
+           (SELECT max(o.score) FROM summed o WHERE NOT o.exact), 0)) ELSE score END AS score,
+         created_at FROM summed
   ORDER BY exact DESC, score DESC, created_at DESC, id DESC
   LIMIT %(limit)s OFFSET %(offset)s
 ),
@@ -142,11 +159,14 @@ LEFT JOIN LATERAL (
 ) e ON true
 ORDER BY h.exact DESC, h.score DESC, d.created_at DESC, d.id DESC
 """
-# The items (the primary form of query words) that a frame's id holds.
-_NAMED = """CASE WHEN d.frame_id IS NULL THEN NULL::bigint[] ELSE ARRAY(
-           SELECT i.item FROM unnest(%(named_words)s::text[], %(named_items)s::bigint[])
-           AS i(words, item) WHERE string_to_array(i.words, ' ')
-           <@ regexp_split_to_array(lower(d.ref), '[^[:alnum:]]+')) END"""
+# What the query words a frame's id holds weigh (their primary form): a selecting word's
+# weight as counted in the statement, a scoring-only word's as `plan` computed it.
+_NAMED = """coalesce((
+           SELECT sum(coalesce(n.w, i.w)) FROM unnest(%(named_words)s::text[],
+             %(named_items)s::bigint[], %(named_weights)s::float8[]) AS i(words, item, w)
+           LEFT JOIN weights n ON n.item = i.item
+           WHERE string_to_array(i.words, ' ')
+             <@ regexp_split_to_array(lower(d.ref), '[^[:alnum:]]+')), 0)"""
 
 
 @dataclass
@@ -154,8 +174,9 @@ class Item:
     literal: str  # tsquery literal
     form_weight: float  # 1 for a word or the phrase, SECONDARY_WEIGHT for a secondary form
     first: str  # the word a snippet opens at when this item weighs most
-    estimate: float  # documents holding it, by PostgreSQL's statistics
+    estimate: float  # documents of the context holding it (counted; see `_counts`)
     common: float | None = None  # its weight, when it only scores (see `plan`)
+    lexeme: str = ""  # as the index stores it (a secondary form marked SECONDARY)
 
 
 @dataclass
@@ -239,6 +260,26 @@ def idf(df: float, documents: int) -> float:
     return math.log(1.0 + (documents - df + 0.5) / (df + 0.5))
 
 
+def _counts(
+    ctx: int, items: list[Item], filters: str, params: dict[str, Any], documents: int
+) -> None:
+    """Sets each item's `estimate`: how many of the context's documents (filters applied)
+    hold it, counted exactly up to COUNT_CAP. Beyond the cap (a word in thousands of this
+    context's documents) PostgreSQL's statistics say how many more, never fewer than the cap."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _COUNT_SQL.format(filters=filters, cap=COUNT_CAP),
+            {**params, "ctx": ctx, "items": [item.literal for item in items]},
+        )
+        counts = [row[0] for row in cursor.fetchall()]
+    for item, count in zip(items, counts, strict=True):
+        item.estimate = float(count)
+        if count >= COUNT_CAP:
+            listed, floor = _cache.frequencies()
+            share = listed.get(item.lexeme[: vectors.MAX_TOKEN_CHARS], floor / 2)
+            item.estimate = max(float(COUNT_CAP), share * documents)
+
+
 def plan(
     ctx: int,
     clauses: list[tuple[str, list[str]]],
@@ -249,7 +290,6 @@ def plan(
     """The query's items (see the module); the ones that only score get their weight here."""
     clauses = clauses[:SCORED_CLAUSES]
     documents, average = _cache.context(ctx, include_tx)
-    listed, floor = _cache.frequencies()
     items: list[Item] = []
     id_words = []
     for token, parts in clauses:
@@ -259,8 +299,8 @@ def plan(
         for lexeme, literal, weight in zip(
             (token, SECONDARY + token), forms, (1.0, SECONDARY_WEIGHT), strict=True
         ):
-            share = listed.get(lexeme[: vectors.MAX_TOKEN_CHARS], floor / 2)
-            items.append(Item(literal, weight, first, share * documents))
+            items.append(Item(literal, weight, first, 0.0, lexeme=lexeme))
+    _counts(ctx, items, filters, params, documents)
     # The rarest items select, until their documents would pass ROW_BUDGET; the others only
     # add their weight to the candidates holding them.
     budget = 0.0
@@ -292,9 +332,12 @@ def _sql(plan: Plan, params: dict[str, Any]) -> str:
     )
     params.update({f"c{n}": item.literal for n, item in enumerate(common)})
     position = {id(item): n for n, item in enumerate(rare, start=1)}
-    named = [(words, position.get(id(plan.items[n]))) for words, n in plan.id_words]
-    params["named_words"] = [" ".join(words) for words, n in named if n is not None]
-    params["named_items"] = [n for _, n in named if n is not None]
+    # Every query word a frame's id holds counts once more, selecting or not (a word common
+    # in the context used to lose its id bonus).
+    named = [(words, plan.items[n]) for words, n in plan.id_words]
+    params["named_words"] = [" ".join(words) for words, _ in named]
+    params["named_items"] = [position.get(id(item), 0) for _, item in named]
+    params["named_weights"] = [item.common or 0.0 for _, item in named]
     return _RANK_SQL.format(
         filters=plan.filters,
         bonus=f"({bonus})" if bonus else "0::float8",
@@ -303,6 +346,7 @@ def _sql(plan: Plan, params: dict[str, Any]) -> str:
         pool=WIDE_POOL,
         widen=WIDEN_BELOW,
         id_weight=ID_WEIGHT,
+        lead=EXACT_LEAD,
         frame=FRAME_FACTOR,
         tx=TRANSACTION_FACTOR,
         k1p1=K1 + 1,

@@ -1,19 +1,13 @@
-/* The body editor: revise a frame as JSON or as S-expression fields. The fields text comes
+/* The body editor: revise a frame as JSON or as S-expression fields (only the body is sent,
+ * to frames/<id>/body/, which commits one revise of that frame). The fields text comes
  * from the server (the transaction language's own printer), so what a person edits is the
  * canonical form the model writes. */
 
-import { ApiError } from "./api.js";
 import { $, emit, on } from "./dom.js";
 import { model, loadFrameDetail, refreshAll } from "./model.js";
 import { selection, reasonText, showResult, submit } from "./frame.js";
 
 let editing = null; // {frameId, baseVersion, revision}
-
-/* A reason as a transaction-language string: JSON's string syntax without control
- * characters is a subset of it (only \" and \\ escapes remain). */
-function stringLiteral(text) {
-  return JSON.stringify(text.replace(/[\u0000-\u001f\u007f]/g, " "));
-}
 
 export async function openEditor(id) {
   const frameId = id || selection.id;
@@ -58,10 +52,6 @@ function renderNotice() {
   }
 }
 
-function invalid(message) {
-  showResult(new ApiError(400, { error: { code: "invalid_json", message } }));
-}
-
 $("btn-edit").addEventListener("click", () => openEditor());
 $("edit-cancel").addEventListener("click", closeEditor);
 $("edit-mode").addEventListener("change", () => editing && fill());
@@ -70,28 +60,15 @@ $("edit-form").addEventListener("submit", async (evt) => {
   if (!editing) return;
   const ed = editing;
   const reason = reasonText("revise " + ed.frameId);
-  const text = $("edit-text").value;
-  let payload;
-  if ($("edit-mode").value === "json") {
-    let body;
-    try {
-      body = JSON.parse(text);
-    } catch (err) {
-      invalid("The body is not valid JSON: " + err.message);
-      return;
-    }
-    if (body === null || typeof body !== "object" || Array.isArray(body)) {
-      invalid("The body must be a JSON object (a map of fields).");
-      return;
-    }
-    payload = { base_version: ed.baseVersion, reason, ops: [{ op: "revise", id: ed.frameId, body }] };
-  } else {
-    payload = {
-      text: "(context-tx\n  (base-version " + ed.baseVersion + ")\n  (reason " + stringLiteral(reason) +
-        ")\n  (revise " + ed.frameId + "\n" + text + "))",
-    };
-  }
-  const receipt = await submit(payload, $("edit-save"));
+  // Only the body goes to the server, which reads it as a body alone (S-expression fields
+  // or one strict JSON object): the text never becomes part of a transaction's text.
+  const payload = {
+    base_version: ed.baseVersion,
+    reason,
+    form: $("edit-mode").value === "json" ? "json" : "fields",
+    text: $("edit-text").value,
+  };
+  const receipt = await submit(payload, $("edit-save"), "frames/" + encodeURIComponent(ed.frameId) + "/body/");
   if (receipt) {
     closeEditor();
     $("side-panel").scrollTop = 0; // back to the frame's title and new body

@@ -160,12 +160,12 @@ function describeDetail(d) {
   return JSON.stringify(d);
 }
 
-/* Send one transaction; on success the reason box is emptied, so the next correction never
+/* Send one transaction (to `path`, the transactions endpoint unless told); on success the reason box is emptied, so the next correction never
  * carries this one's reason into the audit trail. */
-export async function submit(payload, busyButton) {
+export async function submit(payload, busyButton, path = "transactions/") {
   if (busyButton) busyButton.disabled = true;
   try {
-    const receipt = await api("transactions/", { method: "POST", body: payload });
+    const receipt = await api(path, { method: "POST", body: payload });
     $("action-reason").value = "";
     showResult(receipt);
     await refreshAll(selection.id);

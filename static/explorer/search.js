@@ -2,7 +2,9 @@
  *
  * The panel shows how many documents matched in all, filters (frames / events, a thread,
  * transaction events) that search again from the first page, and "more", which asks for
- * the next page at the API's `next_offset` and adds it below. */
+ * the next page at the API's `next_offset` and adds it below (once: while a page loads the
+ * button is disabled, and a page already shown is never added again). A failed search says
+ * why in the panel's status line and keeps the filters, so a bad filter can be corrected. */
 
 import { api } from "./api.js";
 import { $, el, clear, emit } from "./dom.js";
@@ -11,11 +13,19 @@ import { mark } from "./graph.js";
 const PAGE = 20;
 const box = $("search-results");
 
-/* What is being searched: the query, the filters, and the hits shown so far. */
-const state = { q: "", type: "", thread: "", transactions: false, hits: [], data: null };
+/* What is being searched: the query, the filters, the hits shown so far and the offsets of
+ * the pages they came from, the last answer (null while the first page loads or after a
+ * failure), the failure's message and field, whether a request is on its way, and the
+ * number of the newest request (an answer to an older one is dropped). */
+const state = {
+  q: "", type: "", thread: "", transactions: false,
+  hits: [], pages: new Set(), data: null, error: "", errorField: "", loading: false, seq: 0,
+};
 
 function close() {
   box.hidden = true;
+  state.seq += 1;
+  state.loading = false;
   state.hits = [];
   mark("hit", []);
 }
@@ -64,7 +74,8 @@ function filtersNode() {
     el("option", { value: "event", text: "events" }));
   type.value = state.type;
   type.addEventListener("change", () => { state.type = type.value; run(); });
-  const thread = el("input", { id: "search-thread", type: "text", placeholder: "any thread", value: state.thread, "aria-label": "thread" });
+  const thread = el("input", { id: "search-thread", type: "text", placeholder: "any thread", value: state.thread, "aria-label": "thread",
+    "aria-invalid": String(state.errorField === "thread") });
   thread.size = 10;
   thread.addEventListener("change", () => { state.thread = thread.value.trim(); run(); });
   const transactions = el("input", { id: "search-transactions", type: "checkbox", checked: state.transactions });
@@ -74,14 +85,28 @@ function filtersNode() {
       transactions, " transactions"));
 }
 
+function headText() {
+  if (state.error) return "search failed";
+  return state.data ? countText(state.data) : "searching…";
+}
+
+function moreButton(data) {
+  const more = el("button", { type: "button", id: "search-more", text: state.loading ? "loading…" : "more", disabled: state.loading });
+  more.addEventListener("click", () => run(data.next_offset));
+  return more;
+}
+
 function render() {
   const data = state.data;
   clear(box);
   const closeButton = el("button", { type: "button", text: "close" });
   closeButton.addEventListener("click", close);
   box.append(el("div", { class: "search-head" },
-    el("b", { id: "search-count", text: countText(data) }), " for ", el("i", { text: state.q }), " ", closeButton));
+    el("b", { id: "search-count", text: headText() }), " for ", el("i", { text: state.q }), " ", closeButton));
   box.append(filtersNode());
+  box.append(el("p", { id: "search-status", role: "status", class: state.error ? "error" : "muted",
+    text: state.error, hidden: !state.error }));
+  if (!data) return;
   const lag = data.lag || {};
   if (lag.pending_intents) {
     box.append(el("div", { class: "muted", text: "the index is catching up: " + lag.pending_intents +
@@ -93,27 +118,42 @@ function render() {
   const list = el("ul", { id: "search-hits" });
   for (const hit of state.hits) list.append(hitItem(hit));
   box.append(list);
-  if (data.next_offset !== null && data.next_offset !== undefined) {
-    const more = el("button", { type: "button", id: "search-more", text: "more" });
-    more.addEventListener("click", () => run(data.next_offset));
-    box.append(more);
-  }
+  if (data.next_offset !== null && data.next_offset !== undefined) box.append(moreButton(data));
   mark("hit", state.hits.filter((h) => h.type === "frame").map((h) => h.ref));
 }
 
-/* Search from the first page (offset 0) or add the page at `offset` to what is shown. */
+/* Search from the first page (offset 0) or add the page at `offset` to what is shown. A
+ * page is asked for once: not while another loads, and never when it is already shown. */
 async function run(offset = 0) {
+  if (offset > 0 && (state.loading || state.pages.has(offset))) return;
+  const seq = ++state.seq;
+  state.loading = true;
+  state.error = "";
+  state.errorField = "";
   if (offset === 0) {
-    clear(box).append(el("p", { class: "muted", text: "searching…" }));
+    state.hits = [];
+    state.pages = new Set();
+    state.data = null;
     box.hidden = false;
   }
+  render();
   try {
     const data = await api(queryString(offset));
-    state.hits = offset === 0 ? data.hits : state.hits.concat(data.hits);
+    if (seq !== state.seq) return; // a newer search replaced this one
+    state.pages.add(offset);
+    state.hits = state.hits.concat(data.hits);
     state.data = data;
-    render();
   } catch (err) {
-    clear(box).append(el("p", { class: "error", text: "search failed: " + err.message }));
+    if (seq !== state.seq) return;
+    state.error = "search failed: " + err.message;
+    const fields = (err.details || []).map((d) => d && d.field).filter(Boolean);
+    state.errorField = fields.length ? String(fields[0]) : "";
+    if (offset === 0) mark("hit", []);
+  } finally {
+    if (seq === state.seq) {
+      state.loading = false;
+      render();
+    }
   }
 }
 

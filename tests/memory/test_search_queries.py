@@ -182,3 +182,19 @@ def test_an_offset_past_the_end_keeps_the_real_total(release_team):
         assert result["total"] == 14 and result["total_exact"] is True
     assert search(agent.context, "release", offset=999)["hits"] == []
     assert search(agent.context, "release", offset=999)["next_offset"] is None
+
+
+def test_the_exact_frame_id_also_scores_highest_so_sorting_by_score_keeps_it_first(
+    release_frame,
+):
+    # Before, the frame named by the query came first with a lower score than the hits
+    # after it: a client re-sorting by score moved it down.
+    agent = release_frame
+    agent.commit('(context-tx (derive release-procedure (steps "release release release")))')
+    for i in range(3):
+        agent.observe(f"release release {i}", kind="agent_message")
+    drain()
+    hits = search(agent.context, "release")["hits"]
+    assert hits[0]["id"] == "release"
+    assert hits[0]["score"] > max(h["score"] for h in hits[1:])
+    assert sorted(hits, key=lambda h: -h["score"])[0]["id"] == "release"

@@ -273,3 +273,47 @@ def test_the_bm25_migration_queues_every_document_for_its_length_and_secondary_l
     document = SearchDocument.objects.get(context=agent.context)
     assert document.length == 2
     assert "'~cancel':" in document.tokens and "'cancel':" not in document.tokens
+
+
+def test_a_contexts_ranking_does_not_change_when_another_context_fills_with_its_words(
+    release_frame,
+):
+    # Before, a word's role (selecting or only scoring) and a common word's weight came from
+    # PostgreSQL's statistics over every context: once another context was full of
+    # "release" (and ANALYZE ran), this context's frame `release` lost its id bonus and
+    # its rank.
+    from django.db import connection
+
+    from memory.contexts import create_context
+    from memory.search import ranking
+    from memory.timeline.bulk import append_events
+
+    agent = release_frame
+    for i in range(3):
+        agent.observe(f"release procedure step {i}: publish access granted", kind="agent_message")
+    agent.commit('(context-tx (derive publish-access (note "release release procedure")))')
+    drain()
+
+    def ranking_of(q):
+        ranking.forget_statistics()
+        return [(h["ref"], h["score"]) for h in search(agent.context, q, limit=50)["hits"]]
+
+    queries = ["release", "release procedure", "publish release"]
+    before = {q: ranking_of(q) for q in queries}
+    assert before["release"][0][0] == "release"
+    other = create_context("release-heavy", name="Release heavy")
+    for start in range(0, 3000, 500):
+        append_events(
+            other.pk,
+            [
+                {"kind": "agent_message", "content": f"release procedure publish {i}"}
+                for i in range(start, start + 500)
+            ],
+        )
+    drain()
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memory_searchdocument")
+    try:
+        assert {q: ranking_of(q) for q in queries} == before
+    finally:
+        ranking.forget_statistics()

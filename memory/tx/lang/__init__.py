@@ -71,7 +71,7 @@ from memory.tx.lang.names import (
     TxParseError,
     TxValidationError,
 )
-from memory.tx.lang.parser import parse_text
+from memory.tx.lang.parser import parse_body, parse_text
 from memory.tx.lang.printer import fields_text, to_text
 
 __all__ = [
@@ -85,6 +85,7 @@ __all__ = [
     "TxValidationError",
     "canonicalize",
     "fields_text",
+    "parse_body",
     "parse_text",
     "to_text",
     "validate_json",

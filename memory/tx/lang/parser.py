@@ -192,6 +192,11 @@ class _Parser:
             )
         self._close(opener, label)
 
+    def body(self) -> dict[str, BodyValue]:
+        """The whole text as the fields of one top-level body, through the end of input."""
+        start = self._peek()
+        return self._entries(_EOF, _Token("(", "", start.line, start.column), "the body", 1)
+
     # ----------------------------------------------------------------- operations
 
     def _operation(self, name: str, opener: _Token) -> dict[str, Any]:
@@ -261,9 +266,8 @@ class _Parser:
             if token.kind == closer:
                 return result
             if token.kind != "(":
-                raise self._unexpected(
-                    token, f'a field like (key value) or "{closer}"', opener, label
-                )
+                end = "the end of the body" if closer == _EOF else f'"{closer}"'
+                raise self._unexpected(token, f"a field like (key value) or {end}", opener, label)
             key_token = self._word(token, "(", "a field name")
             key = key_token.text
             if sources is not None and key == "from":
@@ -374,3 +378,13 @@ def parse_text(text: str) -> Transaction:
     if not isinstance(text, str):
         raise TypeError(f"parse_text() needs a str, not {type(text).__name__}")
     return _Parser(text).parse()
+
+
+def parse_body(text: str) -> dict[str, BodyValue]:
+    """The fields text of one body (``(key value) ...``, as `fields_text` prints it) as a map,
+    or `TxParseError` saying where and why. Only fields are read: a ``)`` that would close an
+    enclosing form, an operation or a header is refused, so the text is never more than a
+    body. ``from`` is an ordinary key here (the JSON form then refuses it at the top)."""
+    if not isinstance(text, str):
+        raise TypeError(f"parse_body() needs a str, not {type(text).__name__}")
+    return _Parser(text).body()
