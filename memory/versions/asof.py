@@ -25,7 +25,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from memory.errors import InvalidRequest
+from memory.errors import InvalidRequest, NotFound
 from memory.models import Context, Frame, FrameRevision, Relation
 from memory.read.lists import Page
 from memory.versions.points import (
@@ -219,3 +219,9 @@ def recall_as_of(context: Context, point: Point, **kwargs: Any) -> dict[str, Any
             raise _Rollback(recall(context, **kwargs))
     except _Rollback as done:
         return dict(done.result)
+    except NotFound as missing:
+        # The frame may well exist now: say which point it is missing at.
+        raise NotFound(
+            f"frame {kwargs.get('frame_id')!r} did not exist at version {point.version}",
+            details=missing.details,
+        ) from None

@@ -15,11 +15,15 @@ class FrameOperations(ApplierBase):
         frame_id = op["id"]
         existing = self._frame(frame_id)
         if existing is not None:
+            earlier = existing.created_version == self.new_version
             self._fail(
                 index,
                 "derive",
                 "frame_exists",
-                f"frame {frame_id!r} already exists (status {existing.status}, revision "
+                f"frame {frame_id!r} is derived by an earlier operation of this transaction; "
+                "derive it once"
+                if earlier
+                else f"frame {frame_id!r} already exists (status {existing.status}, revision "
                 f"{existing.revision}); ids are unique forever: revise it or pick another id",
                 frame_id,
             )
