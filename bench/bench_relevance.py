@@ -91,6 +91,7 @@ class Group:
         self.unit_of: dict[str, str] = {}  # ref -> labelled unit
         self.queries: list[tuple[str, Labels]] = []
         self.depth = 100  # ranked documents looked at per query
+        self.own: list[str] = []  # per query: a unit to leave out of its ranking (dev sets)
 
     def load_documents(self) -> None:
         """The same documents search covers by default, read back from the facts."""
@@ -162,7 +163,11 @@ def events_group(name: str, docs: list[tuple[str, str]], queries: list) -> Group
     return group
 
 
-def statebench_group() -> Group:
+def statebench_group(queries_from: str = "test") -> Group:
+    """The train trajectories as memory; queries: each test task's opening message, or with
+    `queries_from="train"` each train task's own (a development set for choosing ranking
+    constants without looking at the test queries; `group.own[i]` is query i's own
+    trajectory, which a ranking must leave out)."""
     from memory.contexts import create_context
     from memory.timeline.events import append_event
 
@@ -178,8 +183,8 @@ def statebench_group() -> Group:
         for task_id in split["train"] + split["test"]:
             task = json.loads((folder / f"{task_id}.json").read_text(encoding="utf-8"))
             task_type[f"{domain}/{task_id}"] = f"{domain}/{task['task_type']}"
-            if task_id in split["test"]:
-                tests.append((domain, task["opening_message"], task["task_type"]))
+            if task_id in split[queries_from]:
+                tests.append((domain, task["opening_message"], task["task_type"], task_id))
     thread_unit: dict[str, str] = {}
     refs_unit: dict[str, str] = {}
     events = 0
@@ -206,10 +211,12 @@ def statebench_group() -> Group:
                 events += 1
     group.unit_of = refs_unit
     trained = set(thread_unit.values())
-    for domain, message, kind in tests:
-        labels = {u: 1 for u in trained if task_type[u] == f"{domain}/{kind}"}
+    for domain, message, kind, task_id in tests:
+        own = f"{domain}/{task_id}"
+        labels = {u: 1 for u in trained if task_type[u] == f"{domain}/{kind}" and u != own}
         if labels:
             group.queries.append((message, labels))
+            group.own.append(own)
     print(
         f"statebench: {events} events from {len(trained)} train trajectories, {len(group.queries)} queries"
     )
