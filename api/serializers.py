@@ -7,13 +7,24 @@ stores. The response shapes live in `api.shapes`.
 
 from __future__ import annotations
 
-import re
 import threading
 from typing import Any
 
 from rest_framework import serializers
 
 from api.errors import ApiError
+from api.fields import (
+    ContentField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+    as_of_field,
+    cursor_field,
+    evaluation_field,
+    idempotency_field,
+    limit_field,
+    thread_field,
+)
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
 from memory.limits import (
     CHUNK_DEFAULT,
@@ -31,121 +42,7 @@ from memory.limits import (
 )
 from memory.read.lists import EVENT_STATUS_FILTERS
 from memory.read.pages import HISTORY_PAGE, MAX_HISTORY_PAGE
-from memory.vocabulary import FRAME_ID_MAX, MAX_SEQ, RELATION_NAME_MAX, THREAD_MAX, THREAD_RE
-
-
-class StrictCharField(serializers.CharField):
-    """A CharField that refuses numbers and booleans instead of turning them into text
-    ({"thread": 123} is not "123")."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-_QUERY_INT = re.compile(r"-?[0-9]{1,20}")
-
-
-class StrictIntegerField(serializers.IntegerField):
-    """An integer that is one: a JSON number without a fraction (not a boolean, not `2.0`,
-    not `"2"`), or in a query string ASCII digits with an optional minus (not `+3`, ` 3`,
-    `1.0` or `３`)."""
-
-    def to_internal_value(self, data: Any) -> int:
-        if self.context.get("source") == "query":
-            if not isinstance(data, str) or not _QUERY_INT.fullmatch(data):
-                self.fail("invalid")
-        elif isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid")
-        return int(super().to_internal_value(data))
-
-
-class StrictRegexField(StrictCharField, serializers.RegexField):
-    """A RegexField that refuses numbers and booleans, as StrictCharField does."""
-
-
-class ContentField(StrictCharField):
-    """Event content or transaction text: at most MAX_CONTENT_CHARS characters (the one
-    content limit, defined in memory.events). Longer is 413 `too_large`, like a body over
-    MORPHZ_MAX_REQUEST_BYTES: the size is the problem, not the form."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if isinstance(data, str) and len(data) > MAX_CONTENT_CHARS:
-            raise ApiError(
-                "too_large",
-                f"{self.field_name} is {len(data)} characters, over the limit of "
-                f"{MAX_CONTENT_CHARS}; nothing was written",
-                [{"field": self.field_name, "limit_chars": MAX_CONTENT_CHARS}],
-            )
-        return super().to_internal_value(data)
-
-
-class StrictSerializer(serializers.Serializer):
-    def to_internal_value(self, data: Any) -> Any:
-        if hasattr(data, "keys"):
-            unknown = sorted(set(data.keys()) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
-        return super().to_internal_value(data)
-
-
-def evaluation_field(what: str) -> serializers.Field:
-    """An optional evaluation id (`evaluation`)."""
-    return StrictIntegerField(
-        required=False, allow_null=True, min_value=1, max_value=MAX_SEQ, help_text=f"id of {what}"
-    )
-
-
-def thread_field(**kwargs: Any) -> serializers.Field:
-    return StrictRegexField(
-        rf"\A(?:{THREAD_RE.pattern})\Z",
-        required=False,
-        allow_null=True,
-        max_length=THREAD_MAX,
-        help_text="execution thread (R8): 1-100 of letters, digits, '.', '_', ':', '-'; "
-        "default `main`",
-        error_messages={"invalid": "1-100 characters: letters, digits, '.', '_', ':', '-'"},
-        **kwargs,
-    )
-
-
-def idempotency_field() -> serializers.Field:
-    return StrictCharField(
-        required=False,
-        allow_null=True,
-        min_length=1,
-        max_length=200,
-        trim_whitespace=False,
-        help_text="a retry with the same key returns the first result and writes nothing "
-        "(the Idempotency-Key header works too)",
-    )
-
-
-def limit_field(default: int, maximum: int) -> serializers.Field:
-    return StrictIntegerField(
-        required=False, default=default, min_value=1, max_value=maximum, help_text="page size"
-    )
-
-
-def as_of_field() -> serializers.Field:
-    return StrictIntegerField(
-        required=False,
-        allow_null=True,
-        min_value=0,
-        max_value=MAX_SEQ,
-        help_text="answer as of the end of this version (R52), from the history",
-    )
-
-
-def cursor_field() -> serializers.Field:
-    return StrictCharField(
-        required=False,
-        allow_blank=True,
-        max_length=500,
-        help_text="`next_cursor` of the previous page",
-    )
-
+from memory.vocabulary import FRAME_ID_MAX, MAX_SEQ, RELATION_NAME_MAX
 
 # -- bodies ---------------------------------------------------------------------------------
 

@@ -38,39 +38,42 @@ def run_read(
         if earlier is not None:
             return {"ref": earlier.ref, "result": earlier.payload}
     if name == "recall":
-        from memory.recall.graph import recall
-
-        allowed = (
-            "frame_id",
-            "depth",
-            "direction",
-            "include_bodies",
-            "include_events",
-            "max_nodes",
-        )
-        _only(args, allowed)
-        params = {k: args[k] for k in allowed if k in args}
-        params.setdefault("max_nodes", 16)
-        result = recall(
-            context, as_observation=True, thread=thread, idempotency_key=idempotency_key, **params
-        )
-        return {"ref": result["observation"]["ref"], "result": result}
+        return _recall(context, args, thread, idempotency_key)
     if name == "search":
-        from memory.search.query import search
-
-        _only(args, ("q", "type", "status", "kind", "limit"))
-        result = search(
-            context,
-            str(args.get("q") or ""),
-            type=args.get("type"),
-            status=args.get("status"),
-            kind=args.get("kind"),
-            limit=args.get("limit", 10),
-        )
-        return _observe(context, thread, _render_search(result), result, idempotency_key)
+        return _search(context, args, thread, idempotency_key)
     if name == "read_event":
         return _read_event(context, args, thread, idempotency_key)
-    # frame
+    return _frame(context, args, thread, idempotency_key)
+
+
+def _recall(context: Context, args: dict[str, Any], thread: str, key: str | None) -> dict[str, Any]:
+    from memory.recall.graph import recall
+
+    allowed = ("frame_id", "depth", "direction", "include_bodies", "include_events", "max_nodes")
+    _only(args, allowed)
+    params = {k: args[k] for k in allowed if k in args}
+    params.setdefault("max_nodes", 16)
+    result = recall(context, as_observation=True, thread=thread, idempotency_key=key, **params)
+    return {"ref": result["observation"]["ref"], "result": result}
+
+
+def _search(context: Context, args: dict[str, Any], thread: str, key: str | None) -> dict[str, Any]:
+    from memory.search.query import search
+
+    _only(args, ("q", "type", "status", "kind", "limit"))
+    result = search(
+        context,
+        str(args.get("q") or ""),
+        type=args.get("type"),
+        status=args.get("status"),
+        kind=args.get("kind"),
+        limit=args.get("limit", 10),
+    )
+    return _observe(context, thread, _render_search(result), result, key)
+
+
+def _frame(context: Context, args: dict[str, Any], thread: str, key: str | None) -> dict[str, Any]:
+    from memory.errors import NotFound
     from memory.read.history import frame_write_history
     from memory.read.lists import frame_view, get_frame
     from memory.vocabulary import is_frame_id
@@ -79,12 +82,10 @@ def run_read(
     frame_id = args.get("id")
     frame = get_frame(context, str(frame_id)) if is_frame_id(frame_id) else None
     if frame is None:
-        from memory.errors import NotFound
-
         raise NotFound(f"frame {frame_id!r} does not exist in this context")
     data = frame_view(frame, context.tick)
     data["write_history"] = frame_write_history(context, frame.frame_id)
-    return _observe(context, thread, _render_frame(data), data, idempotency_key)
+    return _observe(context, thread, _render_frame(data), data, key)
 
 
 def _only(args: dict[str, Any], allowed: tuple[str, ...]) -> None:
