@@ -6,7 +6,6 @@ infinite float or a structure deep enough to exhaust the stack.
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
@@ -14,7 +13,8 @@ from django.conf import settings
 from rest_framework.parsers import BaseParser
 
 from api.errors import ApiError, TooLarge
-from memory.strictjson import DuplicateKey, loads_strict
+from memory.errors import MorphzError
+from memory.strictjson import read_json
 
 MAX_DEPTH = 64
 
@@ -72,20 +72,8 @@ class StrictJSONParser(BaseParser):
         except UnicodeDecodeError as exc:
             raise ApiError("invalid_request", f"body is not UTF-8 (byte {exc.start})") from None
         try:
-            data = loads_strict(text)
-        except DuplicateKey as exc:
-            raise ApiError(
-                "invalid_request",
-                f"duplicate key {exc.key!r} in a JSON object; send each key once",
-                [{"field": exc.key, "reason": "duplicate_key"}],
-            ) from None
-        except json.JSONDecodeError as exc:
-            raise ApiError(
-                "parse_error",
-                f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                [{"line": exc.lineno, "column": exc.colno, "expected": exc.msg}],
-            ) from None
-        except (ValueError, RecursionError) as exc:
-            raise ApiError("parse_error", f"malformed JSON: {exc}"[:300]) from None
+            data = read_json(text)
+        except MorphzError as exc:  # raised here as the API's own error, as DRF expects
+            raise ApiError(exc.code, exc.message, exc.details) from None
         check_value(data)
         return data

@@ -36,3 +36,26 @@ def loads_strict(text: str | bytes) -> Any:
     """`json.loads` refusing NaN/Infinity (ValueError) and a key given twice (DuplicateKey,
     a ValueError naming the key); json.JSONDecodeError for malformed text."""
     return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_object)
+
+
+def read_json(text: str | bytes, what: str = "the body") -> Any:
+    """`loads_strict(text)` with its failures as the errors a client gets (one wording for
+    the API's request bodies and the explorer's body edits): InvalidRequest naming a key
+    given twice (details `[{field, reason: "duplicate_key"}]`), ParseError for malformed
+    JSON (details `[{line, column, expected}]`) or NaN/Infinity."""
+    from memory.errors import InvalidRequest, ParseError
+
+    try:
+        return loads_strict(text)
+    except DuplicateKey as exc:
+        raise InvalidRequest(
+            f"{what} gives the key {exc.key!r} twice; give each key once",
+            details=[{"field": exc.key, "reason": "duplicate_key"}],
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise ParseError(
+            f"{what} is not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}",
+            details=[{"line": exc.lineno, "column": exc.colno, "expected": exc.msg}],
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise ParseError(f"{what} is not valid JSON: {exc}"[:300]) from None

@@ -8,11 +8,10 @@ text, so a stray ``)`` cannot close the revise and start another operation.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from memory.errors import InvalidRequest, ParseError
-from memory.strictjson import DuplicateKey, loads_strict
+from memory.strictjson import read_json
 from memory.tx import lang as txlang
 from memory.tx.engine import SYSTEM, Author, CommitResult, submit_transaction
 
@@ -20,29 +19,12 @@ BodyForm = Literal["fields", "json"]
 BODY_FORMS: tuple[BodyForm, ...] = ("fields", "json")
 
 
-def _json_body(text: str) -> Any:
-    try:
-        return loads_strict(text)
-    except DuplicateKey as exc:
-        raise InvalidRequest(
-            f"the body gives the key {exc.key!r} twice; give each key once",
-            details=[{"field": exc.key, "reason": "duplicate_key"}],
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise ParseError(
-            f"the body is not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}",
-            details=[{"line": exc.lineno, "column": exc.colno, "expected": exc.msg}],
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise ParseError(f"the body is not valid JSON: {exc}"[:300]) from None
-
-
 def parse_body_text(text: str, form: BodyForm) -> dict[str, Any]:
     """The body map written as `text` in `form` ("fields": ``(key value) ...``; "json": one
     JSON object). Raises ParseError (malformed, with line and column) or InvalidRequest (a
     JSON key given twice, or JSON that is not an object)."""
     if form == "json":
-        body = _json_body(text)
+        body = read_json(text)
         if not isinstance(body, dict):
             raise InvalidRequest("the body must be a JSON object (a map of fields)")
         return body
