@@ -1,4 +1,4 @@
-"""History benchmark (issue 13): forks, as-of reads, replay, export and import.
+"""History benchmark: forks, as-of reads, replay, export and import.
 
     .venv/bin/python bench/bench_history.py            # 10,000 frames, 50,000 events
     .venv/bin/python bench/bench_history.py --small    # quick smoke run
