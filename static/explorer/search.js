@@ -96,29 +96,44 @@ function moreButton(data) {
   return more;
 }
 
+/* The filters are built once and stay in place while searches come and go, so what a
+ * person is typing into them is never replaced by a re-render (only their error mark is
+ * updated); the head and the results around them are rebuilt. */
+let slots = null;
+
+function layout() {
+  if (!slots || !box.contains(slots.filters)) {
+    clear(box);
+    slots = { head: el("div", { class: "search-head" }), filters: filtersNode(), body: el("div") };
+    box.append(slots.head, slots.filters, slots.body);
+  }
+  $("search-thread").setAttribute("aria-invalid", String(state.errorField === "thread"));
+  return slots;
+}
+
 function render() {
   const data = state.data;
-  clear(box);
+  const { head, body } = layout();
+  clear(head);
+  clear(body);
   const closeButton = el("button", { type: "button", text: "close" });
   closeButton.addEventListener("click", close);
-  box.append(el("div", { class: "search-head" },
-    el("b", { id: "search-count", text: headText() }), " for ", el("i", { text: state.q }), " ", closeButton));
-  box.append(filtersNode());
-  box.append(el("p", { id: "search-status", role: "status", class: state.error ? "error" : "muted",
+  head.append(el("b", { id: "search-count", text: headText() }), " for ", el("i", { text: state.q }), " ", closeButton);
+  body.append(el("p", { id: "search-status", role: "status", class: state.error ? "error" : "muted",
     text: state.error, hidden: !state.error }));
   if (!data) return;
   const lag = data.lag || {};
   if (lag.pending_intents) {
-    box.append(el("div", { class: "muted", text: "the index is catching up: " + lag.pending_intents +
+    body.append(el("div", { class: "muted", text: "the index is catching up: " + lag.pending_intents +
       " changes pending (" + Math.round(lag.oldest_pending_seconds || 0) + " s)" }));
   }
   if (!state.hits.length) {
-    box.append(el("p", { class: "muted", text: "Nothing matches. Search looks at frame ids and bodies and at event texts; try other words or fewer filters." }));
+    body.append(el("p", { class: "muted", text: "Nothing matches. Search looks at frame ids and bodies and at event texts; try other words or fewer filters." }));
   }
   const list = el("ul", { id: "search-hits" });
   for (const hit of state.hits) list.append(hitItem(hit));
-  box.append(list);
-  if (data.next_offset !== null && data.next_offset !== undefined) box.append(moreButton(data));
+  body.append(list);
+  if (data.next_offset !== null && data.next_offset !== undefined) body.append(moreButton(data));
   mark("hit", state.hits.filter((h) => h.type === "frame").map((h) => h.ref));
 }
 
