@@ -1,34 +1,143 @@
-"""Choosing BM25's k1 and b for Morphz search on a development set, not on the test queries.
+"""Choosing Morphz search's query handling and BM25's k1 and b on a development set, not on
+the test queries.
 
 The relevance benchmark (`bench/bench_relevance.py`) scores each STATE-Bench *test* task's
-opening message against memory built from the *train* trajectories. Sweeping k1 and b on
+opening message against memory built from the *train* trajectories. Sweeping settings on
 those test queries and keeping the best would report an optimistic figure. Here the
 queries are the *train* tasks' own opening messages (each query's own trajectory left out
 of its ranking; relevant: the other train trajectories of its task type): choose on these,
 then run the benchmark once with the choice.
 
-    .venv/bin/python bench/tune_bm25.py
+    .venv/bin/python bench/tune_bm25.py             # the variants below, then k1 x b
+    .venv/bin/python bench/tune_bm25.py --variants  # the variants only
+    .venv/bin/python bench/tune_bm25.py --sweep     # k1 x b only (the code as it is)
+
+Variants (each adds one change to the one before; the last is the code as it is): which
+query words are function words that do not score, whether a word with an apostrophe
+matches its other spellings (don't / don’t), and how many of a long question's words score.
+BM25 (`bm25s`, as in the benchmark) is printed beside them over the same documents.
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import statistics
+from collections.abc import Callable
+from typing import Any
 
-from bench_relevance import DATA, metrics, morphz_ranking, statebench_group
+from bench_relevance import DATA, Bm25, Group, metrics, morphz_ranking, statebench_group
 from common import setup_django
 
 K1_VALUES = (1.2, 1.5, 2.0)
 B_VALUES = (0.6, 0.75, 0.9, 1.0)
 
+# The stop list search used before (its own 62 words, pronouns and question words included).
+_OWN_STOP_WORDS = """
+    a an and are as at be been but by can could did do does for from had has have how i
+    if in into is it its me my no not of on or our so than that the their them then there
+    these they this to was we were what when where which who why will with would you your
+"""
+OWN_STOP_WORDS = frozenset(_OWN_STOP_WORDS.split())
+
+
+def variants() -> list[tuple[str, dict[str, Any]]]:
+    """(name, settings), each adding one change to the one before."""
+    from memory.search import query
+
+    lucene = query.STOP_WORDS.__contains__
+    before = {
+        "stop": OWN_STOP_WORDS.__contains__,
+        "apostrophes": ("'",),
+        "words_before_stop": 32,
+        "scored": 24,
+    }
+    return [
+        ("before: own stop list, first 24 of the first 32 words", before),
+        ("Lucene's English stop set", {**before, "stop": lucene}),
+        ("+ contractions and single letters", {**before, "stop": query.is_stop_word}),
+        (
+            "+ every apostrophe spelling",
+            {**before, "stop": query.is_stop_word, "apostrophes": None},
+        ),
+        (
+            "+ first 32 words after function words (now)",
+            {"stop": query.is_stop_word, "apostrophes": None, "words_before_stop": None},
+        ),
+    ]
+
+
+def apply(settings: dict[str, Any]) -> Callable[[], None]:
+    """Sets a variant up in the search modules; returns what puts the code back."""
+    from memory.search import query, ranking, textindex, vectors
+
+    saved = (query.is_stop_word, vectors.APOSTROPHES, textindex.query_clauses)
+    saved_scored = ranking.SCORED_CLAUSES
+    query.is_stop_word = settings["stop"]
+    if settings["apostrophes"] is not None:
+        vectors.APOSTROPHES = settings["apostrophes"]
+    cap = settings["words_before_stop"]
+    if cap is not None:
+        clauses = textindex.query_clauses
+        textindex.query_clauses = lambda text: clauses(text)[:cap]
+    ranking.SCORED_CLAUSES = settings.get("scored", saved_scored)
+
+    def restore() -> None:
+        query.is_stop_word, vectors.APOSTROPHES, textindex.query_clauses = saved
+        ranking.SCORED_CLAUSES = saved_scored
+
+    return restore
+
+
+def score(group: Group, rank: Callable[[str], list[str]]) -> tuple[float, float, float]:
+    """Mean (MRR, nDCG@10, recall@10), each query's own trajectory left out."""
+    scores = []
+    for (q, labels), own in zip(group.queries, group.own, strict=True):
+        scores.append(metrics([u for u in rank(q) if u != own], labels))
+    mrr, ndcg, recall = (statistics.mean(s[i] for s in scores) for i in range(3))
+    return mrr, ndcg, recall
+
+
+def compare_variants(group: Group) -> None:
+    print(f"{'variant':52} {'MRR':>6} {'nDCG@10':>8} {'recall@10':>9}")
+    for name, settings in variants():
+        restore = apply(settings)
+        try:
+            mrr, ndcg, recall = score(group, lambda q: morphz_ranking(group, q))
+        finally:
+            restore()
+        print(f"{name:52} {mrr:6.3f} {ndcg:8.3f} {recall:9.3f}", flush=True)
+    group.load_documents()
+    mrr, ndcg, recall = score(group, Bm25(group).ranking)
+    print(f"{'BM25 (bm25s, English stop words)':52} {mrr:6.3f} {ndcg:8.3f} {recall:9.3f}\n")
+
+
+def sweep(group: Group) -> None:
+    from memory.search import ranking
+
+    print(f"{'k1':>4} {'b':>5} {'MRR':>6} {'nDCG@10':>8} {'recall@10':>9}")
+    results = {}
+    defaults = ranking.K1, ranking.B
+    for k1, b in itertools.product(K1_VALUES, B_VALUES):
+        ranking.K1, ranking.B = k1, b
+        results[(k1, b)] = score(group, lambda q: morphz_ranking(group, q))
+        mrr, ndcg, recall = results[(k1, b)]
+        print(f"{k1:4.1f} {b:5.2f} {mrr:6.3f} {ndcg:8.3f} {recall:9.3f}", flush=True)
+    ranking.K1, ranking.B = defaults
+    best = max(results, key=lambda key: (results[key][0], results[key][1]))
+    print(f"\nbest on the development set (MRR, then nDCG@10): k1 {best[0]}, b {best[1]}")
+
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--variants", action="store_true", help="the variants only")
+    parser.add_argument("--sweep", action="store_true", help="k1 x b only")
+    args = parser.parse_args()
     if not DATA.exists():
         raise SystemExit(f"STATE-Bench data not found at {DATA}")
     setup_django()
     from django.db import connection
 
-    from memory.search import ranking
     from memory.search.indexer import drain
     from memory.search.query import forget_statistics
 
@@ -38,19 +147,10 @@ def main() -> None:
         cursor.execute("ANALYZE memory_searchdocument")
     forget_statistics()
     print(f"development set: {len(group.queries)} train-task queries\n")
-    print(f"{'k1':>4} {'b':>5} {'MRR':>6} {'nDCG@10':>8} {'recall@10':>9}")
-    results = {}
-    for k1, b in itertools.product(K1_VALUES, B_VALUES):
-        ranking.K1, ranking.B = k1, b
-        scores = []
-        for (q, labels), own in zip(group.queries, group.own, strict=True):
-            ranked = [u for u in morphz_ranking(group, q) if u != own]
-            scores.append(metrics(ranked, labels))
-        results[(k1, b)] = tuple(statistics.mean(s[i] for s in scores) for i in range(3))
-        mrr, ndcg, recall = results[(k1, b)]
-        print(f"{k1:4.1f} {b:5.2f} {mrr:6.3f} {ndcg:8.3f} {recall:9.3f}")
-    best = max(results, key=lambda key: (results[key][0], results[key][1]))
-    print(f"\nbest on the development set (MRR, then nDCG@10): k1 {best[0]}, b {best[1]}")
+    if not args.sweep:
+        compare_variants(group)
+    if not args.variants:
+        sweep(group)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ words) with a GIN index, and the document's length in words. Ranking is
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -64,14 +65,28 @@ RANK_POOL = 1000  # pages reach this deep
 TOTAL_CAP = 1000  # matches counted exactly up to this many
 
 # English function words, dropped from a query that has other words (a query of only these
-# is searched as it is).
+# is searched as it is): the standard English stop set (Lucene's, which bm25s uses too);
+# inverse document frequency weighs the other common words down. Pronouns and question
+# words stay: "my order", "when", "how much" say what a person asks about.
 _STOP_WORDS = """
-    a an and are as at be been but by can could did do does for from had has have
-    how i if in into is it its me my no not of on or our so than that the their them
-    then there these they this to was we were what when where which who why will
-    with would you your
+    a an and are as at be but by for if in into is it no not of on or such that the their
+    then there these they this to was will with
 """
 STOP_WORDS = frozenset(_STOP_WORDS.split())
+# Contractions fuse a pronoun or auxiliary with a clitic ('d 'm 'll 're 've n't): function
+# words too (I'd, don't, you're). `'s` stays: it also makes possessives (buyer's).
+_CONTRACTION = re.compile(r"[a-z]+(?:['\u2019\u2018](?:d|m|ll|re|ve)|n['\u2019\u2018]t)")
+
+
+def is_stop_word(token: str) -> bool:
+    """Whether a query word is an English function word that does not score: a stop word,
+    a single Latin letter (a, I, an initial) or a contraction (`_CONTRACTION`)."""
+    return (
+        token in STOP_WORDS
+        or (len(token) == 1 and "a" <= token <= "z")
+        or _CONTRACTION.fullmatch(token) is not None
+    )
+
 
 forget_statistics = ranking.forget_statistics
 # What may surround an id in a query without being part of it (quotes, full stops, brackets):
@@ -225,7 +240,7 @@ def search(
     clauses = _check(q, type, status, kind, thread, limit, offset)
     exact = exact_ids(q, clauses)
     # A question's function words ("how do we ...") carry no meaning of their own.
-    clauses = [c for c in clauses if c[0] not in STOP_WORDS] or clauses
+    clauses = [c for c in clauses if not is_stop_word(c[0])] or clauses
     start, end = _time(since, "since"), _time(until, "until")
     ctx = resolve_context(context)
     include_tx = transactions or kind == TRANSACTION
@@ -234,7 +249,8 @@ def search(
     params["exact"] = exact
     plan = ranking.plan(ctx.pk, clauses, filters, params, include_tx)
     found = ranking.ranked(plan, limit, offset)
-    wanted = [t for t, _ in clauses] + [p for _, ps in clauses for p in ps]
+    said = [t for t, _ in clauses] + [p for _, ps in clauses for p in ps]
+    wanted = [form for word in said for form in vectors.spellings(word)]
     hits = [_hit(row, wanted) for row in found.rows]
     # The matches are counted whatever the page: an offset past the end finds no hits but
     # does not change how many documents match.

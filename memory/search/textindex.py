@@ -152,7 +152,6 @@ def tokens(text: str) -> list[str]:
 # ICU's dictionary words (京都 does not match inside 東京都).
 
 MAX_PARTS = 16
-MAX_QUERY_CLAUSES = 32
 _HANGUL_RUN = re.compile(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _SPLIT = re.compile(r"[_.:]+")
@@ -359,8 +358,9 @@ def index_terms(text: str, *, secondary: bool = False) -> tuple[list[str], int]:
 
 def query_clauses(text: str) -> list[tuple[str, list[str]]]:
     """The query's terms as (token, parts): a document matches a clause when it holds the
-    token or the phrase of its parts. Repeats dropped, at most MAX_QUERY_CLAUSES."""
+    token or the phrase of its parts. Repeats dropped (the search keeps the first
+    `memory.search.ranking.SCORED_CLAUSES` after dropping function words)."""
     clauses: dict[str, list[str]] = {}
     for token, token_parts in _pairs(text):
         clauses.setdefault(token, list(token_parts))
-    return list(clauses.items())[:MAX_QUERY_CLAUSES]
+    return list(clauses.items())

@@ -15,7 +15,8 @@
 - `tsquery_literal(tokens)`: every token AND-ed. `clause_forms(token, parts)` ->
   ``(primary, secondary)`` tsquery literals of one query word: the word itself, and the
   word as a secondary lexeme or the phrase of its parts (``create_user`` finds
-  ``test_create_user``; ``결과`` finds ``결과를``). `clause_any` is either form.
+  ``test_create_user``; ``결과`` finds ``결과를``). `clause_any` is either form. A word
+  with an apostrophe matches its every spelling (`spellings`: ``don't`` finds ``don’t``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ MAX_TOKEN_CHARS = 200
 MAX_POSITIONS = 16  # positions kept per lexeme: enough for phrases, keeps vectors small
 MAX_VECTOR_BYTES = 1_000_000  # PostgreSQL refuses more than 1 MB of lexemes per tsvector
 LAST_POSITION = 16383  # PostgreSQL's largest position
+# Apostrophes a word may be written with (ICU joins letters across each): the index keeps the
+# text's own, a query word matches them all.
+APOSTROPHES = ("'", "\u2019", "\u2018")
 
 
 def frame_vector(frame_id: str, body: Any) -> tuple[str, int]:
@@ -52,13 +56,29 @@ def event_vector(kind: str, content: str, payload: Any) -> tuple[str, int]:
     return weighted_tsvector_literal(sections), words
 
 
+def spellings(token: str) -> list[str]:
+    """`token` written with each apostrophe (`APOSTROPHES`): the same word (don't, don’t)."""
+    if not any(a in token for a in APOSTROPHES):
+        return [token]
+    straight = token.replace("\u2019", "'").replace("\u2018", "'")
+    return [straight.replace("'", a) for a in APOSTROPHES]
+
+
+def _lexeme(lexeme: str) -> str:
+    """One lexeme as a tsquery operand, any of its spellings."""
+    forms = spellings(lexeme)
+    if len(forms) == 1:
+        return _quote(lexeme)
+    return "(" + " | ".join(map(_quote, forms)) + ")"
+
+
 def clause_forms(token: str, token_parts: list[str]) -> tuple[str, str]:
     """(primary, secondary) tsquery literals of one query word (see the module)."""
-    primary = _quote(token)
-    secondary = _quote(SECONDARY + token)
+    primary = _lexeme(token)
+    secondary = _lexeme(SECONDARY + token)
     if token_parts:
         # A document saying the word itself holds its parts too: they count only without it.
-        phrase = " <-> ".join(f"({_quote(p)} | {_quote(SECONDARY + p)})" for p in token_parts)
+        phrase = " <-> ".join(f"({_lexeme(p)} | {_lexeme(SECONDARY + p)})" for p in token_parts)
         secondary = f"({secondary} | ({phrase}) & !{primary})"
     return primary, secondary
 

@@ -317,3 +317,51 @@ def test_a_contexts_ranking_does_not_change_when_another_context_fills_with_its_
         assert {q: ranking_of(q) for q in queries} == before
     finally:
         ranking.forget_statistics()
+
+
+def test_a_questions_function_words_do_not_score_but_its_pronouns_and_question_words_do(
+    release_team,
+):
+    # Contractions (I'd, I'm, don't) and single letters are function words like "the"; a
+    # document full of them used to outrank the one that shares the question's subject.
+    agent = release_team
+    chatty = agent.observe("I'd say I'm sure I don't know", kind="user_message")
+    subject = agent.observe("The blender arrived broken", kind="user_message")
+    drain()
+    result = search(
+        agent.context, "I'd say the blender I'm sending back is broken, I don't want it"
+    )
+    assert refs(result) == [subject, chatty]
+    assert result["query"]["tokens"] == ["say", "blender", "sending", "back", "broken", "want"]
+    asked = search(agent.context, "When can I get my refund?")["query"]["tokens"]
+    assert asked == ["when", "can", "get", "my", "refund"]
+    assert refs(search(agent.context, "I don't")) == [chatty]  # only function words: as typed
+
+
+def test_a_word_with_an_apostrophe_finds_it_however_the_apostrophe_is_typed(release_team):
+    agent = release_team
+    curly = agent.observe("The buyer\u2019s address changed", kind="agent_message")
+    straight = agent.observe("Check the seller's address", kind="agent_message")
+    drain()
+    assert refs(search(agent.context, "buyer's")) == [curly]
+    assert refs(search(agent.context, "seller\u2019s")) == [straight]
+    parts = search(agent.context, "buyer's")["hits"][0]["snippet_parts"]
+    assert {"text": "buyer\u2019s", "match": True} in parts
+
+
+def test_every_word_of_a_long_question_scores_up_to_the_limit_after_function_words(
+    release_team,
+):
+    from memory.search.ranking import SCORED_CLAUSES
+
+    agent = release_team
+    last = agent.observe("quokka sightings", kind="agent_message")
+    beyond = agent.observe("wombat sightings", kind="agent_message")
+    drain()
+    # Function words do not use up the words that score: the question's last scoring word
+    # still finds its document, the one after it no longer does.
+    filler = [f"word{i} the of a to" for i in range(SCORED_CLAUSES - 1)]
+    result = search(agent.context, " ".join([*filler, "quokka", "wombat"]))
+    assert result["query"]["tokens"][-2:] == ["quokka", "wombat"]
+    assert refs(result) == [last]
+    assert beyond not in refs(result)
