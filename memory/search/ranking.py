@@ -126,7 +126,7 @@ summed AS (
          * (CASE WHEN d.frame_id IS NOT NULL THEN {frame} WHEN d.kind = 'transaction' THEN {tx}
                  ELSE 1 END)
          * {k1p1} / (1 + {k1} * (1 - {b} + {b} * d.length / %(avg)s)) AS score
-  FROM found f JOIN memory_searchdocument d ON d.id = f.id
+  FROM found f JOIN memory_searchdocument d ON d.id = f.id{once}
 ),
 hits AS (
   -- The frame named by the query comes first, and scores above every other hit so a
@@ -161,6 +161,8 @@ LEFT JOIN LATERAL (
 ) e ON true
 ORDER BY h.exact DESC, h.score DESC, d.created_at DESC, d.id DESC
 """
+_ONCE = """
+  CROSS JOIN LATERAL (SELECT d.tokens || ''::tsvector AS tokens OFFSET 0) v"""
 # What the query words a frame's id holds weigh (their primary form): a selecting word's
 # weight as counted in the statement, a scoring-only word's as `plan` computed it.
 _NAMED = """coalesce((
@@ -327,9 +329,10 @@ def _sql(plan: Plan, params: dict[str, Any]) -> str:
     params["forms"] = [item.form_weight for item in rare]
     params["firsts"] = [item.first for item in rare] or [plan.items[0].first]
     params["common"] = [item.literal for item in common]
-    # What the common items a candidate holds weigh, checked once per candidate.
+    # What the common items a candidate holds weigh, checked once per candidate, on one
+    # copy of its vector (each `@@` on the stored one would read it from TOAST again).
     bonus = " + ".join(
-        f"CASE WHEN d.tokens @@ %(c{n})s::tsquery THEN {item.common:.6f} ELSE 0 END"
+        f"CASE WHEN v.tokens @@ %(c{n})s::tsquery THEN {item.common:.6f} ELSE 0 END"
         for n, item in enumerate(common)
     )
     params.update({f"c{n}": item.literal for n, item in enumerate(common)})
@@ -343,6 +346,7 @@ def _sql(plan: Plan, params: dict[str, Any]) -> str:
     return _RANK_SQL.format(
         filters=plan.filters,
         bonus=f"({bonus})" if bonus else "0::float8",
+        once=_ONCE if bonus else "",
         lag=LAG_COLUMNS,
         named=_NAMED,
         pool=WIDE_POOL,
