@@ -9,18 +9,22 @@ of its ranking; relevant: the other train trajectories of its task type): choose
 then run the benchmark once with the choice.
 
     .venv/bin/python bench/tune_bm25.py             # the variants below, then k1 x b
-    .venv/bin/python bench/tune_bm25.py --variants  # the variants only
+    .venv/bin/python bench/tune_bm25.py --variants  # the variants (and term counts) only
     .venv/bin/python bench/tune_bm25.py --sweep     # k1 x b only (the code as it is)
+    .venv/bin/python bench/tune_bm25.py --term-counts  # presence against term counts only
 
 Variants (each adds one change to the one before; the last is the code as it is): which
 query words are function words that do not score, whether a word with an apostrophe
 matches its other spellings (don't / don’t), and how many of a long question's words score.
-BM25 (`bm25s`, as in the benchmark) is printed beside them over the same documents.
+BM25 (`bm25s`, as in the benchmark) is printed beside them over the same documents. Then
+BM25 over presence against BM25 with term counts, in a Python model of the ranking
+(`term_counts`).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import statistics
 from collections.abc import Callable
@@ -112,6 +116,72 @@ def compare_variants(group: Group) -> None:
     print(f"{'BM25 (bm25s, English stop words)':52} {mrr:6.3f} {ndcg:8.3f} {recall:9.3f}\n")
 
 
+def term_counts(group: Group) -> None:
+    """BM25 over presence (what the SQL ranks by) against BM25 with term frequency, in a
+    Python model of the ranking over the index's own lexemes, position counts (at most
+    `vectors.MAX_POSITIONS`) and lengths: each kept query word's primary and secondary
+    lexeme (`~word`; parts of a split word counted when all are present) weigh idf,
+    secondary ones SECONDARY_WEIGHT of it; the phrase item and frame factors are left out
+    (STATE-Bench has no frames, its questions are long)."""
+    from django.db import connection
+
+    from memory.search import query, ranking, textindex, vectors
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT d.ref, d.length, u.lexeme, array_length(u.positions, 1) FROM"
+            " memory_searchdocument d, unnest(d.tokens) u WHERE d.context_id = %s"
+            " AND d.kind <> 'transaction'",
+            [group.context_id],
+        )
+        rows = cursor.fetchall()
+    length: dict[str, int] = {}
+    postings: dict[str, dict[str, int]] = {}
+    for ref, words, lexeme, count in rows:
+        length[ref] = words
+        postings.setdefault(lexeme, {})[ref] = count
+    average, documents = statistics.mean(length.values()), len(length)
+    newest = {ref: int(ref[2:]) for ref in length}
+
+    def spelled(word: str) -> dict[str, int]:  # any spelling (vectors.spellings)
+        return {r: n for form in vectors.spellings(word) for r, n in postings.get(form, {}).items()}
+
+    def holding(token: str, parts: list[str], secondary: bool) -> dict[str, int]:
+        if not secondary:
+            return spelled(token)
+        found = dict(spelled(textindex.SECONDARY + token))
+        if parts:
+            each = [{**spelled(p), **spelled(textindex.SECONDARY + p)} for p in parts]
+            for ref in set.intersection(*map(set, each)) - set(spelled(token)):
+                found[ref] = found.get(ref, 0) + min(e[ref] for e in each)
+        return found
+
+    def rank(q: str, tf: bool) -> list[str]:
+        clauses = textindex.query_clauses(q)
+        clauses = [c for c in clauses if not query.is_stop_word(c[0])] or clauses
+        scores: dict[str, float] = {}
+        for (token, parts), secondary in itertools.product(
+            clauses[: ranking.SCORED_CLAUSES], (False, True)
+        ):
+            found = holding(token, parts, secondary)
+            weight = ranking.idf(len(found), documents)
+            weight *= ranking.SECONDARY_WEIGHT if secondary else 1.0
+            for ref, count in found.items():
+                n = count if tf else 1
+                norm = 1 - ranking.B + ranking.B * length[ref] / average
+                scores[ref] = scores.get(ref, 0.0) + weight * n * (ranking.K1 + 1) / (
+                    n + ranking.K1 * norm
+                )
+        ordered = sorted(scores, key=lambda ref: (-scores[ref], -newest[ref]))
+        return list(dict.fromkeys(group.unit_of.get(ref, ref) for ref in ordered))[: group.depth]
+
+    print(f"{'Python model of the ranking':52} {'MRR':>6} {'nDCG@10':>8} {'recall@10':>9}")
+    for name, tf in (("presence (as the SQL ranks)", False), ("term frequency", True)):
+        mrr, ndcg, recall = score(group, functools.partial(rank, tf=tf))
+        print(f"{name:52} {mrr:6.3f} {ndcg:8.3f} {recall:9.3f}", flush=True)
+    print()
+
+
 def sweep(group: Group) -> None:
     from memory.search import ranking
 
@@ -130,8 +200,9 @@ def sweep(group: Group) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--variants", action="store_true", help="the variants only")
+    parser.add_argument("--variants", action="store_true", help="variants and term counts")
     parser.add_argument("--sweep", action="store_true", help="k1 x b only")
+    parser.add_argument("--term-counts", action="store_true", help="term counts only")
     args = parser.parse_args()
     if not DATA.exists():
         raise SystemExit(f"STATE-Bench data not found at {DATA}")
@@ -147,8 +218,12 @@ def main() -> None:
         cursor.execute("ANALYZE memory_searchdocument")
     forget_statistics()
     print(f"development set: {len(group.queries)} train-task queries\n")
+    if args.term_counts:
+        term_counts(group)
+        return
     if not args.sweep:
         compare_variants(group)
+        term_counts(group)
     if not args.variants:
         sweep(group)
 
