@@ -6,9 +6,11 @@
 
 - `q` goes through the same pipeline as the indexed text (`memory.search.textindex`: NFKC, case
   folding, ICU words, identifier parts, Korean syllable pairs, emoji); English function
-  words are dropped from a query that has other words (STOP_WORDS). Each query word is a
-  clause: a document matches it when it holds the word, the word as an identifier part, or
-  the phrase of its parts (`create_user` finds `test_create_user`; `결과` finds `결과를`).
+  words are dropped from a query that has other words (`is_stop_word`: the standard
+  English stop set, single Latin letters, contractions like I'd and don't). Each query word
+  is a clause: a document matches it when it holds the word, the word as an identifier
+  part, or the phrase of its parts (`create_user` finds `test_create_user`; `결과` finds
+  `결과를`); a word with an apostrophe matches its every spelling (`don't`, `don’t`).
   Documents are ranked like BM25 (`memory.search.ranking`): rarer words count more, a word
   said counts more than a part of an identifier or a payload word, shorter documents
   count more, a frame's id counts most. A sentence therefore finds the documents that share
@@ -239,7 +241,7 @@ def search(
     """Ranked hits for `q` in this context, with snippets, the total and the index lag."""
     clauses = _check(q, type, status, kind, thread, limit, offset)
     exact = exact_ids(q, clauses)
-    # A question's function words ("how do we ...") carry no meaning of their own.
+    # A question's function words ("is the ...", "I'd") carry no meaning of their own.
     clauses = [c for c in clauses if not is_stop_word(c[0])] or clauses
     start, end = _time(since, "since"), _time(until, "until")
     ctx = resolve_context(context)

@@ -3,18 +3,21 @@
     plan(ctx_id, clauses, filters, params, include_tx) -> Plan
     ranked(plan, limit, offset) -> Ranked(rows, matched, exact, lag)
 
-Each query word (a clause: token and parts, `memory.search.textindex.query_clauses`) is
+Each query word (a clause: token and parts, `memory.search.textindex.query_clauses`; the
+first SCORED_CLAUSES once `memory.search.query.is_stop_word` dropped the function words) is
 two items: its primary form (the word said in a document) and its secondary form (the
 word as an identifier part, a Korean syllable pair, or in an event's payload;
-`memory.search.vectors.clause_forms`); 2 to PHRASE_CLAUSES words found side by side in
-order are one more item. An item weighs BM25's inverse document frequency of the documents
-holding it (secondary items SECONDARY_WEIGHT of that), so a word's rarity as a word is not
-diluted by its use inside identifiers. A document scores the sum of the items it holds
-(presence, not counts), times BM25's length normalisation (k1 K1, b B, against the
-context's average length), times FRAME_FACTOR for frames (what the agent chose to keep) or
-TRANSACTION_FACTOR for transaction events (echoes of their frames). A frame whose id holds
-a query word gets that word's weight once more (ID_WEIGHT), whether the word selects or
-only scores. A frame whose id is the query (`memory.search.query.exact_ids`) comes first
+`memory.search.vectors.clause_forms`, every apostrophe spelling); 2 to PHRASE_CLAUSES words
+found side by side in order are one more item. An item weighs BM25's inverse document
+frequency of the documents holding it (secondary items SECONDARY_WEIGHT of that), so a
+word's rarity as a word is not diluted by its use inside identifiers. A document scores
+the sum of the items it holds (presence, not counts: BM25 with term counts and k1's
+saturation ranked worse on the development set of bench/tune_bm25.py, MRR 0.618 against
+0.633 in its model of this ranking), times BM25's length normalisation (k1 K1, b B,
+against the context's average length), times FRAME_FACTOR for frames (what the agent chose
+to keep) or TRANSACTION_FACTOR for transaction events (echoes of their frames). A frame
+whose id holds a query word gets that word's weight once more (ID_WEIGHT), whether the
+word selects or only scores. A frame whose id is the query (`memory.search.query.exact_ids`) comes first
 and scores EXACT_LEAD above the best other hit.
 
 Candidates: every document holding a selecting item, found through the GIN index and
@@ -26,9 +29,8 @@ on what other contexts hold. Selecting items are the rarest, until the documents
 would pass ROW_BUDGET; items in more than COMMON_FRACTION of the documents never select.
 The others never have all their documents visited: each adds its weight (from its count;
 beyond COUNT_CAP from PostgreSQL's statistics, never below the cap) to the candidates
-holding it, checked once per candidate;
-they select (the newest WIDE_POOL each) only when the selecting items
-found fewer than WIDEN_BELOW documents.
+holding it, checked once per candidate on one copy of its vector; they select (the newest
+WIDE_POOL each) only when the selecting items found fewer than WIDEN_BELOW documents.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ from memory.search.textindex import SECONDARY
 
 K1 = 1.5
 # BM25's usual values, fixed beforehand: tuning them on the relevance benchmark's own queries
-# would report an optimistic figure (b 0.9 scored higher there, and stays unused for that).
+# would report an optimistic figure (b 0.9 scored higher there, and stays unused for that);
+# bench/tune_bm25.py's development set finds them best too.
 B = 0.75
 SECONDARY_WEIGHT = 0.5  # a part of an identifier, or a payload word, is half a word
 ID_WEIGHT = 1.0
