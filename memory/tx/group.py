@@ -22,7 +22,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from django.db import connection, transaction
 
@@ -67,12 +67,18 @@ class Steps(Generic[Item, Decision, Result]):
     (or a finished result, such as an idempotent replay), raising `MorphzError` to refuse;
     `write` sends its statements and returns a function giving the result once they have
     gone out (after the group's pipeline); `alone` commits one item in its own database
-    transaction (the path taken inside an outer transaction and after a failed group)."""
+    transaction (the path taken inside an outer transaction and after a failed group).
 
-    decide: Callable[[LockedContext, Item], Decision | Result]
-    write: Callable[[LockedContext, Decision], Callable[[], Result]]
+    `begin` makes the group's scratch (passed to `decide` and `write`) under the row lock,
+    inside the group's pipeline; `prefetch` is told of every item as it joins the group,
+    before any of the group is decided, so it can send the item's reads without waiting."""
+
+    decide: Callable[[LockedContext, Item, Any], Decision | Result]
+    write: Callable[[LockedContext, Decision, Any], Callable[[], Result]]
     finished: Callable[[Decision | Result], bool]
     alone: Callable[[Item], Result]
+    begin: Callable[[LockedContext], Any]
+    prefetch: Callable[[Any, Item], None]
 
 
 def commit_grouped(context_id: int, item: Item, steps: Steps[Item, Decision, Result]) -> Result:
@@ -126,10 +132,13 @@ def _run_group(context_id: int, queue: _Queue, steps: Steps[Item, Decision, Resu
             # One pipeline for the group: each transaction's writes go out with the next
             # one's reads, so a transaction costs one round trip, not two.
             with pipeline():
+                scratch = steps.begin(context)
                 done = 0
                 while done < len(batch):
                     for waiting in batch[done:]:
-                        _decide_and_write(context, waiting, steps, written)
+                        steps.prefetch(scratch, waiting.item)
+                    for waiting in batch[done:]:
+                        _decide_and_write(context, waiting, steps, scratch, written)
                     done = len(batch)
                     batch += _take(queue, MAX_GROUP - done)
             for waiting, result in written:
@@ -165,14 +174,15 @@ def _decide_and_write(
     context: LockedContext,
     waiting: _Waiting[Item, Result],
     steps: Steps[Item, Decision, Result],
+    scratch: Any,
     written: list[tuple[_Waiting[Item, Result], Callable[[], Result]]],
 ) -> None:
     try:
-        decided = steps.decide(context, waiting.item)
+        decided = steps.decide(context, waiting.item, scratch)
     except MorphzError as exc:
         waiting.error = exc  # refused: nothing of it was written, the group goes on
         return
     if steps.finished(decided):
         waiting.result = decided  # type: ignore[assignment]
     else:
-        written.append((waiting, steps.write(context, decided)))  # type: ignore[arg-type]
+        written.append((waiting, steps.write(context, decided, scratch)))  # type: ignore[arg-type]
