@@ -325,7 +325,7 @@ _STEPS: Steps[Submission, _Decision, CommitResult] = Steps(
     write=_write,
     finished=lambda decided: isinstance(decided, CommitResult),
     alone=_commit_alone,
-    begin=lambda context: GroupLoads(context.pk),
+    begin=GroupLoads,
     prefetch=lambda loads, submission: loads.send(submission, submission.tx["ops"]),
 )
 

@@ -27,7 +27,7 @@ from typing import Any, Generic, TypeVar
 from django.db import connection, transaction
 
 from memory.errors import MorphzError
-from memory.locking import LockedContext, context_gate, lock_context
+from memory.locking import LockedContext, context_gate, send_lock
 from memory.tx.loader import pipeline
 
 # A longer group makes its first writer wait for all the others; 16 keeps a group under a
@@ -69,15 +69,15 @@ class Steps(Generic[Item, Decision, Result]):
     gone out (after the group's pipeline); `alone` commits one item in its own database
     transaction (the path taken inside an outer transaction and after a failed group).
 
-    `begin` makes the group's scratch (passed to `decide` and `write`) under the row lock,
-    inside the group's pipeline; `prefetch` is told of every item as it joins the group,
+    `begin` makes the group's scratch (passed to `decide` and `write`) for the context,
+    inside the group's pipeline, once the row lock is asked for; `prefetch` is told of every item as it joins the group,
     before any of the group is decided, so it can send the item's reads without waiting."""
 
     decide: Callable[[LockedContext, Item, Any], Decision | Result]
     write: Callable[[LockedContext, Decision, Any], Callable[[], Result]]
     finished: Callable[[Decision | Result], bool]
     alone: Callable[[Item], Result]
-    begin: Callable[[LockedContext], Any]
+    begin: Callable[[int], Any]
     prefetch: Callable[[Any, Item], None]
 
 
@@ -127,20 +127,23 @@ def _run_group(context_id: int, queue: _Queue, steps: Steps[Item, Decision, Resu
     batch: list[_Waiting[Item, Result]] = _take(queue, MAX_GROUP)
     try:
         with transaction.atomic():
-            context = lock_context(context_id)
             written: list[tuple[_Waiting[Item, Result], Callable[[], Result]]] = []
-            # One pipeline for the group: each transaction's writes go out with the next
-            # one's reads, so a transaction costs one round trip, not two.
+            # One pipeline for the group: the row lock and every transaction's loads go out
+            # together, then each transaction's writes go out while the next is decided.
             with pipeline():
-                scratch = steps.begin(context)
+                locked = send_lock(context_id)
+                scratch = steps.begin(context_id)
+                for waiting in batch:
+                    steps.prefetch(scratch, waiting.item)
+                context = locked()
                 done = 0
                 while done < len(batch):
-                    for waiting in batch[done:]:
-                        steps.prefetch(scratch, waiting.item)
                     for waiting in batch[done:]:
                         _decide_and_write(context, waiting, steps, scratch, written)
                     done = len(batch)
                     batch += _take(queue, MAX_GROUP - done)
+                    for waiting in batch[done:]:
+                        steps.prefetch(scratch, waiting.item)
             for waiting, result in written:
                 waiting.result = result()
     except Exception as exc:
