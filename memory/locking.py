@@ -12,10 +12,12 @@ row lock, which stays the real guarantee.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
+import psycopg
 from django.db import connection
 
 from memory.errors import ContextFrozen, NotFound
@@ -64,19 +66,41 @@ class LockedContext:
     frozen: bool = False
 
 
+_LOCK_SQL = (
+    "SELECT id, slug, version, tick, last_seq, grace_ticks, capacity_tokens, pressure_percent, "
+    "maintenance_percent, maintenance_exit_percent, used_tokens, in_maintenance, "
+    "observation_budget_tokens, frozen FROM memory_context WHERE id = %s FOR UPDATE"
+)
+
+
 def lock_context(context_id: int, *, allow_frozen: bool = False) -> LockedContext:
     """SELECT ... FOR UPDATE the context row: serialises commits of one context (R20).
 
     Every write takes it, so it refuses a frozen context (R54) with ContextFrozen unless
     `allow_frozen` (freezing, unfreezing and deleting are decisions about the context)."""
     with connection.cursor() as cur:
-        cur.execute(
-            "SELECT id, slug, version, tick, last_seq, grace_ticks, capacity_tokens, pressure_percent, "
-            "maintenance_percent, maintenance_exit_percent, used_tokens, in_maintenance, "
-            "observation_budget_tokens, frozen FROM memory_context WHERE id = %s FOR UPDATE",
-            [context_id],
-        )
+        cur.execute(_LOCK_SQL, [context_id])
         row = cur.fetchone()
+    return _locked(context_id, row, allow_frozen)
+
+
+def send_lock(context_id: int) -> Callable[[], LockedContext]:
+    """`lock_context` sent inside an open pipeline (`memory.tx.loader.pipeline`) without
+    waiting, so statements sent after it go out in the same round trip (they run once the
+    lock is granted); returns a function that reads the locked row, raising as
+    `lock_context` does."""
+    cur = psycopg.Cursor(connection.connection)
+    cur.execute(_LOCK_SQL, [context_id])
+
+    def read() -> LockedContext:
+        with connection.wrap_database_errors, cur:
+            row = cur.fetchone()
+        return _locked(context_id, row, False)
+
+    return read
+
+
+def _locked(context_id: int, row: Any, allow_frozen: bool) -> LockedContext:
     if row is None:
         raise NotFound(f"context {context_id} does not exist")
     locked = LockedContext(*row)

@@ -31,10 +31,10 @@ from memory.tx.apply import (
     ConflictItem,
     TransactionApplier,
     find_conflicts,
-    referenced_items,
 )
 from memory.tx.group import Steps, commit_grouped
 from memory.tx.loader import SqlLoader
+from memory.tx.preload import GroupLoads, Names
 from memory.tx.rejections import record_rejection
 from memory.tx.store import CommitRow, write_commit
 from memory.vocabulary import event_ref
@@ -139,7 +139,7 @@ def submit_transaction(
         submission = Submission(
             context_id=context_id,
             tx=tx,
-            canonical=txlang.to_text(tx),
+            canonical=txlang.canonical_text(tx),
             author=author,
             thread=thread,
             evaluation_id=evaluation_id,
@@ -198,14 +198,17 @@ def _request_hash(text: str | None, data: Any, thread: str | None, evaluation: A
 def _commit_alone(submission: Submission) -> CommitResult:
     """One transaction in its own database transaction (or the caller's)."""
     context = lock_context(submission.context_id)
-    decided = _decide(context, submission)
+    decided = _decide(context, submission, None)
     if isinstance(decided, CommitResult):
         return decided
-    return _write(context, decided)()
+    return _write(context, decided, None)()
 
 
-def _decide(context: LockedContext, submission: Submission) -> _Decision | CommitResult:
-    """Check and apply a transaction against the locked context's state, writing nothing.
+def _decide(
+    context: LockedContext, submission: Submission, loads: GroupLoads | None
+) -> _Decision | CommitResult:
+    """Check and apply a transaction against the locked context's state, writing nothing;
+    inside a group commit, `loads` holds the loads the group sent before deciding any.
 
     Returns what to write, or the earlier commit of a replayed idempotency key; raises the
     MorphzError that refuses it (InvalidRequest, Conflict, RuleViolation)."""
@@ -225,8 +228,11 @@ def _decide(context: LockedContext, submission: Submission) -> _Decision | Commi
         )
     check_evaluation(context.pk, submission.evaluation_id)
     loader = SqlLoader(context.pk)
-    frame_ids, seqs, relation_keys = referenced_items(tx["ops"])
-    frames, events, relations = loader.load(frame_ids, seqs, relation_keys)
+    names = Names.of(tx["ops"])
+    if loads is None:
+        frames, events, relations = loader.load(names.frame_ids, names.seqs, names.relation_keys)
+    else:
+        frames, events, relations = loads.load(submission, names)
     if base < context.version:
         _raise_conflicts(base, context.version, find_conflicts(base, frames, events, relations))
     outcome = TransactionApplier(
@@ -265,9 +271,12 @@ def _raise_conflicts(base: int, version: int, conflicts: list[ConflictItem]) -> 
     )
 
 
-def _write(context: LockedContext, decided: _Decision) -> Callable[[], CommitResult]:
+def _write(
+    context: LockedContext, decided: _Decision, loads: GroupLoads | None
+) -> Callable[[], CommitResult]:
     """Advance the locked context by one version and store the decided transaction; returns
-    a function giving its result once the statements have gone out (`write_commit`)."""
+    a function giving its result once the statements have gone out (`write_commit`). In a
+    group commit, `loads` is told what it changed."""
     submission, outcome = decided.submission, decided.outcome
     context.version += 1
     context.last_seq += 1
@@ -306,6 +315,8 @@ def _write(context: LockedContext, decided: _Decision) -> Callable[[], CommitRes
         },
     )
     seq = context.last_seq
+    if loads is not None:
+        loads.wrote(outcome, seq)
     return lambda: CommitResult(record_id=record_id(), event_seq=seq, receipt=receipt)
 
 
@@ -314,6 +325,8 @@ _STEPS: Steps[Submission, _Decision, CommitResult] = Steps(
     write=_write,
     finished=lambda decided: isinstance(decided, CommitResult),
     alone=_commit_alone,
+    begin=GroupLoads,
+    prefetch=lambda loads, submission: loads.send(submission, submission.tx["ops"]),
 )
 
 

@@ -22,12 +22,12 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from django.db import connection, transaction
 
 from memory.errors import MorphzError
-from memory.locking import LockedContext, context_gate, lock_context
+from memory.locking import LockedContext, context_gate, send_lock
 from memory.tx.loader import pipeline
 
 # A longer group makes its first writer wait for all the others; 16 keeps a group under a
@@ -67,12 +67,18 @@ class Steps(Generic[Item, Decision, Result]):
     (or a finished result, such as an idempotent replay), raising `MorphzError` to refuse;
     `write` sends its statements and returns a function giving the result once they have
     gone out (after the group's pipeline); `alone` commits one item in its own database
-    transaction (the path taken inside an outer transaction and after a failed group)."""
+    transaction (the path taken inside an outer transaction and after a failed group).
 
-    decide: Callable[[LockedContext, Item], Decision | Result]
-    write: Callable[[LockedContext, Decision], Callable[[], Result]]
+    `begin` makes the group's scratch (passed to `decide` and `write`) for the context,
+    inside the group's pipeline, once the row lock is asked for; `prefetch` is told of every item as it joins the group,
+    before any of the group is decided, so it can send the item's reads without waiting."""
+
+    decide: Callable[[LockedContext, Item, Any], Decision | Result]
+    write: Callable[[LockedContext, Decision, Any], Callable[[], Result]]
     finished: Callable[[Decision | Result], bool]
     alone: Callable[[Item], Result]
+    begin: Callable[[int], Any]
+    prefetch: Callable[[Any, Item], None]
 
 
 def commit_grouped(context_id: int, item: Item, steps: Steps[Item, Decision, Result]) -> Result:
@@ -121,17 +127,23 @@ def _run_group(context_id: int, queue: _Queue, steps: Steps[Item, Decision, Resu
     batch: list[_Waiting[Item, Result]] = _take(queue, MAX_GROUP)
     try:
         with transaction.atomic():
-            context = lock_context(context_id)
             written: list[tuple[_Waiting[Item, Result], Callable[[], Result]]] = []
-            # One pipeline for the group: each transaction's writes go out with the next
-            # one's reads, so a transaction costs one round trip, not two.
+            # One pipeline for the group: the row lock and every transaction's loads go out
+            # together, then each transaction's writes go out while the next is decided.
             with pipeline():
+                locked = send_lock(context_id)
+                scratch = steps.begin(context_id)
+                for waiting in batch:
+                    steps.prefetch(scratch, waiting.item)
+                context = locked()
                 done = 0
                 while done < len(batch):
                     for waiting in batch[done:]:
-                        _decide_and_write(context, waiting, steps, written)
+                        _decide_and_write(context, waiting, steps, scratch, written)
                     done = len(batch)
                     batch += _take(queue, MAX_GROUP - done)
+                    for waiting in batch[done:]:
+                        steps.prefetch(scratch, waiting.item)
             for waiting, result in written:
                 waiting.result = result()
     except Exception as exc:
@@ -165,14 +177,15 @@ def _decide_and_write(
     context: LockedContext,
     waiting: _Waiting[Item, Result],
     steps: Steps[Item, Decision, Result],
+    scratch: Any,
     written: list[tuple[_Waiting[Item, Result], Callable[[], Result]]],
 ) -> None:
     try:
-        decided = steps.decide(context, waiting.item)
+        decided = steps.decide(context, waiting.item, scratch)
     except MorphzError as exc:
         waiting.error = exc  # refused: nothing of it was written, the group goes on
         return
     if steps.finished(decided):
         waiting.result = decided  # type: ignore[assignment]
     else:
-        written.append((waiting, steps.write(context, decided)))  # type: ignore[arg-type]
+        written.append((waiting, steps.write(context, decided, scratch)))  # type: ignore[arg-type]

@@ -7,8 +7,8 @@ as the working copy's types. `memory.tx.store` writes the outcome with the same 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -33,6 +33,8 @@ FRAME_STATE_COLUMNS = (
 )
 FRAME_COLUMNS = ("id", "frame_id", *FRAME_STATE_COLUMNS, "created_version", "changed_version")
 _FRAME_SELECT = ", ".join(FRAME_COLUMNS)
+# What `SqlLoader.load` returns: frames by id, events by seq, relations by key.
+Loaded = tuple[dict[str, FrameState], dict[int, EventState], dict[RelationKey, RelationState]]
 # `id` is read as `pk`, the EventState field name.
 _EVENT_COLUMNS = (
     "pk",
@@ -51,12 +53,41 @@ _FRAMES_SQL = (
 _EVENTS_SQL = f"SELECT {_EVENT_SELECT} FROM memory_event WHERE context_id = %s AND seq = ANY(%s)"  # noqa: S608 - a constant column list; values are parameters
 
 
-# Relations by their frames' ids (joined, so one round trip with the frames themselves).
-_RELATIONS_SQL = (
-    "SELECT r.id, s.frame_id, r.name, o.frame_id, r.created_version, r.removed_version "
-    "FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id "
-    "JOIN memory_frame o ON o.id = r.object_id WHERE s.context_id = %s AND s.frame_id = ANY(%s) "
-    "AND o.context_id = %s AND o.frame_id = ANY(%s) AND r.name = ANY(%s)"
+def _listed(key: str, cast: str = "text") -> str:
+    """SQL for the array under `key` of the names document (the second parameter)."""
+    return f"ARRAY(SELECT value::{cast} FROM jsonb_array_elements_text(names.d->'{key}'))"  # noqa: S608 - key and cast are constants of this module
+
+
+def _rows_as_json(columns: list[str], source: str) -> str:
+    """SQL for the rows of `source` as a JSON array of arrays of `columns` (`[]` for none)."""
+    return f"(SELECT coalesce(jsonb_agg(jsonb_build_array({', '.join(columns)})), '[]') {source})"
+
+
+# Frames, events and relations in one statement, one result: a document of rows. Bodies are
+# `json` columns that keep their keys' order; they travel as text and are parsed here.
+_LOAD_SQL = (
+    "SELECT jsonb_build_object("  # noqa: S608 - fixed column lists and keys; values are parameters
+    "'frames', "
+    + _rows_as_json(
+        [c if c != "body" else "body::text" for c in FRAME_COLUMNS],
+        "FROM memory_frame WHERE context_id = ctx.id AND frame_id = ANY(" + _listed("frames") + ")",
+    )
+    + ", 'events', "
+    + _rows_as_json(
+        ["id", *_EVENT_COLUMNS[1:]],
+        "FROM memory_event WHERE context_id = ctx.id AND seq = ANY("
+        + _listed("seqs", "bigint")
+        + ")",
+    )
+    + ", 'relations', "
+    + _rows_as_json(
+        ["r.id", "s.frame_id", "r.name", "o.frame_id", "r.created_version", "r.removed_version"],
+        "FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id "
+        "JOIN memory_frame o ON o.id = r.object_id WHERE s.context_id = ctx.id "
+        f"AND s.frame_id = ANY({_listed('subjects')}) AND o.context_id = ctx.id "
+        f"AND o.frame_id = ANY({_listed('objects')}) AND r.name = ANY({_listed('names')})",
+    )
+    + ") FROM (SELECT %s::bigint AS id) AS ctx, (SELECT %s::jsonb AS d) AS names"
 )
 
 
@@ -123,35 +154,39 @@ class SqlLoader:
             cur.execute(_EVENTS_SQL, [self.context_id, sorted(seqs)])
             return _events_by_seq(cur.fetchall())
 
-    def load(
-        self, frame_ids: set[str], seqs: set[int], relation_keys: set[RelationKey]
-    ) -> tuple[dict[str, FrameState], dict[int, EventState], dict[RelationKey, RelationState]]:
+    def load(self, frame_ids: set[str], seqs: set[int], relation_keys: set[RelationKey]) -> Loaded:
         """The named frames, events and relations (current and past rows of each relation
         between two existing frames), in one round trip."""
-        with ExitStack() as stack:
-            frame_cur, event_cur, relation_cur = (
-                stack.enter_context(bound_cursor()) for _ in range(3)
+        with pipeline():
+            return self.send(frame_ids, seqs, relation_keys)()
+
+    def send(
+        self, frame_ids: set[str], seqs: set[int], relation_keys: set[RelationKey]
+    ) -> Callable[[], Loaded]:
+        """`load`'s statement sent inside an open `pipeline()` without waiting; returns a
+        function that reads its result (what `load` returns) when called."""
+        names = {
+            "frames": sorted(frame_ids),
+            "seqs": sorted(seqs),
+            "subjects": sorted({k.subject for k in relation_keys}),
+            "objects": sorted({k.object for k in relation_keys}),
+            "names": sorted({k.name for k in relation_keys}),
+        }
+        cur = bound_cursor()
+        cur.execute(_LOAD_SQL, [self.context_id, json.dumps(names, ensure_ascii=False)])
+
+        def read() -> Loaded:
+            with connection.wrap_database_errors, cur:
+                row = cur.fetchone()
+            assert row is not None
+            loaded = _loads(row[0])  # Django reads jsonb as text
+            return (
+                _frames_by_id(loaded["frames"]),
+                _events_by_seq(loaded["events"]),
+                _relations(loaded["relations"], relation_keys),
             )
-            stack.enter_context(pipeline())
-            if frame_ids:
-                frame_cur.execute(_FRAMES_SQL, [self.context_id, sorted(frame_ids)])
-            if seqs:
-                event_cur.execute(_EVENTS_SQL, [self.context_id, sorted(seqs)])
-            if relation_keys:
-                relation_cur.execute(
-                    _RELATIONS_SQL,
-                    [
-                        self.context_id,
-                        sorted({k.subject for k in relation_keys}),
-                        self.context_id,
-                        sorted({k.object for k in relation_keys}),
-                        sorted({k.name for k in relation_keys}),
-                    ],
-                )
-            frames = _frames_by_id(frame_cur.fetchall()) if frame_ids else {}
-            events = _events_by_seq(event_cur.fetchall()) if seqs else {}
-            rows = relation_cur.fetchall() if relation_keys else []
-        return frames, events, _relations(rows, relation_keys)
+
+        return read
 
     def supersedes_into(self, object_ids: set[str]) -> list[RelationKey]:
         """The live `supersedes` relations pointing at any of `object_ids` (R17.s

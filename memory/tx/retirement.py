@@ -9,15 +9,14 @@ that a live successor supersedes and cites retires at once: the request is `comp
 
 Each request is a `RetirementRequest` row whose `outcome` moves from `pending` to one of
 `expired`, `completed`, `cancelled` or `stale`. This module decides those moves and writes
-them: `write_requests` inside a commit (hand-written SQL, on the commit's cursor) and
+them: `request_rows` for a commit (written by `memory.tx.store`) and
 `apply_due_expiries` inside an evaluation (ORM). `memory.tx.apply` calls the window functions
 on its working copy and keeps the token accounting.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from memory.kinds import RETIRED, RETIRING
 from memory.models import Context, Frame, IndexIntent, RetirementRequest
@@ -125,53 +124,54 @@ def close_window(frame: FrameState) -> None:
 
 # --------------------------------------------------------------------------- writes
 
-SqlValue = tuple[str, list[Any]]
+
+class ResolvedRequest(TypedDict):
+    """A frame's pending request that a commit resolves: its frame's row id, and how."""
+
+    frame: int
+    outcome: str
 
 
-def write_requests(
-    cur: Any,
-    touched: list[FrameState],
-    *,
-    tick: int,
-    version: int,
-    frame_sql: Callable[[FrameState], SqlValue],
-) -> None:
-    """A commit's request rows: resolve the pending request of cancelled and early-completed
-    frames, insert the requests this commit opened. `frame_sql` names a frame's row id in SQL
-    (a parameter, or a subquery for a frame inserted by the same commit)."""
+class OpenedRequest(TypedDict):
+    """A request a commit opens (its frame by row id, or by frame id when the commit creates
+    it); `outcome` is already final when the frame retired at once."""
+
+    id: int | None
+    frame_id: str
+    generation: int
+    due_tick: int
+    reason: str
+    outcome: str
+    resolved_tick: int | None
+    resolved_version: int | None
+
+
+def request_rows(
+    touched: list[FrameState], *, tick: int, version: int
+) -> tuple[list[ResolvedRequest], list[OpenedRequest]]:
+    """A commit's request rows: the pending requests of cancelled and early-completed frames
+    to resolve (first), and the requests this commit opened (`memory.tx.store` writes them)."""
+    resolved: list[ResolvedRequest] = []
+    opened: list[OpenedRequest] = []
     for f in touched:
         if (f.retire_cancelled or f.retire_completed_early) and f.pk is not None:
-            cur.execute(
-                "UPDATE memory_retirementrequest SET outcome = %s, resolved_tick = %s, "
-                "resolved_version = %s WHERE frame_id = %s AND outcome = %s",
-                [
-                    COMPLETED if f.retire_completed_early else CANCELLED,
-                    tick,
-                    version,
-                    f.pk,
-                    PENDING,
-                ],
-            )
+            outcome = COMPLETED if f.retire_completed_early else CANCELLED
+            resolved.append({"frame": f.pk, "outcome": outcome})
         if f.retire_requested:
             done = f.status != RETIRING
-            due = f.retire_due_tick if f.retire_due_tick is not None else tick
-            frame_expr, frame_params = frame_sql(f)
-            cur.execute(
-                "INSERT INTO memory_retirementrequest (frame_id, generation, requested_tick, "  # noqa: S608 - frame_expr is '%s' or a fixed subquery; values are parameters
-                "due_tick, reason, requested_version, outcome, resolved_tick, resolved_version) "
-                f"VALUES ({frame_expr}, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [
-                    *frame_params,
-                    f.retire_generation,
-                    tick,
-                    due,
-                    f.retire_reason or "",
-                    version,
-                    COMPLETED if done else PENDING,
-                    tick if done else None,
-                    version if done else None,
-                ],
+            opened.append(
+                {
+                    "id": f.pk,
+                    "frame_id": f.frame_id,
+                    "generation": f.retire_generation,
+                    "due_tick": f.retire_due_tick if f.retire_due_tick is not None else tick,
+                    "reason": f.retire_reason or "",
+                    "outcome": COMPLETED if done else PENDING,
+                    "resolved_tick": tick if done else None,
+                    "resolved_version": version if done else None,
+                }
             )
+    return resolved, opened
 
 
 def apply_due_expiries(context: Context) -> list[str]:

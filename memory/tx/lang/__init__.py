@@ -72,7 +72,7 @@ from memory.tx.lang.names import (
     TxValidationError,
 )
 from memory.tx.lang.parser import parse_body, parse_text
-from memory.tx.lang.printer import fields_text, to_text
+from memory.tx.lang.printer import canonical_text, fields_text, to_text
 
 __all__ = [
     "MAX_BASE_VERSION",
@@ -83,6 +83,7 @@ __all__ = [
     "TxError",
     "TxParseError",
     "TxValidationError",
+    "canonical_text",
     "canonicalize",
     "fields_text",
     "parse_body",

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from memory.tx.lang.jsonform import validate_json
-from memory.tx.lang.names import BodyValue
+from memory.tx.lang.names import BodyValue, Transaction
 
 # Printed bare: plain ASCII words. Any atom would read back the same, but the design document
 # quotes prose, Chinese text and paths ("dist/"), and following it keeps its examples canonical.
@@ -74,8 +74,13 @@ def fields_text(body: Mapping[str, BodyValue]) -> str:
 
 
 def to_text(tx: Mapping[str, Any]) -> str:
-    """The canonical text of a JSON-form transaction (validated first)."""
-    checked = validate_json(tx)
+    """The canonical text of a JSON-form transaction (validated first: `TxValidationError`)."""
+    return canonical_text(validate_json(tx))
+
+
+def canonical_text(checked: Transaction) -> str:
+    """The canonical text of a transaction `validate_json` or `parse_text` returned (the
+    commit path prints what it has just checked, without checking it again)."""
     lines = ["(context-tx"]
     if checked["base_version"] is not None:
         lines.append(f"  (base-version {checked['base_version']})")

@@ -11,7 +11,6 @@ from memory.tx.lang.names import _FORBIDDEN_RE, TxParseError, _forbidden_char_pr
 _ATOM: Final = "atom"
 _STRING: Final = "string"
 _EOF: Final = "end"
-_PUNCTUATION: Final = "()[]{}"
 _CLOSER: Final = {"(": ")", "[": "]", "{": "}"}
 
 
@@ -22,9 +21,13 @@ class _Token(NamedTuple):
     column: int
 
 
-_ATOM_RE: Final = re.compile(r'[^\s()\[\]{}";]+')
+# One token (or a run of spaces, or a comment to the end of its line) from where it starts:
+# one match per token, the alternative that matched named by `lastgroup`.
+_TOKEN_RE: Final = re.compile(
+    r"(?P<newline>\n)|(?P<skip>[^\S\n]+|;[^\n]*)|(?P<punctuation>[()\[\]{}])|(?P<string>\")"
+    r'|(?P<atom>[^\s()\[\]{}";]+)'
+)
 _CONTROL_RE: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_SPACE_RE: Final = re.compile(r"[^\S\n]+")
 _STRING_RUN_RE: Final = re.compile(r'[^"\\\n]+')
 _HEX4_RE: Final = re.compile(r"[0-9a-fA-F]{4}")
 _SIMPLE_ESCAPES: Final = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
@@ -45,32 +48,31 @@ def _tokenize(text: str) -> Iterator[_Token]:
     # A byte-order mark at the very start is an editor artefact, not content.
     index = line_start = 1 if text.startswith("\ufeff") else 0
     line = 1
+    next_token = _TOKEN_RE.match
     while index < length:
-        char = text[index]
-        if char == "\n":
+        found = next_token(text, index)
+        assert found is not None  # every character starts one of the token's alternatives
+        kind = found.lastgroup
+        if kind == "newline":
             index += 1
             line += 1
             line_start = index
             continue
-        space = _SPACE_RE.match(text, index)
-        if space is not None:
-            index = space.end()
+        if kind == "skip":
+            index = found.end()
             continue
         column = index - line_start + 1
-        if char == ";":
-            newline = text.find("\n", index)
-            index = length if newline < 0 else newline
-        elif char in _PUNCTUATION:
+        if kind == "punctuation":
+            char = text[index]
             yield _Token(char, char, line, column)
             index += 1
-        elif char == '"':
+        elif kind == "string":
             value, index, end_line, line_start = _read_string(text, index, line, line_start)
             yield _Token(_STRING, value, line, column)
             line = end_line
         else:
-            atom = _ATOM_RE.match(text, index)
-            assert atom is not None  # `char` is neither space nor special, so it starts an atom
-            control = _CONTROL_RE.search(atom.group())
+            atom = found.group()
+            control = _CONTROL_RE.search(atom)
             if control is not None:
                 raise TxParseError(
                     f"control character {_quote_char(control.group())} is not allowed outside "
@@ -78,8 +80,8 @@ def _tokenize(text: str) -> Iterator[_Token]:
                     line,
                     column + control.start(),
                 )
-            yield _Token(_ATOM, atom.group(), line, column)
-            index = atom.end()
+            yield _Token(_ATOM, atom, line, column)
+            index = found.end()
     yield _Token(_EOF, "", line, index - line_start + 1)
 
 

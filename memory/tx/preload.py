@@ -1,0 +1,83 @@
+"""Loads for every transaction of a group commit, sent together before any is decided.
+
+In a group commit (`memory.tx.group`) each transaction is decided against the state its
+predecessors in the group left. Loading what a transaction names only when its turn comes
+costs a round trip per transaction, during which the server runs the predecessor's writes
+and Python waits. Instead the group sends every transaction's loads at once, right after the
+row lock, and reads them in one round trip.
+
+A load sent earlier is still the truth for a transaction unless a transaction decided after
+it was sent changed something the transaction names. `GroupLoads` keeps what each written
+transaction touched; a load that any of them overlaps is dropped and the transaction loads
+again, then, reading its predecessors' writes like any other statement of the group. Lazy
+loads during apply (successors, `supersedes` relations) always go to the database and so
+always see them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memory.tx.apply import ApplyOutcome, RelationKey, referenced_items
+from memory.tx.loader import Loaded, SqlLoader
+
+
+@dataclass(frozen=True)
+class Names:
+    """What a transaction names explicitly (`referenced_items`)."""
+
+    frame_ids: set[str]
+    seqs: set[int]
+    relation_keys: set[RelationKey]
+
+    @classmethod
+    def of(cls, ops: list[dict]) -> Names:
+        """The names in a transaction's operations (JSON form)."""
+        return cls(*referenced_items(ops))
+
+
+@dataclass
+class _Sent:
+    names: Names
+    changes_before: int  # how many written transactions the load already saw
+    read: Callable[[], Loaded]
+
+
+class GroupLoads:
+    """The loads of one group commit, valid or not, by transaction.
+
+    Use under the context row lock, inside the group's open `pipeline()`; `key` is any
+    object identifying a transaction for the life of the group (the engine's submission)."""
+
+    def __init__(self, context_id: int) -> None:
+        self.loader = SqlLoader(context_id)
+        self._sent: dict[int, _Sent] = {}
+        self._changed: list[tuple[set[str], set[int]]] = []
+
+    def send(self, key: object, ops: list[dict]) -> None:
+        """Send the loads of the transaction `key` (its JSON-form `ops`) without waiting."""
+        names = Names.of(ops)
+        read = self.loader.send(names.frame_ids, names.seqs, names.relation_keys)
+        self._sent[id(key)] = _Sent(names, len(self._changed), read)
+
+    def load(self, key: object, names: Names) -> Loaded:
+        """What the transaction `key` names, as the group's writes so far left it: its sent
+        load when nothing written since overlaps it, else a fresh load (one round trip)."""
+        sent = self._sent.pop(id(key), None)
+        if sent is not None:
+            loaded = sent.read()  # read even when dropped: the results are waiting
+            if not any(
+                frames & names.frame_ids or seqs & names.seqs
+                for frames, seqs in self._changed[sent.changes_before :]
+            ):
+                return loaded
+        return self.loader.load(names.frame_ids, names.seqs, names.relation_keys)
+
+    def wrote(self, outcome: ApplyOutcome, transaction_seq: int) -> None:
+        """Record a written transaction: every frame it loaded or related and every event it
+        loaded, and its own transaction event at `transaction_seq`."""
+        frames = set(outcome.frames)
+        for key in outcome.relations:
+            frames.update((key.subject, key.object))
+        self._changed.append((frames, set(outcome.events) | {transaction_seq}))
