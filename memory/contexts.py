@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 from dataclasses import dataclass
@@ -204,6 +205,22 @@ def revoke_token(token_id: int) -> None:
     ApiToken.objects.filter(pk=token_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
 
 
+@functools.cache
+def _token_query() -> tuple[list[str], list[str], str]:
+    """The token and context columns, and the join `authenticate_token` runs (built once)."""
+    token_fields = [f.attname for f in ApiToken._meta.concrete_fields]
+    context_fields = [f.attname for f in Context._meta.concrete_fields]
+    columns = ", ".join(
+        [f"t.{connection.ops.quote_name(f)}" for f in token_fields]
+        + [f"c.{connection.ops.quote_name(f)}" for f in context_fields]
+    )
+    sql = (
+        f"SELECT {columns} FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id "  # noqa: S608 - column names from model fields, quoted by the backend
+        "WHERE t.key_hash = %s AND t.revoked_at IS NULL"
+    )
+    return token_fields, context_fields, sql
+
+
 def authenticate_token(raw: str) -> ApiToken | None:
     """The live token for `raw` (with its context loaded), or None.
 
@@ -211,18 +228,9 @@ def authenticate_token(raw: str) -> ApiToken | None:
     last use is recorded at most once a minute."""
     if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
         return None
-    token_fields = [f.attname for f in ApiToken._meta.concrete_fields]
-    context_fields = [f.attname for f in Context._meta.concrete_fields]
-    columns = ", ".join(
-        [f"t.{connection.ops.quote_name(f)}" for f in token_fields]
-        + [f"c.{connection.ops.quote_name(f)}" for f in context_fields]
-    )
+    token_fields, context_fields, sql = _token_query()
     with connection.cursor() as cur:
-        cur.execute(
-            f"SELECT {columns} FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id "  # noqa: S608 - column names from model fields, quoted by the backend
-            "WHERE t.key_hash = %s AND t.revoked_at IS NULL",
-            [hash_token(raw)],
-        )
+        cur.execute(sql, [hash_token(raw)])
         row = cur.fetchone()
     if row is None:
         return None
