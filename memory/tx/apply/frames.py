@@ -142,8 +142,7 @@ class FrameOperations(ApplierBase):
             relation = RelationState(key=key, live=False, changed_version=self.new_version)
             self.relations[key] = relation
         relation.live = True
-        relation.created = True
-        relation.removed = False
+        relation.created = True  # `removed` stays: a row unrelated earlier here still goes
         relation.changed_version = self.new_version
         return {"op": "relate", "subject": key.subject, "name": key.name, "object": key.object}
 
