@@ -101,7 +101,7 @@ def open_window(frame: FrameState, *, tick: int, grace_ticks: int, reason: str) 
     (`retiring` until its due tick, or `retired` at once when `grace_ticks` is 0)."""
     frame.retire_generation += 1
     frame.retire_requested = True
-    frame.retire_cancelled = False
+    frame.retire_opened_cancelled = False
     frame.retire_requested_tick = tick
     frame.retire_due_tick = due_tick_for(tick, grace_ticks)
     frame.retire_reason = reason
@@ -109,8 +109,12 @@ def open_window(frame: FrameState, *, tick: int, grace_ticks: int, reason: str) 
 
 
 def cancel_window(frame: FrameState) -> None:
-    """R15: revise, restore or protect inside the window cancels the pending request."""
-    frame.retire_cancelled = True
+    """R15: revise, restore or protect inside the window cancels the pending request: the
+    one this transaction opened, else the one pending when the frame was loaded."""
+    if frame.retire_requested:
+        frame.retire_opened_cancelled = True
+    else:
+        frame.retire_cancelled = True
     frame.retire_requested_tick = None
     frame.retire_due_tick = None
     frame.retire_reason = None
@@ -155,10 +159,14 @@ def request_rows(
     opened: list[OpenedRequest] = []
     for f in touched:
         if (f.retire_cancelled or f.retire_completed_early) and f.pk is not None:
-            outcome = COMPLETED if f.retire_completed_early else CANCELLED
+            # Cancelled first, even when a window opened again later completes early.
+            outcome = CANCELLED if f.retire_cancelled else COMPLETED
             resolved.append({"frame": f.pk, "outcome": outcome})
         if f.retire_requested:
             done = f.status != RETIRING
+            final = COMPLETED if done else PENDING
+            if f.retire_opened_cancelled:  # opened and cancelled here: it never retired
+                final = CANCELLED
             opened.append(
                 {
                     "id": f.pk,
@@ -166,7 +174,7 @@ def request_rows(
                     "generation": f.retire_generation,
                     "due_tick": f.retire_due_tick if f.retire_due_tick is not None else tick,
                     "reason": f.retire_reason or "",
-                    "outcome": COMPLETED if done else PENDING,
+                    "outcome": final,
                     "resolved_tick": tick if done else None,
                     "resolved_version": version if done else None,
                 }

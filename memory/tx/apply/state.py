@@ -38,7 +38,8 @@ class FrameState:
     revised: bool = False
     touched: bool = False
     retire_requested: bool = False  # a new request (new generation) was opened
-    retire_cancelled: bool = False
+    retire_cancelled: bool = False  # the request pending when loaded was cancelled
+    retire_opened_cancelled: bool = False  # so was the request this transaction opened
     retire_completed_early: bool = False
     original_status: str = ACTIVE
 
