@@ -90,7 +90,7 @@ def send_lock(context_id: int) -> Callable[[], LockedContext]:
     lock is granted); returns a function that reads the locked row, raising as
     `lock_context` does."""
     cur = psycopg.Cursor(connection.connection)
-    cur.execute(_LOCK_SQL, [context_id])
+    cur.execute(_LOCK_SQL, [context_id], prepare=True)
 
     def read() -> LockedContext:
         with connection.wrap_database_errors, cur:

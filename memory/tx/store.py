@@ -53,7 +53,7 @@ def write_commit(
     cur = bound_cursor()
     try:
         with pipeline():
-            cur.execute("SELECT morphz_write_commit(%s::jsonb)", [document])
+            cur.execute("SELECT morphz_write_commit(%s::jsonb)", [document], prepare=True)
     except BaseException:
         cur.close()  # nothing to read: the error is the answer
         raise
