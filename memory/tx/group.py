@@ -27,8 +27,8 @@ from typing import Any, Generic, TypeVar
 from django.db import connection, transaction
 
 from memory.errors import MorphzError
+from memory.hotsql import pipeline
 from memory.locking import LockedContext, context_gate, send_lock
-from memory.tx.loader import pipeline
 
 # A longer group makes its first writer wait for all the others; 16 keeps a group under a
 # few dozen milliseconds on a busy machine while amortising the flush well.

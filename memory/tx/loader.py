@@ -7,14 +7,12 @@ as the working copy's types. `memory.tx.store` writes the outcome with the same 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
-import psycopg
 from django.db import connection
-from psycopg import pq
 
+from memory.hotsql import bound_cursor, pipeline
 from memory.tx.apply import SUPERSEDES, EventState, FrameState, RelationKey, RelationState
 
 # A frame's state columns, in one order for the loader's SELECT and the writer's INSERT and
@@ -204,26 +202,3 @@ class SqlLoader:
                 [self.context_id, SUPERSEDES, sorted(object_ids)],
             )
             return [RelationKey(s, SUPERSEDES, o) for s, o in cur.fetchall()]
-
-
-def bound_cursor() -> Any:
-    """A psycopg cursor on Django's connection that sends parameters apart from the SQL. The
-    commit path's statements pass `prepare=True` (Django leaves psycopg's automatic
-    preparation off), so the server parses and plans each of them once per connection, not
-    once per commit. Use it inside `pipeline()` (which turns its errors into Django's)."""
-    return psycopg.Cursor(connection.connection)
-
-
-@contextmanager
-def pipeline() -> Iterator[None]:
-    """psycopg's pipeline mode on Django's connection: statements go out without waiting.
-    Errors come out as Django's database errors, as from any other query.
-
-    Inside an open pipeline (a group commit: `memory.tx.group`) it adds nothing, so leaving
-    it does not wait either: results are fetched when read, and one transaction's writes go
-    out with the next one's reads."""
-    if connection.connection.pgconn.pipeline_status != pq.PipelineStatus.OFF:
-        yield
-        return
-    with connection.wrap_database_errors, connection.connection.pipeline():
-        yield

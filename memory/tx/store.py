@@ -19,9 +19,10 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
+from memory.hotsql import bound_cursor, pipeline
 from memory.locking import LockedContext
 from memory.tx.apply import ApplyOutcome, FrameState
-from memory.tx.loader import FRAME_STATE_COLUMNS, bound_cursor, pipeline
+from memory.tx.loader import FRAME_STATE_COLUMNS
 from memory.tx.retirement import PENDING, request_rows
 
 
