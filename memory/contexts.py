@@ -12,6 +12,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memory.errors import InvalidRequest, NotFound
+from memory.hotsql import fetch_one_prepared
 from memory.locking import lock_context_model
 
 __all__ = [
@@ -229,9 +230,7 @@ def authenticate_token(raw: str) -> ApiToken | None:
     if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
         return None
     token_fields, context_fields, sql = _token_query()
-    with connection.cursor() as cur:
-        cur.execute(sql, [hash_token(raw)])
-        row = cur.fetchone()
+    row = fetch_one_prepared(sql, [hash_token(raw)])
     if row is None:
         return None
     token = ApiToken.from_db("default", token_fields, row[: len(token_fields)])

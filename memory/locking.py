@@ -17,10 +17,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
 from django.db import connection
 
 from memory.errors import ContextFrozen, NotFound
+from memory.hotsql import bound_cursor
 from memory.models import Context
 
 _locks: dict[int, threading.Lock] = {}
@@ -89,8 +89,8 @@ def send_lock(context_id: int) -> Callable[[], LockedContext]:
     waiting, so statements sent after it go out in the same round trip (they run once the
     lock is granted); returns a function that reads the locked row, raising as
     `lock_context` does."""
-    cur = psycopg.Cursor(connection.connection)
-    cur.execute(_LOCK_SQL, [context_id])
+    cur = bound_cursor()
+    cur.execute(_LOCK_SQL, [context_id], prepare=True)
 
     def read() -> LockedContext:
         with connection.wrap_database_errors, cur:

@@ -102,6 +102,10 @@ def env_log_level(name: str, default: str) -> str:
     return value
 
 
+# A threshold no statement reaches by repetition: only `prepare=True` prepares.
+PREPARE_WHEN_ASKED = 2**31 - 1
+
+
 @dataclass(frozen=True)
 class DatabaseConfig:
     name: str
@@ -117,7 +121,14 @@ class DatabaseConfig:
         # `wait_seconds` bounds how long a request waits for a connection: with PostgreSQL
         # down it answers 503 `database_unavailable` after that, instead of hanging (the
         # pool's default is 30 s). libpq's connect_timeout cannot go below 2 s.
-        options: dict[str, object] = {"connect_timeout": max(2, math.ceil(wait_seconds))}
+        options: dict[str, object] = {
+            "connect_timeout": max(2, math.ceil(wait_seconds)),
+            # psycopg prepares a statement on the server only when told to
+            # (`execute(..., prepare=True)`: the commit path's few hot statements). Django's
+            # default (None) refuses even that; automatic preparation after a few runs would
+            # fill every connection's cache with one-off ORM queries.
+            "prepare_threshold": PREPARE_WHEN_ASKED,
+        }
         if pool_max > 0:
             options["pool"] = {
                 "min_size": min(2, pool_max),

@@ -23,9 +23,10 @@ DECLARE
   ver bigint := (d->>'version')::bigint;
   at_tick bigint := (d->>'tick')::bigint;
   at timestamptz := (d->>'now')::timestamptz;
+  r jsonb := d->'record';
   ev bigint;
   rec bigint;
-  u record;
+  x jsonb;
 BEGIN
   INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at,
       size_chars, token_estimate, is_observation, active, status_version, pending, delivers)
@@ -36,96 +37,77 @@ BEGIN
   INSERT INTO memory_transactionrecord (context_id, author, author_kind, thread, base_version,
       committed_version, status, reason, text, ops, receipt, frame_ids, event_id, evaluation_id,
       created_at, idempotency_key, request_hash)
-    SELECT ctx, r.author, r.author_kind, d->>'thread', r.base_version, ver, 'committed',
-      r.reason, d->>'text', r.ops::json, r.receipt,
-      ARRAY(SELECT jsonb_array_elements_text(r.frame_ids)), ev, r.evaluation_id, at,
-      r.idempotency_key, r.request_hash
-    FROM jsonb_to_record(d->'record') AS r(author text, author_kind text, base_version bigint,
-      reason text, ops text, receipt jsonb, frame_ids jsonb, evaluation_id bigint,
-      idempotency_key text, request_hash text)
+    VALUES (ctx, r->>'author', r->>'author_kind', d->>'thread', (r->>'base_version')::bigint,
+      ver, 'committed', r->>'reason', d->>'text', (r->>'ops')::json, r->'receipt',
+      ARRAY(SELECT jsonb_array_elements_text(r->'frame_ids')), ev,
+      (r->>'evaluation_id')::bigint, at, r->>'idempotency_key', r->>'request_hash')
     RETURNING id INTO rec;
 
-  IF d->'created' <> '[]' THEN
+  -- Row by row, each statement a plain VALUES or a primary-key UPDATE with a cached plan:
+  -- a commit touches few rows, and a set-returning scan of the document costs more.
+  FOR x IN SELECT * FROM jsonb_array_elements(d->'created') LOOP
     INSERT INTO memory_frame (context_id, frame_id, revision, body, sources, status, protected,
         retire_requested_tick, retire_due_tick, retire_reason, retire_generation, token_estimate,
         created_version, changed_version, updated_at)
-      SELECT ctx, f.frame_id, f.revision, f.body::json, f.sources, f.status, f.protected,
-        f.retire_requested_tick, f.retire_due_tick, f.retire_reason, f.retire_generation,
-        f.token_estimate, ver, ver, now()
-      FROM jsonb_to_recordset(d->'created') AS f(frame_id text, revision integer, body text,
-        sources jsonb, status text, protected boolean, retire_requested_tick bigint,
-        retire_due_tick bigint, retire_reason text, retire_generation integer,
-        token_estimate bigint);
-  END IF;
-
-  -- Row by row: each UPDATE finds its row through the primary key whatever the planner
-  -- would estimate for a join with the document's rows.
-  FOR u IN SELECT * FROM jsonb_to_recordset(d->'updated') AS x(id bigint, revision integer,
-      body text, sources jsonb, status text, protected boolean, retire_requested_tick bigint,
-      retire_due_tick bigint, retire_reason text, retire_generation integer,
-      token_estimate bigint, changed_version bigint)
-  LOOP
-    UPDATE memory_frame SET revision = u.revision, body = u.body::json,
-        sources = u.sources, status = u.status, protected = u.protected,
-        retire_requested_tick = u.retire_requested_tick, retire_due_tick = u.retire_due_tick,
-        retire_reason = u.retire_reason, retire_generation = u.retire_generation,
-        token_estimate = u.token_estimate, changed_version = u.changed_version,
-        updated_at = now()
-      WHERE id = u.id;
+      VALUES (ctx, x->>'frame_id', (x->>'revision')::integer, (x->>'body')::json, x->'sources',
+        x->>'status', (x->>'protected')::boolean, (x->>'retire_requested_tick')::bigint,
+        (x->>'retire_due_tick')::bigint, x->>'retire_reason',
+        (x->>'retire_generation')::integer, (x->>'token_estimate')::bigint, ver, ver, now());
   END LOOP;
 
-  IF d->'revisions' <> '[]' THEN
-    INSERT INTO memory_framerevision (frame_id, revision, body, sources, transaction_id, version,
-        created_at)
-      SELECT COALESCE(f.id, (SELECT id FROM memory_frame
-          WHERE context_id = ctx AND frame_id = f.frame_id)),
-        f.revision, f.body::json, f.sources, rec, ver, at
-      FROM jsonb_to_recordset(d->'revisions') AS f(id bigint, frame_id text, revision integer,
-        body text, sources jsonb);
-  END IF;
+  FOR x IN SELECT * FROM jsonb_array_elements(d->'updated') LOOP
+    UPDATE memory_frame SET revision = (x->>'revision')::integer, body = (x->>'body')::json,
+        sources = x->'sources', status = x->>'status', protected = (x->>'protected')::boolean,
+        retire_requested_tick = (x->>'retire_requested_tick')::bigint,
+        retire_due_tick = (x->>'retire_due_tick')::bigint, retire_reason = x->>'retire_reason',
+        retire_generation = (x->>'retire_generation')::integer,
+        token_estimate = (x->>'token_estimate')::bigint,
+        changed_version = (x->>'changed_version')::bigint, updated_at = now()
+      WHERE id = (x->>'id')::bigint;
+  END LOOP;
+
+  FOR x IN SELECT * FROM jsonb_array_elements(d->'revisions') LOOP
+    INSERT INTO memory_framerevision (frame_id, revision, body, sources, transaction_id,
+        version, created_at)
+      VALUES (COALESCE((x->>'id')::bigint, (SELECT id FROM memory_frame
+          WHERE context_id = ctx AND frame_id = x->>'frame_id')),
+        (x->>'revision')::integer, (x->>'body')::json, x->'sources', rec, ver, at);
+  END LOOP;
 
   -- A request is resolved before the frame's new one (if any) is opened.
-  IF d->'resolved' <> '[]' THEN
-    FOR u IN SELECT * FROM jsonb_to_recordset(d->'resolved') AS x(frame bigint, outcome text)
-    LOOP
-      UPDATE memory_retirementrequest SET outcome = u.outcome, resolved_tick = at_tick,
-          resolved_version = ver
-        WHERE frame_id = u.frame AND outcome = d->>'pending';
-    END LOOP;
-  END IF;
+  FOR x IN SELECT * FROM jsonb_array_elements(d->'resolved') LOOP
+    UPDATE memory_retirementrequest SET outcome = x->>'outcome', resolved_tick = at_tick,
+        resolved_version = ver
+      WHERE frame_id = (x->>'frame')::bigint AND outcome = d->>'pending';
+  END LOOP;
 
-  IF d->'requested' <> '[]' THEN
+  FOR x IN SELECT * FROM jsonb_array_elements(d->'requested') LOOP
     INSERT INTO memory_retirementrequest (frame_id, generation, requested_tick, due_tick, reason,
         requested_version, outcome, resolved_tick, resolved_version)
-      SELECT COALESCE(r.id, (SELECT id FROM memory_frame
-          WHERE context_id = ctx AND frame_id = r.frame_id)),
-        r.generation, at_tick, r.due_tick, r.reason, ver, r.outcome, r.resolved_tick,
-        r.resolved_version
-      FROM jsonb_to_recordset(d->'requested') AS r(id bigint, frame_id text, generation integer,
-        due_tick bigint, reason text, outcome text, resolved_tick bigint, resolved_version bigint);
-  END IF;
+      VALUES (COALESCE((x->>'id')::bigint, (SELECT id FROM memory_frame
+          WHERE context_id = ctx AND frame_id = x->>'frame_id')),
+        (x->>'generation')::integer, at_tick, (x->>'due_tick')::bigint, x->>'reason', ver,
+        x->>'outcome', (x->>'resolved_tick')::bigint, (x->>'resolved_version')::bigint);
+  END LOOP;
 
-  IF d->'unrelated' <> '[]' THEN
-    UPDATE memory_relation SET removed_version = ver
-      WHERE id = ANY (ARRAY(SELECT value::bigint FROM jsonb_array_elements_text(d->'unrelated')));
-  END IF;
+  FOR x IN SELECT * FROM jsonb_array_elements(d->'unrelated') LOOP
+    UPDATE memory_relation SET removed_version = ver WHERE id = (x #>> '{}')::bigint;
+  END LOOP;
 
-  IF d->'related' <> '[]' THEN
+  FOR x IN SELECT * FROM jsonb_array_elements(d->'related') LOOP
     INSERT INTO memory_relation (context_id, subject_id, name, object_id, created_version)
-      SELECT ctx,
-        COALESCE(r.subject_id, (SELECT id FROM memory_frame
-          WHERE context_id = ctx AND frame_id = r.subject)),
-        r.name,
-        COALESCE(r.object_id, (SELECT id FROM memory_frame
-          WHERE context_id = ctx AND frame_id = r.object)),
-        ver
-      FROM jsonb_to_recordset(d->'related') AS r(subject_id bigint, subject text, name text,
-        object_id bigint, object text);
-  END IF;
+      VALUES (ctx,
+        COALESCE((x->>'subject_id')::bigint, (SELECT id FROM memory_frame
+          WHERE context_id = ctx AND frame_id = x->>'subject')),
+        x->>'name',
+        COALESCE((x->>'object_id')::bigint, (SELECT id FROM memory_frame
+          WHERE context_id = ctx AND frame_id = x->>'object')),
+        ver);
+  END LOOP;
 
-  FOR u IN SELECT * FROM jsonb_to_recordset(d->'events') AS x(id bigint, active boolean)
-  LOOP
-    UPDATE memory_event SET active = u.active, status_version = ver WHERE id = u.id;
+  FOR x IN SELECT * FROM jsonb_array_elements(d->'events') LOOP
+    UPDATE memory_event SET active = (x->>'active')::boolean, status_version = ver
+      WHERE id = (x->>'id')::bigint;
   END LOOP;
 
   UPDATE memory_context SET version = ver, last_seq = (d->>'seq')::bigint,
@@ -135,11 +117,12 @@ BEGIN
 
   -- Search index intents: every touched frame and event, then the transaction event.
   INSERT INTO memory_indexintent (context_id, frame_id, event_id, created_at)
-    SELECT ctx, COALESCE(i.id, (SELECT id FROM memory_frame
-        WHERE context_id = ctx AND frame_id = i.frame_id)), NULL, at
-    FROM jsonb_to_recordset(d->'touched') AS i(id bigint, frame_id text)
+    SELECT ctx, COALESCE((t->>'id')::bigint, (SELECT id FROM memory_frame
+        WHERE context_id = ctx AND frame_id = t->>'frame_id')), NULL, at
+    FROM jsonb_array_elements(d->'touched') WITH ORDINALITY AS f(t, n)
     UNION ALL
-    SELECT ctx, NULL, v.id, at FROM jsonb_to_recordset(d->'events') AS v(id bigint, active boolean)
+    SELECT ctx, NULL, (e->>'id')::bigint, at
+    FROM jsonb_array_elements(d->'events') WITH ORDINALITY AS v(e, n)
     UNION ALL
     SELECT ctx, NULL, ev, at;
 

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from django.db import connection
 
+from memory.hotsql import pipeline
 from memory.kinds import ACTION, REQUEST_OPEN, USER_MESSAGE
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context
@@ -24,7 +25,6 @@ from memory.tokens import (
     fit_prefix,
     fit_suffix,
 )
-from memory.tx.loader import pipeline
 from memory.tx.retirement import window_view
 from memory.vocabulary import event_ref
 

@@ -27,12 +27,17 @@ from typing import Any, Generic, TypeVar
 from django.db import connection, transaction
 
 from memory.errors import MorphzError
+from memory.hotsql import pipeline
 from memory.locking import LockedContext, context_gate, send_lock
-from memory.tx.loader import pipeline
 
 # A longer group makes its first writer wait for all the others; 16 keeps a group under a
 # few dozen milliseconds on a busy machine while amortising the flush well.
 MAX_GROUP = 16
+# How long a leader may wait for the writers the last group had to queue again, so that they
+# are locked, loaded and decided together (PostgreSQL's commit_delay, for the same reason).
+# Waiting happens only while the context has had several writers at once: a lone writer
+# never waits, and after a group of one, nobody waits.
+GATHER_SECONDS = 0.002
 
 Item = TypeVar("Item")
 Decision = TypeVar("Decision")
@@ -53,8 +58,11 @@ class _Queue:
 
     def __init__(self) -> None:
         self.items: deque[_Waiting] = deque()
-        self.changed = threading.Condition()
+        guard = threading.Lock()
+        self.changed = threading.Condition(guard)  # an item is done, or no one leads
+        self.arrived = threading.Condition(guard)  # an item was queued (the leader waits)
         self.leading = False
+        self.last_group = 1
 
 
 _queues: dict[int, _Queue] = {}
@@ -95,6 +103,7 @@ def commit_grouped(context_id: int, item: Item, steps: Steps[Item, Decision, Res
     waiting: _Waiting[Item, Result] = _Waiting(item)
     with queue.changed:
         queue.items.append(waiting)
+        queue.arrived.notify()
         while not waiting.done and queue.leading:
             queue.changed.wait()
         lead = not waiting.done
@@ -121,10 +130,20 @@ def _take(queue: _Queue, limit: int) -> list[_Waiting[Item, Result]]:
         return [queue.items.popleft() for _ in range(min(len(queue.items), limit))]
 
 
+def _gather(queue: _Queue) -> list[_Waiting[Item, Result]]:
+    """The first items of a group: as many as the last group held, once they are queued
+    (waiting GATHER_SECONDS at most), or what is queued now."""
+    with queue.changed:
+        wanted = min(queue.last_group, MAX_GROUP)
+        if len(queue.items) < wanted:
+            queue.arrived.wait_for(lambda: len(queue.items) >= wanted, GATHER_SECONDS)
+        return [queue.items.popleft() for _ in range(min(len(queue.items), MAX_GROUP))]
+
+
 def _run_group(context_id: int, queue: _Queue, steps: Steps[Item, Decision, Result]) -> None:
     """Commit the transactions queued on the context, oldest first, in one database
     transaction; those queued while it runs join it, up to MAX_GROUP."""
-    batch: list[_Waiting[Item, Result]] = _take(queue, MAX_GROUP)
+    batch: list[_Waiting[Item, Result]] = _gather(queue)
     try:
         with transaction.atomic():
             written: list[tuple[_Waiting[Item, Result], Callable[[], Result]]] = []
@@ -162,6 +181,7 @@ def _run_group(context_id: int, queue: _Queue, steps: Steps[Item, Decision, Resu
         with queue.changed:
             for waiting in batch:
                 waiting.done = True
+            queue.last_group = len(batch)
             queue.changed.notify_all()
 
 

@@ -7,14 +7,12 @@ as the working copy's types. `memory.tx.store` writes the outcome with the same 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
-import psycopg
 from django.db import connection
-from psycopg import pq
 
+from memory.hotsql import bound_cursor, pipeline
 from memory.tx.apply import SUPERSEDES, EventState, FrameState, RelationKey, RelationState
 
 # A frame's state columns, in one order for the loader's SELECT and the writer's INSERT and
@@ -82,10 +80,13 @@ _LOAD_SQL = (
     + ", 'relations', "
     + _rows_as_json(
         ["r.id", "s.frame_id", "r.name", "o.frame_id", "r.created_version", "r.removed_version"],
-        "FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id "
+        # From the named subjects through the subject index (LATERAL): a prepared statement
+        # keeps one plan, which must not scan the relations of every context.
+        "FROM memory_frame s CROSS JOIN LATERAL (SELECT * FROM memory_relation x "  # noqa: S608 - fixed SQL from this module's constants
+        f"WHERE x.subject_id = s.id AND x.name = ANY({_listed('names')})) AS r "
         "JOIN memory_frame o ON o.id = r.object_id WHERE s.context_id = ctx.id "
         f"AND s.frame_id = ANY({_listed('subjects')}) AND o.context_id = ctx.id "
-        f"AND o.frame_id = ANY({_listed('objects')}) AND r.name = ANY({_listed('names')})",
+        f"AND o.frame_id = ANY({_listed('objects')})",
     )
     + ") FROM (SELECT %s::bigint AS id) AS ctx, (SELECT %s::jsonb AS d) AS names"
 )
@@ -173,7 +174,9 @@ class SqlLoader:
             "names": sorted({k.name for k in relation_keys}),
         }
         cur = bound_cursor()
-        cur.execute(_LOAD_SQL, [self.context_id, json.dumps(names, ensure_ascii=False)])
+        cur.execute(
+            _LOAD_SQL, [self.context_id, json.dumps(names, ensure_ascii=False)], prepare=True
+        )
 
         def read() -> Loaded:
             with connection.wrap_database_errors, cur:
@@ -199,26 +202,3 @@ class SqlLoader:
                 [self.context_id, SUPERSEDES, sorted(object_ids)],
             )
             return [RelationKey(s, SUPERSEDES, o) for s, o in cur.fetchall()]
-
-
-def bound_cursor() -> Any:
-    """A psycopg cursor on Django's connection that sends parameters apart from the SQL, so
-    the server prepares the commit's statements once per connection (psycopg prepares a
-    statement run five times) instead of parsing and planning each. Use it inside
-    `pipeline()` (which turns its errors into Django's)."""
-    return psycopg.Cursor(connection.connection)
-
-
-@contextmanager
-def pipeline() -> Iterator[None]:
-    """psycopg's pipeline mode on Django's connection: statements go out without waiting.
-    Errors come out as Django's database errors, as from any other query.
-
-    Inside an open pipeline (a group commit: `memory.tx.group`) it adds nothing, so leaving
-    it does not wait either: results are fetched when read, and one transaction's writes go
-    out with the next one's reads."""
-    if connection.connection.pgconn.pipeline_status != pq.PipelineStatus.OFF:
-        yield
-        return
-    with connection.wrap_database_errors, connection.connection.pipeline():
-        yield

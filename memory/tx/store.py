@@ -19,9 +19,10 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
+from memory.hotsql import bound_cursor, pipeline
 from memory.locking import LockedContext
 from memory.tx.apply import ApplyOutcome, FrameState
-from memory.tx.loader import FRAME_STATE_COLUMNS, bound_cursor, pipeline
+from memory.tx.loader import FRAME_STATE_COLUMNS
 from memory.tx.retirement import PENDING, request_rows
 
 
@@ -53,7 +54,7 @@ def write_commit(
     cur = bound_cursor()
     try:
         with pipeline():
-            cur.execute("SELECT morphz_write_commit(%s::jsonb)", [document])
+            cur.execute("SELECT morphz_write_commit(%s::jsonb)", [document], prepare=True)
     except BaseException:
         cur.close()  # nothing to read: the error is the answer
         raise

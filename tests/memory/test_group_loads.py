@@ -10,10 +10,11 @@ import pytest
 from django.db import connection, transaction
 
 from memory.contexts import create_context
+from memory.hotsql import pipeline
 from memory.models import Context
 from memory.tx.apply import ApplyOutcome
 from memory.tx.engine import submit_transaction
-from memory.tx.loader import SqlLoader, pipeline
+from memory.tx.loader import SqlLoader
 from memory.tx.preload import GroupLoads, Names
 
 OPS = [{"op": "revise", "id": "release", "body": {"goal": "x"}}]

@@ -1,0 +1,26 @@
+"""The commit path's statements (row lock, loads, the write function) are prepared on the
+server once per connection, and only they: Django's own queries are not."""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from memory.contexts import create_context
+from memory.tx.engine import submit_transaction
+
+
+def prepared_statements() -> list[str]:
+    with connection.cursor() as cur:
+        cur.execute("SELECT statement FROM pg_prepared_statements")
+        return [row[0] for row in cur.fetchall()]
+
+
+def test_the_commit_statements_are_prepared_and_nothing_else(transactional_db):
+    context = create_context("prepared")
+    for n in range(3):
+        submit_transaction(context.pk, text=f"(context-tx (derive f{n} (n {n})))")
+    statements = prepared_statements()
+    assert any("FOR UPDATE" in s and "memory_context" in s for s in statements)
+    assert any("jsonb_build_object('frames'" in s for s in statements)
+    assert any("morphz_write_commit" in s for s in statements)
+    assert len(statements) == 3, statements
