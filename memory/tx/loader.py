@@ -56,37 +56,69 @@ def _listed(key: str, cast: str = "text") -> str:
     return f"ARRAY(SELECT value::{cast} FROM jsonb_array_elements_text(names.d->'{key}'))"  # noqa: S608 - key and cast are constants of this module
 
 
-def _rows_as_json(columns: list[str], source: str) -> str:
-    """SQL for the rows of `source` as a JSON array of arrays of `columns` (`[]` for none)."""
-    return f"(SELECT coalesce(jsonb_agg(jsonb_build_array({', '.join(columns)})), '[]') {source})"
+def _each(key: str, cast: str = "text") -> str:
+    """SQL for the names under `key` of the names document, one row each (`c.v`)."""
+    return f"jsonb_array_elements_text(names.d->'{key}') AS k(t), LATERAL (SELECT k.t::{cast} AS v) AS c"
+
+
+def _per_name(key: str, cast: str, row_sql: str) -> str:
+    """SQL for a JSON array of the rows `row_sql` finds for each name under `key` (`c.v`):
+    a correlated subquery per name, which PostgreSQL runs as a lookup per name and never
+    turns into a join over the context's rows (`row_sql` yields one JSON array per name)."""
+    return (
+        f"(SELECT coalesce(jsonb_agg(e), '[]') FROM {_each(key, cast)}, "  # noqa: S608 - constants of this module
+        f"LATERAL jsonb_array_elements(coalesce(({row_sql}), '[]')) AS e)"
+    )
+
+
+def _rows_of(columns: list[str], source: str) -> str:
+    """SQL for the rows of `source` as a JSON array of arrays of `columns` (null for none)."""
+    return f"SELECT jsonb_agg(jsonb_build_array({', '.join(columns)})) {source}"
 
 
 # Frames, events and relations in one statement, one result: a document of rows. Bodies are
 # `json` columns that keep their keys' order; they travel as text and are parsed here.
+# A prepared statement keeps one plan for every call, made from the statistics of its day
+# (a context with few frames then may hold thousands later): each name is looked up on its
+# own, by equality on a unique key, which is an index lookup whatever the statistics say.
 _LOAD_SQL = (
     "SELECT jsonb_build_object("  # noqa: S608 - fixed column lists and keys; values are parameters
     "'frames', "
-    + _rows_as_json(
-        [c if c != "body" else "body::text" for c in FRAME_COLUMNS],
-        "FROM memory_frame WHERE context_id = ctx.id AND frame_id = ANY(" + _listed("frames") + ")",
+    + _per_name(
+        "frames",
+        "text",
+        _rows_of(
+            [c if c != "body" else "body::text" for c in FRAME_COLUMNS],
+            "FROM memory_frame WHERE context_id = ctx.id AND frame_id = c.v",
+        ),
     )
     + ", 'events', "
-    + _rows_as_json(
-        ["id", *_EVENT_COLUMNS[1:]],
-        "FROM memory_event WHERE context_id = ctx.id AND seq = ANY("
-        + _listed("seqs", "bigint")
-        + ")",
+    + _per_name(
+        "seqs",
+        "bigint",
+        _rows_of(
+            ["id", *_EVENT_COLUMNS[1:]],
+            "FROM memory_event WHERE context_id = ctx.id AND seq = c.v",
+        ),
     )
     + ", 'relations', "
-    + _rows_as_json(
-        ["r.id", "s.frame_id", "r.name", "o.frame_id", "r.created_version", "r.removed_version"],
-        # From the named subjects through the subject index (LATERAL): a prepared statement
-        # keeps one plan, which must not scan the relations of every context.
-        "FROM memory_frame s CROSS JOIN LATERAL (SELECT * FROM memory_relation x "  # noqa: S608 - fixed SQL from this module's constants
-        f"WHERE x.subject_id = s.id AND x.name = ANY({_listed('names')})) AS r "
-        "JOIN memory_frame o ON o.id = r.object_id WHERE s.context_id = ctx.id "
-        f"AND s.frame_id = ANY({_listed('subjects')}) AND o.context_id = ctx.id "
-        f"AND o.frame_id = ANY({_listed('objects')})",
+    + _per_name(
+        "subjects",
+        "text",
+        _rows_of(
+            [
+                "r.id",
+                "s.frame_id",
+                "r.name",
+                "o.frame_id",
+                "r.created_version",
+                "r.removed_version",
+            ],
+            "FROM memory_frame s JOIN memory_relation r ON r.subject_id = s.id "
+            "JOIN memory_frame o ON o.id = r.object_id WHERE s.context_id = ctx.id "
+            f"AND s.frame_id = c.v AND r.name = ANY({_listed('names')}) "
+            f"AND o.frame_id = ANY({_listed('objects')})",
+        ),
     )
     + ") FROM (SELECT %s::bigint AS id) AS ctx, (SELECT %s::jsonb AS d) AS names"
 )
