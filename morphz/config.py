@@ -115,7 +115,9 @@ class DatabaseConfig:
     port: str
     embedded: bool
 
-    def django_settings(self, pool_max: int = 0, wait_seconds: float = 1.0) -> dict[str, object]:
+    def django_settings(
+        self, pool_max: int = 0, wait_seconds: float = 1.0, prepared: bool = True
+    ) -> dict[str, object]:
         # Under ASGI each request may run on a fresh thread; a pool spares every request a
         # new PostgreSQL backend. Django requires CONN_MAX_AGE = 0 with a pool.
         # `wait_seconds` bounds how long a request waits for a connection: with PostgreSQL
@@ -126,8 +128,9 @@ class DatabaseConfig:
             # psycopg prepares a statement on the server only when told to
             # (`execute(..., prepare=True)`: the commit path's few hot statements). Django's
             # default (None) refuses even that; automatic preparation after a few runs would
-            # fill every connection's cache with one-off ORM queries.
-            "prepare_threshold": PREPARE_WHEN_ASKED,
+            # fill every connection's cache with one-off ORM queries. Off (None: nothing is
+            # prepared) behind a pooler that cannot keep prepared statements.
+            "prepare_threshold": PREPARE_WHEN_ASKED if prepared else None,
         }
         if pool_max > 0:
             options["pool"] = {

@@ -102,6 +102,7 @@ DATABASES = {
     "default": DATABASE.django_settings(
         pool_max=env_int("MORPHZ_DB_POOL_MAX", 16, minimum=0),
         wait_seconds=env_float("MORPHZ_DB_WAIT_SECONDS", 1.0, minimum=0.1, maximum=60),
+        prepared=env_bool("MORPHZ_DB_PREPARED_STATEMENTS", True),
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

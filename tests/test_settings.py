@@ -98,3 +98,15 @@ def test_good_throttle_rates_are_accepted(rate):
         },
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_prepared_statements_can_be_turned_off_for_a_pooler():
+    config = parse_database_url("postgresql://me@localhost/morphz")
+    assert config.django_settings()["OPTIONS"]["prepare_threshold"] > 10**9  # only when asked
+    assert config.django_settings(prepared=False)["OPTIONS"]["prepare_threshold"] is None
+
+
+def test_a_bad_prepared_statements_switch_stops_manage_py():
+    done = manage("check", env={"MORPHZ_DB_PREPARED_STATEMENTS": "sometimes"})
+    assert done.returncode != 0
+    assert "MORPHZ_DB_PREPARED_STATEMENTS" in done.stderr

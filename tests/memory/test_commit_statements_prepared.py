@@ -7,6 +7,7 @@ from django.db import connection
 
 from memory.contexts import create_context
 from memory.tx.engine import submit_transaction
+from morphz.config import PREPARE_WHEN_ASKED
 
 
 def prepared_statements() -> list[str]:
@@ -24,3 +25,23 @@ def test_the_commit_statements_are_prepared_and_nothing_else(transactional_db):
     assert any("jsonb_build_object('frames'" in s for s in statements)
     assert any("morphz_write_commit" in s for s in statements)
     assert len(statements) == 3, statements
+
+
+def test_with_preparation_off_commits_prepare_nothing(transactional_db):
+    """MORPHZ_DB_PREPARED_STATEMENTS=false (a pooler that cannot keep them) sets psycopg's
+    threshold to None, which refuses `prepare=True` too: commits work the same."""
+    context = create_context("unprepared")
+    connection.ensure_connection()
+    with connection.cursor() as cur:
+        cur.execute("DEALLOCATE ALL")
+    connection.connection._prepared.clear()
+    connection.connection.prepare_threshold = None
+    try:
+        for n in range(3):
+            submit_transaction(context.pk, text=f"(context-tx (derive g{n} (n {n})))")
+        assert prepared_statements() == []
+    finally:
+        connection.connection.prepare_threshold = PREPARE_WHEN_ASKED  # back to the pool as it came
+        connection.close()
+    context.refresh_from_db()
+    assert context.version == 3
