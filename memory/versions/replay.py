@@ -264,6 +264,9 @@ def scratch_context(settings: dict[str, Any], prefix: str = "replay") -> Iterato
 
 
 # Every table holding a context's rows, children first (foreign keys are checked at commit).
+# The index intents go first: deleting them waits for an indexer batch that claimed them, so
+# the documents that batch wrote are committed, and seen, when the next statement deletes the
+# documents (deleting documents first missed them: the commit then failed on a foreign key).
 _PURGE = [
     "DELETE FROM memory_retirementrequest q USING memory_frame f "
     "WHERE q.frame_id = f.id AND f.context_id = %(c)s",
@@ -272,8 +275,8 @@ _PURGE = [
     *(
         f"DELETE FROM memory_{table} WHERE context_id = %(c)s"  # noqa: S608 - constant table names
         for table in (
-            "searchdocument",
             "indexintent",
+            "searchdocument",
             "framechange",
             "eventchange",
             "maintenancechange",
