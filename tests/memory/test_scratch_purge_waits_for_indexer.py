@@ -37,7 +37,7 @@ def test_purge_waits_for_an_indexer_batch_on_the_scratch_context() -> None:
                 time.sleep(0.5)  # the purge starts meanwhile
                 documents.index_rows([], [e for _, e in intents if e is not None])
                 IndexIntent.objects.filter(pk__in=[pk for pk, _ in intents]).delete()
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # reported below
             failures.append(exc)
         finally:
             connection.close()
