@@ -1,5 +1,6 @@
-"""The commit path's statements (row lock, loads, the write function) are prepared on the
-server once per connection, and only they: Django's own queries are not."""
+"""The commit path's statements (row lock, loads, the write function) and the API's token
+check are prepared on the server once per connection, and only they: Django's own queries
+are not."""
 
 from __future__ import annotations
 
@@ -21,10 +22,14 @@ def test_the_commit_statements_are_prepared_and_nothing_else(transactional_db):
     for n in range(3):
         submit_transaction(context.pk, text=f"(context-tx (derive f{n} (n {n})))")
     statements = prepared_statements()
-    assert any("FOR UPDATE" in s and "memory_context" in s for s in statements)
-    assert any("jsonb_build_object('frames'" in s for s in statements)
-    assert any("morphz_write_commit" in s for s in statements)
-    assert len(statements) == 3, statements
+    lock = [s for s in statements if "FOR UPDATE" in s and "memory_context" in s]
+    load = [s for s in statements if "jsonb_build_object('frames'" in s]
+    write = [s for s in statements if "morphz_write_commit" in s]
+    # The API's token check is the one other prepared statement (when this connection
+    # served a request before): Django's own queries never are.
+    token = [s for s in statements if "memory_apitoken" in s]
+    assert (len(lock), len(load), len(write)) == (1, 1, 1), statements
+    assert len(statements) == 3 + len(token), statements
 
 
 def test_with_preparation_off_commits_prepare_nothing(transactional_db):
