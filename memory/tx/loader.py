@@ -51,11 +51,6 @@ _FRAMES_SQL = (
 _EVENTS_SQL = f"SELECT {_EVENT_SELECT} FROM memory_event WHERE context_id = %s AND seq = ANY(%s)"  # noqa: S608 - a constant column list; values are parameters
 
 
-def _listed(key: str, cast: str = "text") -> str:
-    """SQL for the array under `key` of the names document (the second parameter)."""
-    return f"ARRAY(SELECT value::{cast} FROM jsonb_array_elements_text(names.d->'{key}'))"  # noqa: S608 - key and cast are constants of this module
-
-
 def _each(key: str, cast: str = "text") -> str:
     """SQL for the names under `key` of the names document, one row each (`c.v`)."""
     return f"jsonb_array_elements_text(names.d->'{key}') AS k(t), LATERAL (SELECT k.t::{cast} AS v) AS c"
@@ -102,24 +97,18 @@ _LOAD_SQL = (
         ),
     )
     + ", 'relations', "
-    + _per_name(
-        "subjects",
-        "text",
-        _rows_of(
-            [
-                "r.id",
-                "s.frame_id",
-                "r.name",
-                "o.frame_id",
-                "r.created_version",
-                "r.removed_version",
-            ],
-            "FROM memory_frame s JOIN memory_relation r ON r.subject_id = s.id "
-            "JOIN memory_frame o ON o.id = r.object_id WHERE s.context_id = ctx.id "
-            f"AND s.frame_id = c.v AND r.name = ANY({_listed('names')}) "
-            f"AND o.frame_id = ANY({_listed('objects')})",
-        ),
+    # Each named relation (a [subject, name, object] triple) on its own: every row of it,
+    # current and past, through the subject's unique key and the subject index.
+    + "(SELECT coalesce(jsonb_agg(e), '[]') FROM "
+    "jsonb_array_elements(names.d->'relations') AS k(t), LATERAL jsonb_array_elements(coalesce(("
+    + _rows_of(
+        ["r.id", "s.frame_id", "r.name", "o.frame_id", "r.created_version", "r.removed_version"],
+        "FROM memory_frame s JOIN memory_relation r ON r.subject_id = s.id "
+        "JOIN memory_frame o ON o.id = r.object_id WHERE s.context_id = ctx.id "
+        "AND s.frame_id = k.t->>0 AND r.name = k.t->>1 "
+        "AND o.context_id = ctx.id AND o.frame_id = k.t->>2",
     )
+    + "), '[]')) AS e)"
     + ") FROM (SELECT %s::bigint AS id) AS ctx, (SELECT %s::jsonb AS d) AS names"
 )
 
@@ -201,9 +190,7 @@ class SqlLoader:
         names = {
             "frames": sorted(frame_ids),
             "seqs": sorted(seqs),
-            "subjects": sorted({k.subject for k in relation_keys}),
-            "objects": sorted({k.object for k in relation_keys}),
-            "names": sorted({k.name for k in relation_keys}),
+            "relations": sorted([k.subject, k.name, k.object] for k in relation_keys),
         }
         cur = bound_cursor()
         cur.execute(
