@@ -3,9 +3,10 @@ connection.
 
 Django leaves psycopg's statement preparation off; the settings (`morphz.config`) set a
 threshold no statement reaches by repetition, so only a statement sent with
-`prepare=True` is prepared, once per connection: the commit path's row lock, loads and
-write function, and the token check of every API request. Planning the commit's load cost
-more than running it.
+`prepare=True` is prepared, once per connection: the commit path's row lock and write
+function, and the token check of every API request. The commit's load is not: a prepared
+plan is made once, from the statistics of its day, and the load's best plan depends on how
+big the context has grown since.
 """
 
 from __future__ import annotations
