@@ -73,9 +73,9 @@ def _rows_of(columns: list[str], source: str) -> str:
 
 # Frames, events and relations in one statement, one result: a document of rows. Bodies are
 # `json` columns that keep their keys' order; they travel as text and are parsed here.
-# A prepared statement keeps one plan for every call, made from the statistics of its day
-# (a context with few frames then may hold thousands later): each name is looked up on its
-# own, by equality on a unique key, which is an index lookup whatever the statistics say.
+# Each name is looked up on its own, by equality on a unique key: an index lookup whatever
+# the statistics say. The statement is planned on each call (not prepared): a plan kept
+# from when a context was small went on scanning it as it grew.
 _LOAD_SQL = (
     "SELECT jsonb_build_object("  # noqa: S608 - fixed column lists and keys; values are parameters
     "'frames', "
