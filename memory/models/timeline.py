@@ -49,7 +49,10 @@ class Event(models.Model):
     """An immutable record of the context's history (R2). Only `active`, `pending`,
     request state and retirement bookkeeping change after the write."""
 
-    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="events")
+    # No index of its own: `event_seq_unique` starts with the context (see `Frame.context`).
+    context = models.ForeignKey(
+        Context, on_delete=models.CASCADE, related_name="events", db_index=False
+    )
     seq = models.BigIntegerField()
     kind = models.CharField(max_length=20, choices=choices_of(EVENT_KINDS))
     thread = models.CharField(max_length=100, default="main")

@@ -1,0 +1,63 @@
+"""The commit's load finds each named frame and event through its unique key (context and
+frame id, context and sequence number), whatever the statistics say: with a second index on
+the context alone, a planner whose statistics were behind read the whole context once per
+name, and a transaction naming a thousand frames waited minutes on its load."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import connection
+
+from memory.contexts import create_context
+from memory.limits import MAX_OPS
+from memory.tx import loader
+from memory.tx.engine import submit_transaction
+
+FRAMES = 300  # enough pages that reading the table beats no index lookup
+
+
+def scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every node of an EXPLAIN (FORMAT JSON) plan that reads a table."""
+    found = [plan] if "Relation Name" in plan else []
+    for child in plan.get("Plans", []):
+        found.extend(scans(child))
+    return found
+
+
+def test_each_named_frame_and_event_is_found_by_its_unique_key(db: Any) -> None:
+    context = create_context("planned")
+    ops = [
+        {"op": "derive", "id": f"n{i}", "from": [], "body": {"i": str(i)}} for i in range(FRAMES)
+    ]
+    ops += [
+        {"op": "relate", "subject": f"n{i}", "name": "next", "object": f"n{i + 1}"}
+        for i in range(FRAMES - 1)
+    ]
+    for start in range(0, len(ops), MAX_OPS):
+        chunk = ops[start : start + MAX_OPS]
+        submit_transaction(context.pk, data={"base_version": None, "reason": "seed", "ops": chunk})
+    names = {
+        "frames": [f"n{i}" for i in range(0, FRAMES, 7)],
+        "seqs": [1, 2],
+        "relations": [[f"n{i}", "next", f"n{i + 1}"] for i in range(0, FRAMES - 1, 5)],
+    }
+    with connection.cursor() as cur:
+        cur.execute("EXPLAIN (FORMAT JSON) " + loader._LOAD_SQL, [context.pk, json.dumps(names)])
+        (document,) = cur.fetchone()
+    plan = (json.loads(document) if isinstance(document, str) else document)[0]["Plan"]
+    tables = {
+        (node["Relation Name"], node.get("Alias")): node
+        for node in scans(plan)
+        if node["Relation Name"] in ("memory_frame", "memory_event")
+    }
+    assert {table for table, _ in tables} == {"memory_frame", "memory_event"}, tables
+    for (table, alias), node in tables.items():
+        key = {
+            "memory_frame": ("frame_id_unique", "frame_id"),
+            "memory_event": ("event_seq_unique", "seq"),
+        }[table]
+        assert node["Node Type"] == "Index Scan", (alias, node)
+        assert node["Index Name"] == key[0], (alias, node)
+        assert key[1] in node["Index Cond"] and "context_id" in node["Index Cond"], (alias, node)
