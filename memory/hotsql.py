@@ -4,9 +4,9 @@ connection.
 Django leaves psycopg's statement preparation off; the settings (`morphz.config`) set a
 threshold no statement reaches by repetition, so only a statement sent with
 `prepare=True` is prepared, once per connection: the commit path's row lock and write
-function, and the token check of every API request. The commit's load is not: a prepared
-plan is made once, from the statistics of its day, and the load's best plan depends on how
-big the context has grown since.
+function, its load, and the token check of every API request. Their generic plans find
+rows through unique keys, which no statistics can make a bad choice once the table is more
+than a few pages; PostgreSQL plans them again whenever ANALYZE changes the statistics.
 """
 
 from __future__ import annotations

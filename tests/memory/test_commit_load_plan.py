@@ -1,5 +1,6 @@
 """The commit's load finds each named frame and event through its unique key (context and
-frame id, context and sequence number), whatever the statistics say: with a second index on
+frame id, context and sequence number), whatever the statistics say, in the plan made for
+the call and in the generic plan its prepared statement keeps: with a second index on
 the context alone, a planner whose statistics were behind read the whole context once per
 name, and a transaction naming a thousand frames waited minutes on its load."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from django.db import connection
 
 from memory.contexts import create_context
@@ -26,7 +28,24 @@ def scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def test_each_named_frame_and_event_is_found_by_its_unique_key(db: Any) -> None:
+def explain(context_id: int, names: dict[str, Any], generic: bool) -> dict[str, Any]:
+    """The load's plan: for these values, or (generic) the one a prepared statement keeps."""
+    with connection.cursor() as cur:
+        if generic:
+            sql = loader._LOAD_SQL.replace("%s", "$1", 1).replace("%s", "$2", 1)
+            cur.execute("EXPLAIN (GENERIC_PLAN, FORMAT JSON) " + sql.replace("%%", "%"))
+        else:
+            cur.execute(
+                "EXPLAIN (FORMAT JSON) " + loader._LOAD_SQL, [context_id, json.dumps(names)]
+            )
+        (document,) = cur.fetchone()
+    return (json.loads(document) if isinstance(document, str) else document)[0]["Plan"]
+
+
+@pytest.mark.parametrize("generic", [False, True], ids=["planned-per-call", "prepared"])
+def test_each_named_frame_and_event_is_found_by_its_unique_key(db: Any, generic: bool) -> None:
+    if generic and connection.pg_version < 160000:
+        pytest.skip("EXPLAIN (GENERIC_PLAN) needs PostgreSQL 16")
     context = create_context("planned")
     ops = [
         {"op": "derive", "id": f"n{i}", "from": [], "body": {"i": str(i)}} for i in range(FRAMES)
@@ -43,10 +62,7 @@ def test_each_named_frame_and_event_is_found_by_its_unique_key(db: Any) -> None:
         "seqs": [1, 2],
         "relations": [[f"n{i}", "next", f"n{i + 1}"] for i in range(0, FRAMES - 1, 5)],
     }
-    with connection.cursor() as cur:
-        cur.execute("EXPLAIN (FORMAT JSON) " + loader._LOAD_SQL, [context.pk, json.dumps(names)])
-        (document,) = cur.fetchone()
-    plan = (json.loads(document) if isinstance(document, str) else document)[0]["Plan"]
+    plan = explain(context.pk, names, generic)
     tables = {
         (node["Relation Name"], node.get("Alias")): node
         for node in scans(plan)
