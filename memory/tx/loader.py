@@ -194,7 +194,9 @@ class SqlLoader:
             "relations": sorted([k.subject, k.name, k.object] for k in relation_keys),
         }
         cur = bound_cursor()
-        cur.execute(_LOAD_SQL, [self.context_id, json.dumps(names, ensure_ascii=False)], prepare=True)
+        cur.execute(
+            _LOAD_SQL, [self.context_id, json.dumps(names, ensure_ascii=False)], prepare=True
+        )
 
         def read() -> Loaded:
             with connection.wrap_database_errors, cur:
