@@ -25,7 +25,10 @@ ranked all together in one statement (document frequencies are counted there, ov
 filtered documents): no "newest first" cut, the best matches are found wherever they are.
 Every item's documents in this context (filters applied) are counted first, up to
 COUNT_CAP each (`_counts`), so a word's role and weight depend on this context alone, not
-on what other contexts hold. Selecting items are the rarest, until the documents they hold
+on what other contexts hold. In a context of CACHED_FROM documents or more a count is kept
+for STATS_SECONDS, like the context's size and average length: a word counted for one
+query is not counted again for the next (an agent's queries share their common words,
+which cost most to count). Selecting items are the rarest, until the documents they hold
 would pass ROW_BUDGET; items in more than COMMON_FRACTION of the documents never select.
 The others never have all their documents visited: each adds its weight (from its count;
 beyond COUNT_CAP from PostgreSQL's statistics, never below the cap) to the candidates
@@ -41,6 +44,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from cachetools import TTLCache
 from django.db import connection
 
 from memory.search import vectors
@@ -67,6 +71,7 @@ SCORED_CLAUSES = 32  # the first words of a very long query (function words drop
 STATS_SECONDS = 60.0
 CACHED_FROM = 1000  # smaller contexts are measured on every search (cheaply)
 COUNT_CAP = 5000  # each query word's documents in the context are counted up to this many
+COUNTS_KEPT = 100_000  # counts kept at most (each a few hundred bytes)
 
 _CONTEXT_SQL = """
 SELECT count(*), coalesce(avg(d.length), 0) FROM memory_searchdocument d
@@ -214,6 +219,9 @@ class _Cache:
         self.common_loaded = -math.inf
         self.listed: dict[str, float] = {}
         self.floor = 0.0
+        # (context, filters, their values, item) -> documents holding the item, for contexts
+        # of CACHED_FROM documents or more.
+        self.counts: TTLCache[tuple[Any, ...], int] = TTLCache(COUNTS_KEPT, STATS_SECONDS)
 
     def context(self, ctx: int, include_tx: bool) -> tuple[int, float]:
         now = time.monotonic()
@@ -254,6 +262,7 @@ def forget_statistics() -> None:
     """Measure again on the next search (after a bulk load, in tests)."""
     with _cache.lock:
         _cache.contexts.clear()
+        _cache.counts.clear()
         _cache.common_loaded = -math.inf
 
 
@@ -272,14 +281,34 @@ def _counts(
 ) -> None:
     """Sets each item's `estimate`: how many of the context's documents (filters applied)
     hold it, counted exactly up to COUNT_CAP. Beyond the cap (a word in thousands of this
-    context's documents) PostgreSQL's statistics say how many more, never fewer than the cap."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _COUNT_SQL.format(filters=filters, cap=COUNT_CAP),
-            {**params, "ctx": ctx, "items": [item.literal for item in items]},
-        )
-        counts = [row[0] for row in cursor.fetchall()]
-    for item, count in zip(items, counts, strict=True):
+    context's documents) PostgreSQL's statistics say how many more, never fewer than the cap.
+    In a context of CACHED_FROM documents or more, counts made in the last STATS_SECONDS
+    (same filters and values) are reused."""
+    kept = documents >= CACHED_FROM
+    values = sorted((k, str(v)) for k, v in params.items() if f"%({k})s" in filters)
+    prefix = (ctx, filters, tuple(values))
+    counts: dict[str, int] = {}
+    if kept:
+        with _cache.lock:
+            for item in items:
+                count = _cache.counts.get((*prefix, item.literal))
+                if count is not None:
+                    counts[item.literal] = count
+    missing = list(dict.fromkeys(item.literal for item in items if item.literal not in counts))
+    if missing:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _COUNT_SQL.format(filters=filters, cap=COUNT_CAP),
+                {**params, "ctx": ctx, "items": missing},
+            )
+            counted = dict(zip(missing, (row[0] for row in cursor.fetchall()), strict=True))
+        counts.update(counted)
+        if kept:
+            with _cache.lock:
+                for literal, count in counted.items():
+                    _cache.counts[(*prefix, literal)] = count
+    for item in items:
+        count = counts[item.literal]
         item.estimate = float(count)
         if count >= COUNT_CAP:
             listed, floor = _cache.frequencies()

@@ -12,7 +12,8 @@ from morphz.config import PREPARE_WHEN_ASKED
 
 def prepared_statements() -> list[str]:
     with connection.cursor() as cur:
-        cur.execute("SELECT statement FROM pg_prepared_statements")
+        # Prepared through the protocol (psycopg); the recall walk's SQL PREPAREs are apart.
+        cur.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql")
         return [row[0] for row in cur.fetchall()]
 
 
