@@ -18,7 +18,8 @@ For each group, side by side over the same documents (frames and non-transaction
 what search returns by default): Morphz search (`memory.search.query.search`, pages of
 100), BM25 from `bm25s` (its tokenizer with English stop words, scores > 0), and vector
 retrieval with `wordllama` (its bundled 256-dimension model, cosine similarity, offline).
-Printed: MRR, nDCG@10 (graded labels) and recall@10 per group and system.
+Printed: MRR, nDCG@10 (graded labels) and recall@10 per group and system, and for each
+group a 95% paired bootstrap interval of Morphz minus BM25 over its queries.
 
 Latency: Morphz search (first page of 20, snippets included) over every benchmark query,
 p50/p95, next to the previous search (AND of every word, newest 400 ranked) and a
@@ -506,6 +507,19 @@ def large_event(size: int) -> None:
 
 
 # -- main ---------------------------------------------------------------------------------------
+def paired_interval(
+    ours: list[tuple[float, ...]], theirs: list[tuple[float, ...]], metric: int, rounds: int = 2000
+) -> tuple[float, float]:
+    """A 95% interval for the mean per-query difference (ours - theirs) of one metric: the
+    queries resampled with replacement `rounds` times (fixed seed, so runs agree). An interval
+    holding 0 says the query set cannot tell the two apart."""
+    differences = [a[metric] - b[metric] for a, b in zip(ours, theirs, strict=True)]
+    rng = random.Random(15)
+    n = len(differences)
+    means = sorted(sum(rng.choices(differences, k=n)) / n for _ in range(rounds))
+    return means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]
+
+
 def evaluate(groups: list[Group]) -> None:
     print(f"\n{'group':13} {'queries':>7}  {'system':8} {'MRR':>6} {'nDCG@10':>8} {'recall@10':>9}")
     for group in groups:
@@ -517,8 +531,10 @@ def evaluate(groups: list[Group]) -> None:
             "vector": Vectors(group).ranking,
         }
         results = {}
+        per_query = {}
         for name, rank in systems.items():
             scores = [metrics(rank(q), labels) for q, labels in group.queries]
+            per_query[name] = scores
             results[name] = tuple(statistics.mean(s[i] for s in scores) for i in range(3))
             mrr, ndcg, recall = results[name]
             print(
@@ -539,6 +555,12 @@ def evaluate(groups: list[Group]) -> None:
         print(
             f"{'':13} {'':>7}  Morphz {verdict}; vector ahead of Morphz: {', '.join(wins) or 'nowhere'}"
         )
+        spreads = [
+            f"{label} {low:+.3f}..{high:+.3f}"
+            for i, label in enumerate(("MRR", "nDCG@10", "recall@10"))
+            for low, high in [paired_interval(per_query["Morphz"], per_query["BM25"], i)]
+        ]
+        print(f"{'':13} {'':>7}  Morphz - BM25, 95% paired bootstrap: {', '.join(spreads)}")
 
 
 def main() -> None:

@@ -126,6 +126,7 @@ def term_counts(group: Group) -> None:
     from django.db import connection
 
     from memory.search import query, ranking, textindex, vectors
+    from memory.search import statistics as search_statistics
 
     with connection.cursor() as cursor:
         cursor.execute(
@@ -164,7 +165,7 @@ def term_counts(group: Group) -> None:
             clauses[: ranking.SCORED_CLAUSES], (False, True)
         ):
             found = holding(token, parts, secondary)
-            weight = ranking.idf(len(found), documents)
+            weight = search_statistics.idf(len(found), documents)
             weight *= ranking.SECONDARY_WEIGHT if secondary else 1.0
             for ref, count in found.items():
                 n = count if tf else 1

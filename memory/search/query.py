@@ -58,7 +58,7 @@ from memory.kinds import EVENT_KINDS, FRAME_STATUSES, TRANSACTION
 from memory.limits import SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS
 from memory.models import Context
 from memory.read.history import resolve_context
-from memory.search import ranking, snippets, textindex, vectors
+from memory.search import ranking, snippets, statistics, textindex, vectors
 from memory.shapes import SearchHit, search_hit
 from memory.vocabulary import is_thread_name
 
@@ -90,7 +90,7 @@ def is_stop_word(token: str) -> bool:
     )
 
 
-forget_statistics = ranking.forget_statistics
+forget_statistics = statistics.forget_statistics
 # What may surround an id in a query without being part of it (quotes, full stops, brackets):
 # every character that cannot open or close a frame id.
 _NOT_ID_EDGE = (

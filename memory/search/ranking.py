@@ -24,11 +24,8 @@ Candidates: every document holding a selecting item, found through the GIN index
 ranked all together in one statement (document frequencies are counted there, over the
 filtered documents): no "newest first" cut, the best matches are found wherever they are.
 Every item's documents in this context (filters applied) are counted first, up to
-COUNT_CAP each (`_counts`), so a word's role and weight depend on this context alone, not
-on what other contexts hold. In a context of CACHED_FROM documents or more a count is kept
-for STATS_SECONDS, like the context's size and average length: a word counted for one
-query is not counted again for the next (an agent's queries share their common words,
-which cost most to count). Selecting items are the rarest, until the documents they hold
+COUNT_CAP each (`memory.search.statistics`, which keeps them a while in large contexts), so
+a word's role and weight depend on this context alone, not on what other contexts hold. Selecting items are the rarest, until the documents they hold
 would pass ROW_BUDGET; items in more than COMMON_FRACTION of the documents never select.
 The others never have all their documents visited: each adds its weight (from its count;
 beyond COUNT_CAP from PostgreSQL's statistics, never below the cap) to the candidates
@@ -38,18 +35,15 @@ WIDE_POOL each) only when the selecting items found fewer than WIDEN_BELOW docum
 
 from __future__ import annotations
 
-import math
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from cachetools import TTLCache
 from django.db import connection
 
 from memory.search import vectors
 from memory.search.indexer import LAG_COLUMNS, lag
 from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
+from memory.search.statistics import context_size, document_counts, idf
 from memory.search.textindex import SECONDARY
 
 K1 = 1.5
@@ -68,28 +62,7 @@ WIDEN_BELOW = 200
 WIDE_POOL = 1000
 PHRASE_CLAUSES = 6
 SCORED_CLAUSES = 32  # the first words of a very long query (function words dropped first)
-STATS_SECONDS = 60.0
-CACHED_FROM = 1000  # smaller contexts are measured on every search (cheaply)
-COUNT_CAP = 5000  # each query word's documents in the context are counted up to this many
-COUNTS_KEPT = 100_000  # counts kept at most (each a few hundred bytes)
 
-_CONTEXT_SQL = """
-SELECT count(*), coalesce(avg(d.length), 0) FROM memory_searchdocument d
-WHERE d.context_id = %(ctx)s{kind}
-"""
-# How many of the context's documents (filters applied) hold each item, up to COUNT_CAP:
-# exact below the cap, so a word's weight and role never come from other contexts.
-_COUNT_SQL = """
-SELECT (SELECT count(*) FROM (
-          SELECT 1 FROM memory_searchdocument d
-          WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters} LIMIT {cap}) s)
-FROM unnest(%(items)s::tsquery[]) WITH ORDINALITY AS q(query, item) ORDER BY q.item
-"""
-_GLOBAL_SQL = """
-SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats
-WHERE schemaname = current_schema() AND tablename = 'memory_searchdocument'
-  AND attname = 'tokens'
-"""
 # One statement, planned quickly: the selecting items come as an array, each a
 # parameterised GIN scan that returns ids only; their weights are computed here from how
 # many documents hold each (BM25's idf). Common items select (the newest WIDE_POOL each,
@@ -186,7 +159,9 @@ class Item:
     literal: str  # tsquery literal
     form_weight: float  # 1 for a word or the phrase, SECONDARY_WEIGHT for a secondary form
     first: str  # the word a snippet opens at when this item weighs most
-    estimate: float  # documents of the context holding it (counted; see `_counts`)
+    estimate: (
+        float  # documents of the context holding it (`memory.search.statistics.document_counts`)
+    )
     common: float | None = None  # its weight, when it only scores (see `plan`)
     lexeme: str = ""  # as the index stores it (a secondary form marked SECONDARY)
 
@@ -210,112 +185,6 @@ class Plan:
     id_words: list[tuple[list[str], int]] = field(default_factory=list)  # (words, item)
 
 
-class _Cache:
-    """Per-context document counts and average lengths, and PostgreSQL's common words."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.contexts: dict[tuple[int, bool], tuple[float, int, float]] = {}
-        self.common_loaded = -math.inf
-        self.listed: dict[str, float] = {}
-        self.floor = 0.0
-        # (context, filters, their values, item) -> documents holding the item, for contexts
-        # of CACHED_FROM documents or more.
-        self.counts: TTLCache[tuple[Any, ...], int] = TTLCache(COUNTS_KEPT, STATS_SECONDS)
-
-    def context(self, ctx: int, include_tx: bool) -> tuple[int, float]:
-        now = time.monotonic()
-        cached = self.contexts.get((ctx, include_tx))
-        if cached is not None and now - cached[0] < STATS_SECONDS:
-            return cached[1], cached[2]
-        with connection.cursor() as cursor:
-            cursor.execute(_CONTEXT_SQL.format(kind=_kind_filter(include_tx)), {"ctx": ctx})
-            count, average = cursor.fetchone()
-        if count >= CACHED_FROM:
-            with self.lock:
-                self.contexts[(ctx, include_tx)] = (now, count, float(average))
-        return count, float(average)
-
-    def frequencies(self) -> tuple[dict[str, float], float]:
-        """The share of all documents holding each lexeme PostgreSQL's statistics list (kept
-        by ANALYZE/autovacuum), and a share every unlisted lexeme is below."""
-        now = time.monotonic()
-        if now - self.common_loaded > STATS_SECONDS:
-            with connection.cursor() as cursor:
-                cursor.execute(_GLOBAL_SQL)
-                row = cursor.fetchone()
-            listed: dict[str, float] = {}
-            floor = 0.0
-            if row is not None and row[0] and row[1]:
-                elems, freqs = row
-                listed = dict(zip(elems, map(float, freqs[: len(elems)]), strict=False))
-                floor = float(freqs[len(elems)]) if len(freqs) > len(elems) else 0.0
-            with self.lock:
-                self.listed, self.floor, self.common_loaded = listed, floor, now
-        return self.listed, self.floor
-
-
-_cache = _Cache()
-
-
-def forget_statistics() -> None:
-    """Measure again on the next search (after a bulk load, in tests)."""
-    with _cache.lock:
-        _cache.contexts.clear()
-        _cache.counts.clear()
-        _cache.common_loaded = -math.inf
-
-
-def _kind_filter(include_tx: bool) -> str:
-    return "" if include_tx else " AND d.kind <> 'transaction'"
-
-
-def idf(df: float, documents: int) -> float:
-    """BM25's inverse document frequency (always positive)."""
-    documents = max(documents, math.ceil(df))
-    return math.log(1.0 + (documents - df + 0.5) / (df + 0.5))
-
-
-def _counts(
-    ctx: int, items: list[Item], filters: str, params: dict[str, Any], documents: int
-) -> None:
-    """Sets each item's `estimate`: how many of the context's documents (filters applied)
-    hold it, counted exactly up to COUNT_CAP. Beyond the cap (a word in thousands of this
-    context's documents) PostgreSQL's statistics say how many more, never fewer than the cap.
-    In a context of CACHED_FROM documents or more, counts made in the last STATS_SECONDS
-    (same filters and values) are reused."""
-    kept = documents >= CACHED_FROM
-    values = sorted((k, str(v)) for k, v in params.items() if f"%({k})s" in filters)
-    prefix = (ctx, filters, tuple(values))
-    counts: dict[str, int] = {}
-    if kept:
-        with _cache.lock:
-            for item in items:
-                count = _cache.counts.get((*prefix, item.literal))
-                if count is not None:
-                    counts[item.literal] = count
-    missing = list(dict.fromkeys(item.literal for item in items if item.literal not in counts))
-    if missing:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                _COUNT_SQL.format(filters=filters, cap=COUNT_CAP),
-                {**params, "ctx": ctx, "items": missing},
-            )
-            counted = dict(zip(missing, (row[0] for row in cursor.fetchall()), strict=True))
-        counts.update(counted)
-        if kept:
-            with _cache.lock:
-                for literal, count in counted.items():
-                    _cache.counts[(*prefix, literal)] = count
-    for item in items:
-        count = counts[item.literal]
-        item.estimate = float(count)
-        if count >= COUNT_CAP:
-            listed, floor = _cache.frequencies()
-            share = listed.get(item.lexeme[: vectors.MAX_TOKEN_CHARS], floor / 2)
-            item.estimate = max(float(COUNT_CAP), share * documents)
-
-
 def plan(
     ctx: int,
     clauses: list[tuple[str, list[str]]],
@@ -325,7 +194,7 @@ def plan(
 ) -> Plan:
     """The query's items (see the module); the ones that only score get their weight here."""
     clauses = clauses[:SCORED_CLAUSES]
-    documents, average = _cache.context(ctx, include_tx)
+    documents, average = context_size(ctx, include_tx)
     items: list[Item] = []
     id_words = []
     for token, parts in clauses:
@@ -336,7 +205,11 @@ def plan(
             (token, SECONDARY + token), forms, (1.0, SECONDARY_WEIGHT), strict=True
         ):
             items.append(Item(literal, weight, first, 0.0, lexeme=lexeme))
-    _counts(ctx, items, filters, params, documents)
+    estimates = document_counts(
+        ctx, [(item.literal, item.lexeme) for item in items], filters, params, documents
+    )
+    for item, estimate in zip(items, estimates, strict=True):
+        item.estimate = estimate
     # The rarest items select, until their documents would pass ROW_BUDGET; the others only
     # add their weight to the candidates holding them.
     budget = 0.0

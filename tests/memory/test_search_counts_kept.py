@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memory.contexts import create_context
-from memory.search import ranking
+from memory.search import statistics
 from memory.search.indexer import drain
 from memory.search.query import search
 from memory.timeline.bulk import append_events
@@ -24,14 +24,14 @@ def large(db: Any) -> Any:
     context = create_context("large-search")
     items = [
         {"kind": "agent_message", "content": f"{WORDS[i % 4]} {WORDS[(i // 4) % 4]} note {i}"}
-        for i in range(ranking.CACHED_FROM)
+        for i in range(statistics.CACHED_FROM)
     ]
     for start in range(0, len(items), 500):
         append_events(context.pk, items[start : start + 500])
     drain(batch_size=500)
-    ranking.forget_statistics()
+    statistics.forget_statistics()
     yield context
-    ranking.forget_statistics()
+    statistics.forget_statistics()
 
 
 def counted_items(queries: CaptureQueriesContext) -> list[str]:
@@ -54,7 +54,7 @@ def test_a_word_counted_for_one_query_is_not_counted_again_for_the_next(large: A
     statements = counted_items(queries)
     assert len(statements) == 1, statements
     assert "'gamma'" in statements[0] and "'alpha'" not in statements[0], statements[0]
-    ranking.forget_statistics()
+    statistics.forget_statistics()
     with CaptureQueriesContext(connection) as queries:
         fresh = search(large, "alpha gamma", limit=50)
     assert "'alpha'" in counted_items(queries)[0]

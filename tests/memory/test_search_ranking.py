@@ -224,7 +224,7 @@ def test_common_words_score_candidates_but_do_not_select_them(release_team, monk
     # statistics list as common only add their weight to documents rarer words found.
     from django.db import connection
 
-    from memory.search import ranking
+    from memory.search import ranking, statistics
     from memory.timeline.bulk import append_events
 
     agent = release_team
@@ -237,7 +237,7 @@ def test_common_words_score_candidates_but_do_not_select_them(release_team, monk
     drain()
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memory_searchdocument")
-    ranking.forget_statistics()
+    statistics.forget_statistics()
     monkeypatch.setattr(ranking, "WIDEN_BELOW", 1)  # (a small context widens to common words)
     try:
         plan = ranking.plan(agent.context.pk, [("alpha", []), ("beta", [])], "", {}, False)
@@ -247,7 +247,7 @@ def test_common_words_score_candidates_but_do_not_select_them(release_team, monk
         assert refs(result)[:2] == [both, only_rare]
         assert result["total"] == 2  # documents holding only "alpha" were never candidates
     finally:
-        ranking.forget_statistics()
+        statistics.forget_statistics()
 
 
 def test_the_bm25_migration_queues_every_document_for_its_length_and_secondary_lexemes(
@@ -285,7 +285,7 @@ def test_a_contexts_ranking_does_not_change_when_another_context_fills_with_its_
     from django.db import connection
 
     from memory.contexts import create_context
-    from memory.search import ranking
+    from memory.search import statistics
     from memory.timeline.bulk import append_events
 
     agent = release_frame
@@ -295,7 +295,7 @@ def test_a_contexts_ranking_does_not_change_when_another_context_fills_with_its_
     drain()
 
     def ranking_of(q):
-        ranking.forget_statistics()
+        statistics.forget_statistics()
         return [(h["ref"], h["score"]) for h in search(agent.context, q, limit=50)["hits"]]
 
     queries = ["release", "release procedure", "publish release"]
@@ -316,7 +316,7 @@ def test_a_contexts_ranking_does_not_change_when_another_context_fills_with_its_
     try:
         assert {q: ranking_of(q) for q in queries} == before
     finally:
-        ranking.forget_statistics()
+        statistics.forget_statistics()
 
 
 def test_a_questions_function_words_do_not_score_but_its_pronouns_and_question_words_do(

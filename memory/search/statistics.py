@@ -1,0 +1,168 @@
+"""What search's ranking (`memory.search.ranking`) knows of a context's documents: how
+many there are and their average length, how many hold each query word, and PostgreSQL's
+list of the most common words over all contexts.
+
+    context_size(ctx, include_tx) -> (documents, average length in words)
+    document_counts(ctx, [(literal, lexeme)], filters, params, documents) -> [documents holding each]
+    idf(df, documents) -> BM25's inverse document frequency
+    forget_statistics()  # measure again on the next search
+
+A context of CACHED_FROM documents or more keeps its figures for STATS_SECONDS: its size
+and average length, and each word's count (per filters and their values). An agent's
+queries share their common words, which cost most to count, so the next query does not
+count them again; the figures may lag new documents by that long.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Any
+
+from cachetools import TTLCache
+from django.db import connection
+
+from memory.search import vectors
+
+STATS_SECONDS = 60.0
+CACHED_FROM = 1000  # smaller contexts are measured on every search (cheaply)
+COUNT_CAP = 5000  # each query word's documents in the context are counted up to this many
+COUNTS_KEPT = 100_000  # counts kept at most (each a few hundred bytes)
+
+_CONTEXT_SQL = """
+SELECT count(*), coalesce(avg(d.length), 0) FROM memory_searchdocument d
+WHERE d.context_id = %(ctx)s{kind}
+"""
+# How many of the context's documents (filters applied) hold each item, up to COUNT_CAP:
+# exact below the cap, so a word's weight and role never come from other contexts.
+_COUNT_SQL = """
+SELECT (SELECT count(*) FROM (
+          SELECT 1 FROM memory_searchdocument d
+          WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters} LIMIT {cap}) s)
+FROM unnest(%(items)s::tsquery[]) WITH ORDINALITY AS q(query, item) ORDER BY q.item
+"""
+_GLOBAL_SQL = """
+SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats
+WHERE schemaname = current_schema() AND tablename = 'memory_searchdocument'
+  AND attname = 'tokens'
+"""
+
+
+class _Cache:
+    """Per-context document counts and average lengths, and PostgreSQL's common words."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.contexts: dict[tuple[int, bool], tuple[float, int, float]] = {}
+        self.common_loaded = -math.inf
+        self.listed: dict[str, float] = {}
+        self.floor = 0.0
+        # (context, filters, their values, item) -> documents holding the item, for contexts
+        # of CACHED_FROM documents or more.
+        self.counts: TTLCache[tuple[Any, ...], int] = TTLCache(COUNTS_KEPT, STATS_SECONDS)
+
+    def context(self, ctx: int, include_tx: bool) -> tuple[int, float]:
+        now = time.monotonic()
+        cached = self.contexts.get((ctx, include_tx))
+        if cached is not None and now - cached[0] < STATS_SECONDS:
+            return cached[1], cached[2]
+        with connection.cursor() as cursor:
+            cursor.execute(_CONTEXT_SQL.format(kind=_kind_filter(include_tx)), {"ctx": ctx})
+            count, average = cursor.fetchone()
+        if count >= CACHED_FROM:
+            with self.lock:
+                self.contexts[(ctx, include_tx)] = (now, count, float(average))
+        return count, float(average)
+
+    def frequencies(self) -> tuple[dict[str, float], float]:
+        """The share of all documents holding each lexeme PostgreSQL's statistics list (kept
+        by ANALYZE/autovacuum), and a share every unlisted lexeme is below."""
+        now = time.monotonic()
+        if now - self.common_loaded > STATS_SECONDS:
+            with connection.cursor() as cursor:
+                cursor.execute(_GLOBAL_SQL)
+                row = cursor.fetchone()
+            listed: dict[str, float] = {}
+            floor = 0.0
+            if row is not None and row[0] and row[1]:
+                elems, freqs = row
+                listed = dict(zip(elems, map(float, freqs[: len(elems)]), strict=False))
+                floor = float(freqs[len(elems)]) if len(freqs) > len(elems) else 0.0
+            with self.lock:
+                self.listed, self.floor, self.common_loaded = listed, floor, now
+        return self.listed, self.floor
+
+
+_cache = _Cache()
+
+
+def context_size(ctx: int, include_tx: bool) -> tuple[int, float]:
+    """How many documents the context has (transaction events counted when `include_tx`)
+    and their average length in words."""
+    return _cache.context(ctx, include_tx)
+
+
+def forget_statistics() -> None:
+    """Measure again on the next search (after a bulk load, in tests)."""
+    with _cache.lock:
+        _cache.contexts.clear()
+        _cache.counts.clear()
+        _cache.common_loaded = -math.inf
+
+
+def _kind_filter(include_tx: bool) -> str:
+    return "" if include_tx else " AND d.kind <> 'transaction'"
+
+
+def idf(df: float, documents: int) -> float:
+    """BM25's inverse document frequency (always positive)."""
+    documents = max(documents, math.ceil(df))
+    return math.log(1.0 + (documents - df + 0.5) / (df + 0.5))
+
+
+def document_counts(
+    ctx: int,
+    items: list[tuple[str, str]],
+    filters: str,
+    params: dict[str, Any],
+    documents: int,
+) -> list[float]:
+    """How many of the context's `documents` (filters applied) hold each item, given as
+    (tsquery literal, lexeme as the index stores it): counted exactly up to COUNT_CAP.
+    Beyond the cap (a word in thousands of this context's documents) PostgreSQL's
+    statistics say how many more, never fewer than the cap. In a context of CACHED_FROM
+    documents or more, counts made in the last STATS_SECONDS (same filters and values) are
+    reused."""
+    kept = documents >= CACHED_FROM
+    values = sorted((k, str(v)) for k, v in params.items() if f"%({k})s" in filters)
+    prefix = (ctx, filters, tuple(values))
+    counts: dict[str, int] = {}
+    if kept:
+        with _cache.lock:
+            for literal, _ in items:
+                count = _cache.counts.get((*prefix, literal))
+                if count is not None:
+                    counts[literal] = count
+    missing = list(dict.fromkeys(literal for literal, _ in items if literal not in counts))
+    if missing:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _COUNT_SQL.format(filters=filters, cap=COUNT_CAP),
+                {**params, "ctx": ctx, "items": missing},
+            )
+            counted = dict(zip(missing, (row[0] for row in cursor.fetchall()), strict=True))
+        counts.update(counted)
+        if kept:
+            with _cache.lock:
+                for literal, count in counted.items():
+                    _cache.counts[(*prefix, literal)] = count
+    estimates = []
+    for literal, lexeme in items:
+        estimate = float(counts[literal])
+        if estimate >= COUNT_CAP:
+            listed, floor = _cache.frequencies()
+            share = listed.get(lexeme[: vectors.MAX_TOKEN_CHARS], floor / 2)
+            estimate = max(float(COUNT_CAP), share * documents)
+        estimates.append(estimate)
+    return estimates
