@@ -77,6 +77,14 @@ def _rows_of(columns: list[str], source: str) -> str:
 # `event_seq_unique`; no narrower index on the context alone competes with them): an index
 # lookup in the call's plan and in the generic plan the prepared statement keeps, which
 # saves planning this long statement on every commit.
+#
+# The prepared statement keeps one plan for the connection's life (until ANALYZE changes the
+# statistics, which never happens inside one long transaction: an import, a replay). A plan
+# made while the tables held a page or two reads the whole table once per name (cheapest
+# then), so the load is planned with sequential scans disabled, for it alone: every lookup
+# in it has a unique key or a foreign-key index to use.
+_INDEX_LOOKUPS_ONLY = "SET LOCAL enable_seqscan = off"
+_SCANS_AGAIN = "SET LOCAL enable_seqscan TO DEFAULT"
 _LOAD_SQL = (
     "SELECT jsonb_build_object("  # noqa: S608 - fixed column lists and keys; values are parameters
     "'frames', "
@@ -193,10 +201,14 @@ class SqlLoader:
             "seqs": sorted(seqs),
             "relations": sorted([k.subject, k.name, k.object] for k in relation_keys),
         }
+        with bound_cursor() as setting:
+            setting.execute(_INDEX_LOOKUPS_ONLY)
         cur = bound_cursor()
         cur.execute(
             _LOAD_SQL, [self.context_id, json.dumps(names, ensure_ascii=False)], prepare=True
         )
+        with bound_cursor() as setting:
+            setting.execute(_SCANS_AGAIN)
 
         def read() -> Loaded:
             with connection.wrap_database_errors, cur:

@@ -1,8 +1,8 @@
-"""The commit's load finds each named frame and event through its unique key (context and
-frame id, context and sequence number), whatever the statistics say, in the plan made for
-the call and in the generic plan its prepared statement keeps: with a second index on
-the context alone, a planner whose statistics were behind read the whole context once per
-name, and a transaction naming a thousand frames waited minutes on its load."""
+"""The commit's load finds each named frame, event and relation by a key (the unique keys
+(context, frame id) and (context, sequence number), a relation's subject or object), in the
+plan made for the call and in the generic plan its prepared statement keeps. With a second
+index on the context alone, a planner read the whole context once per name, and a
+transaction naming a thousand frames waited minutes on its load."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ def scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
 def explain(context_id: int, names: dict[str, Any], generic: bool) -> dict[str, Any]:
     """The load's plan: for these values, or (generic) the one a prepared statement keeps."""
     with connection.cursor() as cur:
+        cur.execute(loader._INDEX_LOOKUPS_ONLY)  # as the load is planned (see the loader)
         if generic:
             sql = loader._LOAD_SQL.replace("%s", "$1", 1).replace("%s", "$2", 1)
             cur.execute("EXPLAIN (GENERIC_PLAN, FORMAT JSON) " + sql.replace("%%", "%"))
@@ -39,6 +40,7 @@ def explain(context_id: int, names: dict[str, Any], generic: bool) -> dict[str, 
                 "EXPLAIN (FORMAT JSON) " + loader._LOAD_SQL, [context_id, json.dumps(names)]
             )
         (document,) = cur.fetchone()
+        cur.execute(loader._SCANS_AGAIN)
     return (json.loads(document) if isinstance(document, str) else document)[0]["Plan"]
 
 
@@ -57,23 +59,30 @@ def test_each_named_frame_and_event_is_found_by_its_unique_key(db: Any, generic:
     for start in range(0, len(ops), MAX_OPS):
         chunk = ops[start : start + MAX_OPS]
         submit_transaction(context.pk, data={"base_version": None, "reason": "seed", "ops": chunk})
+    with connection.cursor() as cur:
+        # Statistics that describe these tables, whatever earlier tests left (the stale case
+        # is tests/memory/test_commit_load_after_tables_grew.py): what autovacuum keeps.
+        cur.execute("ANALYZE memory_frame, memory_event, memory_relation")
     names = {
         "frames": [f"n{i}" for i in range(0, FRAMES, 7)],
         "seqs": [1, 2],
         "relations": [[f"n{i}", "next", f"n{i + 1}"] for i in range(0, FRAMES - 1, 5)],
     }
     plan = explain(context.pk, names, generic)
-    tables = {
-        (node["Relation Name"], node.get("Alias")): node
+    nodes = [
+        node
         for node in scans(plan)
-        if node["Relation Name"] in ("memory_frame", "memory_event")
-    }
-    assert {table for table, _ in tables} == {"memory_frame", "memory_event"}, tables
-    for (table, alias), node in tables.items():
-        key = {
-            "memory_frame": ("frame_id_unique", "frame_id"),
-            "memory_event": ("event_seq_unique", "seq"),
-        }[table]
-        assert node["Node Type"] == "Index Scan", (alias, node)
-        assert node["Index Name"] == key[0], (alias, node)
-        assert key[1] in node["Index Cond"] and "context_id" in node["Index Cond"], (alias, node)
+        if node["Relation Name"] in ("memory_frame", "memory_event", "memory_relation")
+    ]
+    assert {node["Relation Name"] for node in nodes} >= {"memory_frame", "memory_event"}, nodes
+    for node in nodes:
+        # A lookup: an index condition on a key, never a whole table or a whole context read
+        # and filtered (a sequential scan, a full index scan, an index on the context alone).
+        condition = node.get("Index Cond") or node.get("Recheck Cond") or ""
+        keys = {
+            "memory_frame": ("frame_id", "(id ="),
+            "memory_event": ("seq",),
+            "memory_relation": ("subject_id", "object_id"),
+        }[node["Relation Name"]]
+        assert node["Node Type"] != "Seq Scan", node
+        assert any(key in condition for key in keys), (node["Relation Name"], node)
