@@ -28,7 +28,7 @@ from memory.search import vectors
 STATS_SECONDS = 60.0
 CACHED_FROM = 1000  # smaller contexts are measured on every search (cheaply)
 COUNT_CAP = 5000  # each query word's documents in the context are counted up to this many
-COUNTS_KEPT = 20_000  # counts kept at most, about 300 bytes each (6 MB)
+COUNTS_KEPT = 20_000  # counts kept at most: ~10 MB with everyday words, more for long identifiers
 
 _CONTEXT_SQL = """
 SELECT count(*), coalesce(avg(d.length), 0) FROM memory_searchdocument d
