@@ -59,7 +59,6 @@ BEGIN
 
   -- Then row by row, each statement a plain VALUES or a primary-key UPDATE with a cached
   -- plan: a commit touches few rows, and a set-returning scan of the document costs more.
-
   FOR x IN SELECT * FROM jsonb_array_elements(d->'updated') LOOP
     UPDATE memory_frame SET revision = (x->>'revision')::integer, body = (x->>'body')::json,
         sources = x->'sources', status = x->>'status', protected = (x->>'protected')::boolean,

@@ -25,7 +25,8 @@ ranked all together in one statement (document frequencies are counted there, ov
 filtered documents): no "newest first" cut, the best matches are found wherever they are.
 Every item's documents in this context (filters applied) are counted first, up to
 COUNT_CAP each (`memory.search.statistics`, which keeps them a while in large contexts), so
-a word's role and weight depend on this context alone, not on what other contexts hold. Selecting items are the rarest, until the documents they hold
+a word's role and weight depend on this context alone, not on what other contexts hold.
+Selecting items are the rarest, until the documents they hold
 would pass ROW_BUDGET; items in more than COMMON_FRACTION of the documents never select.
 The others never have all their documents visited: each adds its weight (from its count;
 beyond COUNT_CAP from PostgreSQL's statistics, never below the cap) to the candidates
@@ -159,9 +160,7 @@ class Item:
     literal: str  # tsquery literal
     form_weight: float  # 1 for a word or the phrase, SECONDARY_WEIGHT for a secondary form
     first: str  # the word a snippet opens at when this item weighs most
-    estimate: (
-        float  # documents of the context holding it (`memory.search.statistics.document_counts`)
-    )
+    estimate: float  # documents of the context holding it (`statistics.document_counts`)
     common: float | None = None  # its weight, when it only scores (see `plan`)
     lexeme: str = ""  # as the index stores it (a secondary form marked SECONDARY)
 

@@ -54,7 +54,10 @@ class _Cache:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.contexts: dict[tuple[int, bool], tuple[float, int, float]] = {}
+        # (context, transactions included) -> (documents, average length)
+        self.contexts: TTLCache[tuple[int, bool], tuple[int, float]] = TTLCache(
+            COUNTS_KEPT, STATS_SECONDS
+        )
         self.common_loaded = -math.inf
         self.listed: dict[str, float] = {}
         self.floor = 0.0
@@ -63,16 +66,16 @@ class _Cache:
         self.counts: TTLCache[tuple[Any, ...], int] = TTLCache(COUNTS_KEPT, STATS_SECONDS)
 
     def context(self, ctx: int, include_tx: bool) -> tuple[int, float]:
-        now = time.monotonic()
-        cached = self.contexts.get((ctx, include_tx))
-        if cached is not None and now - cached[0] < STATS_SECONDS:
-            return cached[1], cached[2]
+        with self.lock:
+            cached = self.contexts.get((ctx, include_tx))
+        if cached is not None:
+            return cached
         with connection.cursor() as cursor:
             cursor.execute(_CONTEXT_SQL.format(kind=_kind_filter(include_tx)), {"ctx": ctx})
             count, average = cursor.fetchone()
         if count >= CACHED_FROM:
             with self.lock:
-                self.contexts[(ctx, include_tx)] = (now, count, float(average))
+                self.contexts[(ctx, include_tx)] = (count, float(average))
         return count, float(average)
 
     def frequencies(self) -> tuple[dict[str, float], float]:

@@ -73,16 +73,13 @@ def _rows_of(columns: list[str], source: str) -> str:
 
 # Frames, events and relations in one statement, one result: a document of rows. Bodies are
 # `json` columns that keep their keys' order; they travel as text and are parsed here.
-# Each name is looked up on its own, by equality on a unique key (`frame_id_unique`,
-# `event_seq_unique`; no narrower index on the context alone competes with them): an index
-# lookup in the call's plan and in the generic plan the prepared statement keeps, which
-# saves planning this long statement on every commit.
-#
-# The prepared statement keeps one plan for the connection's life (until ANALYZE changes the
-# statistics, which never happens inside one long transaction: an import, a replay). A plan
-# made while the tables held a page or two reads the whole table once per name (cheapest
-# then), so the load is planned with sequential scans disabled, for it alone: every lookup
-# in it has a unique key or a foreign-key index to use.
+# Each name is looked up on its own, by equality on a key (`frame_id_unique`,
+# `event_seq_unique`, a relation's subject index; no index on the context alone competes).
+# The statement is prepared, so it is not planned on every commit, and its plan is kept for
+# the connection's life, until ANALYZE changes the statistics, which never happens inside
+# one long transaction (an import, a replay). A plan made while the tables held a page or
+# two would read the whole table once per name (cheapest then), so the load is planned with
+# sequential scans disabled, for it alone.
 _INDEX_LOOKUPS_ONLY = "SET LOCAL enable_seqscan = off"
 _SCANS_AGAIN = "SET LOCAL enable_seqscan TO DEFAULT"
 _LOAD_SQL = (

@@ -39,7 +39,7 @@ def counted_items(queries: CaptureQueriesContext) -> list[str]:
     return [
         q["sql"]
         for q in queries.captured_queries
-        if "unnest(" in q["sql"] and "LIMIT 5000" in q["sql"]
+        if "unnest(" in q["sql"] and f"LIMIT {statistics.COUNT_CAP}" in q["sql"]
     ]
 
 
