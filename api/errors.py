@@ -53,6 +53,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "unknown_evaluation": 400,
     "invalid_version": 400,
     "invalid_export": 400,
+    "conflicting_filters": 400,
     # 401, 403, 404, 405, 406: who may ask what
     "not_authenticated": 401,
     "permission_denied": 403,

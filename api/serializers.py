@@ -230,13 +230,16 @@ class SearchQuery(StrictSerializer):
     q = StrictCharField(max_length=SEARCH_MAX_QUERY_CHARS)
     type = serializers.ChoiceField(choices=("frame", "event"), required=False)
     status = StrictCharField(required=False, max_length=20)
-    kind = serializers.ChoiceField(choices=EVENT_KINDS, required=False)
+    kind = serializers.ChoiceField(
+        choices=(*EVENT_KINDS, "frame"), required=False, help_text="an event kind, or frame"
+    )
     thread = thread_field()
     since = serializers.DateTimeField(required=False)
     until = serializers.DateTimeField(required=False)
     transactions = serializers.BooleanField(
         required=False,
-        default=False,
+        allow_null=True,
+        default=None,
         help_text="include transaction events (left out by default: they echo the frames)",
     )
     limit = limit_field(SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT)

@@ -382,7 +382,7 @@ class SearchView(ContextAPIView):
             thread=query.get("thread"),
             since=query.get("since"),
             until=query.get("until"),
-            transactions=query["transactions"],
+            transactions=query.get("transactions"),
             limit=query["limit"],
             offset=query["offset"],
         )

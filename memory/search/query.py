@@ -1,7 +1,7 @@
 """Lexical search over frames (every status) and events (every kind, retired too) (R33–R36).
 
     search(context, q, *, type=None, status=None, kind=None, thread=None, since=None,
-           until=None, transactions=False, limit=20, offset=0)
+           until=None, transactions=None, limit=20, offset=0)
         -> {hits, total, total_exact, next_offset, lag, query}
 
 - `q` goes through the same pipeline as the indexed text (`memory.search.textindex`: NFKC, case
@@ -24,7 +24,10 @@
   (frames) or ``active`` | ``retired`` | ``recorded`` (events; ``recorded`` = not an
   observation); `kind` an event kind (frames have kind ``frame``); `thread`; `since` /
   `until` (datetimes or ISO 8601 strings; a frame's time is its last change, an event's
-  its creation; `since` inclusive, `until` exclusive).
+  its creation; `since` inclusive, `until` exclusive, `since` before `until`). Filters no
+  document can satisfy together (``type=frame`` with an event kind or ``recorded``, an
+  event with ``retiring``, ``kind=transaction`` with ``transactions`` false) are refused,
+  not answered with an empty page.
 - Hits, best first: ``{type, id (frames) | ref (events), ref, status, kind, thread,
   created_at, score, snippet, snippet_parts: [{text, match}], next}`` where `next` says what
   to call to go further: ``{"recall": {"frame_id": ...}}`` or ``{"read": "@e42"}``.
@@ -35,7 +38,8 @@
   facts a little; reading a frame or event by id never does, R35).
 - Errors: InvalidRequest with codes ``invalid_query`` (empty, too long, or no word or
   emoji), ``invalid_type``, ``invalid_status``, ``invalid_kind``, ``invalid_thread``,
-  ``invalid_time``, ``invalid_limit``, ``invalid_offset``.
+  ``invalid_time``, ``invalid_limit``, ``invalid_offset``, ``conflicting_filters`` (details
+  name both fields of each conflicting pair).
 
 Storage (chosen by measurement, see BENCHMARKS.md): a weighted ``tsvector`` per document
 (`memory.search.vectors`: primary and secondary lexemes, quoted, no stemming, no stop
@@ -54,7 +58,7 @@ from typing import Any
 from django.utils.dateparse import parse_datetime
 
 from memory.errors import InvalidRequest
-from memory.kinds import EVENT_KINDS, FRAME_STATUSES, TRANSACTION
+from memory.kinds import EVENT_KINDS, FRAME_STATUSES, RETIRING, TRANSACTION
 from memory.limits import SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS
 from memory.models import Context
 from memory.read.history import resolve_context
@@ -168,6 +172,46 @@ def _check(
     return clauses
 
 
+# Filters that no document can satisfy together: each pair answers 400
+# `conflicting_filters` naming both fields, rather than an empty page that reads as "no
+# match" (frames are never of an event kind or `recorded`; events are never `retiring`).
+def _conflicts(
+    type: str | None, status: str | None, kind: str | None, transactions: bool | None
+) -> None:
+    is_frame = type == "frame" or kind == "frame"
+    is_event = type == "event" or kind not in (None, "frame")
+    found: list[tuple[str, str, str]] = []
+    if is_frame and is_event:
+        found.append(("type", "kind", f"type={type} cannot hold kind={kind}"))
+    if status == "recorded" and is_frame:
+        frame_field = "type" if type == "frame" else "kind"
+        found.append((frame_field, "status", "frames are never recorded (only events are)"))
+    if status == RETIRING and is_event:
+        event_field = "type" if type == "event" else "kind"
+        found.append((event_field, "status", "events are never retiring (only frames are)"))
+    if kind == TRANSACTION and transactions is False:
+        found.append(
+            ("kind", "transactions", "kind=transaction asks for what transactions=false leaves out")
+        )
+    if found:
+        raise InvalidRequest(
+            "these filters can never match together: " + "; ".join(why for *_, why in found),
+            code="conflicting_filters",
+            details=[{"field": name} for pair in found for name in pair[:2]],
+        )
+
+
+def _time_range(since: Any, until: Any) -> tuple[datetime | None, datetime | None]:
+    start, end = _time(since, "since"), _time(until, "until")
+    if start is not None and end is not None and start >= end:
+        raise InvalidRequest(
+            "since must be earlier than until (since is inclusive, until exclusive)",
+            code="invalid_time",
+            details=[{"field": "since"}, {"field": "until"}],
+        )
+    return start, end
+
+
 def _filters(
     type: str | None,
     values: dict[str, str | None],
@@ -234,18 +278,20 @@ def search(
     thread: str | None = None,
     since: datetime | str | None = None,
     until: datetime | str | None = None,
-    transactions: bool = False,
+    transactions: bool | None = None,
     limit: int = SEARCH_DEFAULT_LIMIT,
     offset: int = 0,
 ) -> dict[str, Any]:
-    """Ranked hits for `q` in this context, with snippets, the total and the index lag."""
+    """Ranked hits for `q` in this context, with snippets, the total and the index lag.
+    `transactions` None: left out unless `kind` is ``transaction``."""
     clauses = _check(q, type, status, kind, thread, limit, offset)
+    _conflicts(type, status, kind, transactions)
     exact = exact_ids(q, clauses)
     # A question's function words ("is the ...", "I'd") carry no meaning of their own.
     clauses = [c for c in clauses if not is_stop_word(c[0])] or clauses
-    start, end = _time(since, "since"), _time(until, "until")
+    start, end = _time_range(since, until)
     ctx = resolve_context(context)
-    include_tx = transactions or kind == TRANSACTION
+    include_tx = bool(transactions) or kind == TRANSACTION
     values = {"status": status, "kind": kind, "thread": thread}
     filters, params = _filters(type, values, start, end, include_tx)
     params["exact"] = exact
