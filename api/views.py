@@ -52,7 +52,7 @@ from memory.read import lists as reads
 from memory.read.access import contexts_for_person
 from memory.shapes import EventJson, appended_event_json, context_json, event_json
 from memory.timeline.bulk import append_events
-from memory.timeline.evaluation import evaluate
+from memory.timeline.evaluation import evaluate_or_replay
 from memory.timeline.events import append_event, register_action
 from memory.vocabulary import MAX_SEQ, event_ref
 
@@ -290,21 +290,23 @@ class EvaluationView(ContextAPIView):
         operation_id="evaluations_create",
         summary="Claim pending inputs and compile the active context",
         description="Advances the tick when the batch holds an external fact (R22). A retry "
-        "with the same `idempotency_key` returns the first result and changes nothing.",
+        "with the same `idempotency_key` returns the first result (200) and changes nothing.",
         request=EvaluationIn,
         parameters=[IDEMPOTENCY_HEADER],
-        responses=responses({201: EvaluationSerializer}, *WRITE_ERRORS, 409),
+        responses=responses(
+            {201: EvaluationSerializer, 200: EvaluationSerializer}, *WRITE_ERRORS, 409
+        ),
     )
     def post(self, request: Request, slug: str) -> Response:
         data = body_data(EvaluationIn, request.data)
-        result = evaluate(
+        result, created = evaluate_or_replay(
             self.ctx.pk,
             thread=data.get("thread"),
             idempotency_key=idempotency_key(request, data.get("idempotency_key")),
             continuation=data["continuation"],
             include_instructions=data["include_instructions"],
         )
-        return Response(bounded_evaluation(result), status=201)
+        return Response(bounded_evaluation(result), status=201 if created else 200)
 
     @views_history.LIST_SCHEMA
     def get(self, request: Request, slug: str) -> Response:

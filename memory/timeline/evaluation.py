@@ -29,7 +29,30 @@ def evaluate(
     include_instructions: bool = False,
     compile_input: bool = True,
 ) -> dict[str, Any]:
-    """Claim the pending inputs and compile the next model input, under the context row
+    """The result of `evaluate_or_replay`, without saying whether it was a retry."""
+    return evaluate_or_replay(
+        context_id,
+        thread=thread,
+        idempotency_key=idempotency_key,
+        continuation=continuation,
+        include_instructions=include_instructions,
+        compile_input=compile_input,
+    )[0]
+
+
+def evaluate_or_replay(
+    context_id: int,
+    *,
+    thread: str | None = None,
+    idempotency_key: str | None = None,
+    continuation: bool = False,
+    include_instructions: bool = False,
+    compile_input: bool = True,
+) -> tuple[dict[str, Any], bool]:
+    """(result, created): created is false when the idempotency key named an earlier
+    evaluation, whose result comes back unchanged (the API answers 200 then, not 201).
+
+    Claim the pending inputs and compile the next model input, under the context row
     lock (R21, R22); due expiries apply in the same database transaction.
 
     Returns `{id, tick, advanced_tick, view_version, thread, continuation, claimed (refs),
@@ -70,7 +93,7 @@ def evaluate(
         ).first()
         if existing is None:
             raise
-        return {**existing.result, "id": existing.pk}
+        return {**existing.result, "id": existing.pk}, False
 
 
 @transaction.atomic
@@ -81,12 +104,12 @@ def _evaluate(
     continuation: bool,
     include_instructions: bool = False,
     compile_input: bool = True,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], bool]:
     context = lock_context_model(context_id)
     if idempotency_key is not None:
         earlier = _earlier_result(context, idempotency_key, continuation, thread)
         if earlier is not None:
-            return earlier
+            return earlier, False
     claimed = _pending_inputs(context, thread) if not continuation else []
     advanced = any(kind in EXTERNAL_FACT_KINDS for _, _, kind in claimed)
     expired: list[str] = []
@@ -127,7 +150,7 @@ def _evaluate(
     evaluation.save(update_fields=["result"])
     if advanced or claimed:
         _announce(context, expired, result["claimed"])
-    return result
+    return result, True
 
 
 def _announce(context: Context, expired: list[str], claimed: list[str]) -> None:

@@ -21,9 +21,13 @@ def test_evaluation_claims_inputs_advances_the_tick_and_compiles(api: Api) -> No
 
 def test_retry_with_the_key_returns_the_first_result_and_changes_nothing(api: Api) -> None:
     api.observe("fact", kind="external_fact")
-    first = api.post("evaluations/", {"idempotency_key": "turn-1"}).json()
+    made = api.post("evaluations/", {"idempotency_key": "turn-1"})
+    assert made.status_code == 201
+    first = made.json()
     api.observe("another fact", kind="external_fact")
-    again = api.post("evaluations/", {}, HTTP_IDEMPOTENCY_KEY="turn-1").json()
+    retried = api.post("evaluations/", {}, HTTP_IDEMPOTENCY_KEY="turn-1")
+    assert retried.status_code == 200  # as events, actions and transactions answer a retry
+    again = retried.json()
     assert again == first
     assert Context.objects.get(slug="alpha").tick == 1
     assert Evaluation.objects.filter(context__slug="alpha").count() == 1
