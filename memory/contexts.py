@@ -27,6 +27,7 @@ __all__ = [
 ]
 from memory.models import ApiToken, Context, Evaluation, SettingsChange
 from memory.pressure import pressure_state
+from memory.vocabulary import SLUG_MAX
 
 TOKEN_PREFIX = "mz_"
 
@@ -67,14 +68,28 @@ def validate_settings(
 
 
 def check_slug(slug: Any) -> None:
-    """InvalidRequest unless `slug` is a context slug: letters, digits, '-' or '_' (it is
-    part of every API and explorer URL of the context)."""
+    """InvalidRequest unless `slug` is a context slug: 1-64 letters, digits, '-' or '_' (it
+    is part of every API and explorer URL of the context)."""
     from django.core.validators import validate_slug
 
+    if not isinstance(slug, str) or not 0 < len(slug) <= SLUG_MAX:
+        raise InvalidRequest(f"slug must be 1-{SLUG_MAX} letters, digits, '-' or '_'")
     try:
         validate_slug(slug)
     except Exception:
         raise InvalidRequest(f"slug {slug!r} must be letters, digits, '-' or '_'") from None
+
+
+def check_slug_free(slug: str) -> None:
+    """InvalidRequest `context_exists` when a context has this slug in any case: `Demo` and
+    `demo` would be two contexts a person cannot tell apart in a list or a spoken URL
+    (the database's unique index on lower(slug) holds the same rule under races)."""
+    taken = Context.objects.filter(slug__iexact=slug).values_list("slug", flat=True).first()
+    if taken is not None:
+        same = "" if taken == slug else f" (as {taken!r}: slugs are unique whatever their case)"
+        raise InvalidRequest(
+            f"a context with slug {slug!r} already exists{same}", code="context_exists"
+        )
 
 
 @transaction.atomic
@@ -107,6 +122,7 @@ def create_context(
         "observation_budget_tokens": observation_budget_tokens,
     }
     validate_settings(**values)
+    check_slug_free(slug)
     try:
         with transaction.atomic():
             context = Context.objects.create(slug=slug, name=name or slug, **values)
@@ -114,7 +130,8 @@ def create_context(
             return context
     except IntegrityError:
         raise InvalidRequest(
-            f"a context with slug {slug!r} already exists", code="context_exists"
+            f"a context with slug {slug!r} already exists (whatever its case)",
+            code="context_exists",
         ) from None
 
 

@@ -19,6 +19,7 @@ from typing import Final
 FRAME_ID_MAX: Final = 128
 RELATION_NAME_MAX: Final = 64
 THREAD_MAX: Final = 100
+SLUG_MAX: Final = 64  # a context slug (memory.models.Context.slug)
 MAX_SEQ: Final = 2**63 - 1
 MAIN_THREAD: Final = "main"
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
+
+from memory.vocabulary import SLUG_MAX
 
 
 class Context(models.Model):
     """One agent's cognitive context (R1). Counters only move through `memory` functions."""
 
-    slug = models.SlugField(max_length=64, unique=True)
+    slug = models.SlugField(max_length=SLUG_MAX, unique=True)
     name = models.CharField(max_length=200, blank=True)
     version = models.BigIntegerField(default=0)
     tick = models.BigIntegerField(default=0)
@@ -36,6 +39,8 @@ class Context(models.Model):
     class Meta:
         ordering = ["slug"]
         constraints = [
+            # `Demo` and `demo` would be two contexts no one can tell apart in a list.
+            models.UniqueConstraint(Lower("slug"), name="context_slug_unique_any_case"),
             models.CheckConstraint(condition=Q(version__gte=0), name="context_version_nonneg"),
             models.CheckConstraint(condition=Q(tick__gte=0), name="context_tick_nonneg"),
             models.CheckConstraint(condition=Q(last_seq__gte=0), name="context_seq_nonneg"),

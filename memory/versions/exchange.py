@@ -30,6 +30,7 @@ from django.utils import timezone
 from memory.contexts import (
     IssuedToken,
     check_slug,
+    check_slug_free,
     create_context,
     issue_token,
     set_frozen,
@@ -227,10 +228,7 @@ def import_context(
     try:
         target = slug or header["slug"]
         check_slug(target)  # the rebuild runs under a scratch slug and is renamed at the end
-        if Context.objects.filter(slug=target).exists():
-            raise InvalidRequest(
-                f"a context with slug {target!r} already exists", code="context_exists"
-            )
+        check_slug_free(target)
         settings = header.get("settings") or {}
         values = {name: settings[name] for name in SETTINGS if name in settings}
         name = header.get("name") or target

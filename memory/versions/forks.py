@@ -24,7 +24,14 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 
-from memory.contexts import SETTINGS_FIELDS, IssuedToken, issue_token, settings_of
+from memory.contexts import (
+    SETTINGS_FIELDS,
+    IssuedToken,
+    check_slug,
+    check_slug_free,
+    issue_token,
+    settings_of,
+)
 from memory.errors import InvalidRequest, NotFound
 from memory.models import Context
 from memory.versions.points import (
@@ -230,21 +237,15 @@ def fork_context(
     """Fork `source` at `at_version` (default: now) into a new context `slug`."""
     source_pk = source.pk if isinstance(source, Context) else source
     if slug is not None:
-        from django.core.validators import validate_slug
-
-        if not isinstance(slug, str) or not 0 < len(slug) <= 64:
-            raise InvalidRequest("slug must be 1-64 letters, digits, '-' or '_'")
-        try:
-            validate_slug(slug)
-        except Exception:
-            raise InvalidRequest(f"slug {slug!r} must be letters, digits, '-' or '_'") from None
+        check_slug(slug)
     try:
         with transaction.atomic():
             return _fork(source_pk, slug, at_version, name, token_name)
     except IntegrityError as exc:
-        if slug is not None and Context.objects.filter(slug=slug).exists():
+        if slug is not None and Context.objects.filter(slug__iexact=slug).exists():
             raise InvalidRequest(
-                f"a context with slug {slug!r} already exists", code="context_exists"
+                f"a context with slug {slug!r} already exists (whatever its case)",
+                code="context_exists",
             ) from None
         raise exc
 
@@ -266,10 +267,7 @@ def _fork(
         at = dict(zip(CONTEXT_COLUMNS, cur.fetchone() or (), strict=False))
     src_settings = settings_of(src) if point.present else at  # the settings at the point
     new_slug = slug or _new_slug(src.slug)
-    if Context.objects.filter(slug=new_slug).exists():
-        raise InvalidRequest(
-            f"a context with slug {new_slug!r} already exists", code="context_exists"
-        )
+    check_slug_free(new_slug)
     dst = Context(
         slug=new_slug,
         name=name or f"{src.name or src.slug} (fork at v{point.version})",
