@@ -8,20 +8,21 @@ in the batch.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 from django.utils import timezone
 
 from memory.errors import Conflict, InvalidRequest, RuleViolation
 from memory.kinds import ACTION, APPENDABLE_KINDS, REQUEST_DELIVERED, REQUEST_OPEN, USER_MESSAGE
-from memory.limits import MAX_BULK_EVENTS, MAX_CONTENT_CHARS, MAX_DELIVERS
+from memory.limits import MAX_BULK_EVENTS, MAX_DELIVERS
 from memory.locking import LockedContext, context_gate, lock_context
 from memory.models import Event
 from memory.timeline.events import (
     AppendResult,
     announce_events,
     check_thread,
+    content_problem,
     next_event,
     parse_event_ref,
 )
@@ -78,12 +79,9 @@ def _check_item(index: int, item: Any) -> _Item:
     if kind not in APPENDABLE_KINDS:
         raise bad(f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}", "kind")
     content = item.get("content")
-    if not isinstance(content, str):
-        raise bad("content must be a string", "content")
-    if len(content) > MAX_CONTENT_CHARS:
-        raise bad(f"content is longer than {MAX_CONTENT_CHARS} characters", "content", "too_large")
-    if "\x00" in content:
-        raise bad("content must not contain NUL characters", "content")
+    problem = content_problem(kind, content)
+    if problem is not None:
+        raise bad(problem[0], "content", problem[1])
     try:
         thread = check_thread(item.get("thread"))
     except InvalidRequest as exc:
@@ -98,7 +96,8 @@ def _check_item(index: int, item: Any) -> _Item:
         delivered = [parse_event_ref(ref) for ref in delivers]
     except InvalidRequest as exc:
         raise bad(exc.message, "delivers") from exc
-    return _Item(kind, content, item.get("payload"), thread, delivered, key)
+    # content_problem found nothing, so content is a string.
+    return _Item(kind, cast(str, content), item.get("payload"), thread, delivered, key)
 
 
 @transaction.atomic

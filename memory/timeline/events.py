@@ -165,7 +165,7 @@ def _append_locked(
     gate_maintenance: bool = False,
 ) -> AppendResult:
     thread = check_thread(thread)
-    delivered_seqs = _check_append(content, idempotency_key, delivers)
+    delivered_seqs = _check_append(kind, content, idempotency_key, delivers)
     context = lock_context(context_id)
     if idempotency_key is not None:
         existing = Event.objects.filter(
@@ -195,18 +195,27 @@ def _append_locked(
     return AppendResult(event, created=True)
 
 
-def _check_append(content: Any, idempotency_key: Any, delivers: Any) -> list[int]:
-    """The checks of a single append's arguments; the seqs its `delivers` name."""
+def content_problem(kind: str, content: Any) -> tuple[str, str] | None:
+    """(message, code) of what is wrong with an event's `content`, or None: a string of at
+    most MAX_CONTENT_CHARS characters without NUL; a user message must say something (an
+    empty one would open a request (R3) that asks for nothing). Other kinds may be empty:
+    a tool can print nothing."""
     if not isinstance(content, str):
-        raise InvalidRequest("content must be a string", details=[{"field": "content"}])
+        return "content must be a string", "invalid_request"
     if len(content) > MAX_CONTENT_CHARS:
-        raise InvalidRequest(
-            f"content is longer than {MAX_CONTENT_CHARS} characters", code="too_large"
-        )
+        return f"content is longer than {MAX_CONTENT_CHARS} characters", "too_large"
     if "\x00" in content:
-        raise InvalidRequest(
-            "content must not contain NUL characters", details=[{"field": "content"}]
-        )
+        return "content must not contain NUL characters", "invalid_request"
+    if kind == USER_MESSAGE and not content.strip():
+        return "a user_message must have content (it opens a request)", "invalid_request"
+    return None
+
+
+def _check_append(kind: str, content: Any, idempotency_key: Any, delivers: Any) -> list[int]:
+    """The checks of a single append's arguments; the seqs its `delivers` name."""
+    problem = content_problem(kind, content)
+    if problem is not None:
+        raise InvalidRequest(problem[0], code=problem[1], details=[{"field": "content"}])
     if idempotency_key is not None and (
         not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200
     ):
