@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.errors import ApiError, TooLarge
+from api.errors import CODE_BY_FIELD, ApiError, TooLarge
 from api.parsers import StrictJSONParser, check_text
 from memory.models import ApiToken, Context
 from memory.read.access import context_for_person
@@ -41,10 +41,12 @@ def check_content_length(request: Request) -> None:
 
 
 def check_query(request: Request) -> None:
+    """Query parameters hold no NUL or lone surrogate; a bad value answers its field's own
+    code (`q`: `invalid_query`), as a validation failure of that field would."""
     for key, values in request.query_params.lists():
         check_text(key, key)
         for value in values:
-            check_text(value, key)
+            check_text(value, key, CODE_BY_FIELD.get(key, "invalid_request"))
 
 
 class ApiView(APIView):

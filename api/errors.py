@@ -194,6 +194,7 @@ CODE_BY_FIELD: dict[str, str] = {
     "include_removed": "invalid_flag",
     "as_observation": "invalid_flag",
     "transactions": "invalid_flag",
+    "frozen": "invalid_flag",
 }
 
 

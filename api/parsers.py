@@ -41,16 +41,16 @@ def check_value(value: Any) -> None:
             stack.extend((child, f"{path}[{i}]", depth + 1) for i, child in enumerate(item))
 
 
-def check_text(text: str, field: str) -> None:
+def check_text(text: str, field: str, code: str = "invalid_request") -> None:
+    """ApiError `code` when `text` holds NUL or a lone surrogate (PostgreSQL stores
+    neither)."""
     if "\x00" in text:
-        raise ApiError(
-            "invalid_request", f"{field or 'body'}: text must not contain NUL", [{"field": field}]
-        )
+        raise ApiError(code, f"{field or 'body'}: text must not contain NUL", [{"field": field}])
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise ApiError(
-            "invalid_request", f"{field or 'body'}: text holds a lone surrogate", [{"field": field}]
+            code, f"{field or 'body'}: text holds a lone surrogate", [{"field": field}]
         ) from None
 
 

@@ -234,8 +234,14 @@ class SearchQuery(StrictSerializer):
         choices=(*EVENT_KINDS, "frame"), required=False, help_text="an event kind, or frame"
     )
     thread = thread_field()
-    since = serializers.DateTimeField(required=False)
-    until = serializers.DateTimeField(required=False)
+    # Read by memory.search.query, which holds the rule (an offset is required): a
+    # DateTimeField here would read a date alone or a local time as UTC.
+    since = StrictCharField(
+        required=False, max_length=40, help_text="ISO 8601 with offset: 2025-01-31T12:00:00Z"
+    )
+    until = StrictCharField(
+        required=False, max_length=40, help_text="exclusive; ISO 8601 with offset"
+    )
     transactions = serializers.BooleanField(
         required=False,
         allow_null=True,

@@ -26,8 +26,9 @@
   `until` (datetimes or ISO 8601 strings; a frame's time is its last change, an event's
   its creation; `since` inclusive, `until` exclusive, `since` before `until`). Filters no
   document can satisfy together (``type=frame`` with an event kind or ``recorded``, an
-  event with ``retiring``, ``kind=transaction`` with ``transactions`` false) are refused,
-  not answered with an empty page.
+  event with ``retiring``, an observation kind with ``recorded``, any other event kind
+  with ``active`` or ``retired``, ``kind=transaction`` with ``transactions`` false) are
+  refused, not answered with an empty page.
 - Hits, best first: ``{type, id (frames) | ref (events), ref, status, kind, thread,
   created_at, score, snippet, snippet_parts: [{text, match}], next}`` where `next` says what
   to call to go further: ``{"recall": {"frame_id": ...}}`` or ``{"read": "@e42"}``.
@@ -52,13 +53,22 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
 from memory.errors import InvalidRequest
-from memory.kinds import EVENT_KINDS, FRAME_STATUSES, RETIRING, TRANSACTION
+from memory.kinds import (
+    ACTIVE,
+    EVENT_KINDS,
+    FRAME_STATUSES,
+    OBSERVATION_KINDS,
+    RECORDED,
+    RETIRED,
+    RETIRING,
+    TRANSACTION,
+)
 from memory.limits import SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS
 from memory.models import Context
 from memory.read.history import resolve_context
@@ -66,7 +76,7 @@ from memory.search import ranking, snippets, statistics, textindex, vectors
 from memory.shapes import SearchHit, search_hit
 from memory.vocabulary import is_thread_name
 
-STATUSES = (*FRAME_STATUSES, "recorded")
+STATUSES = (*FRAME_STATUSES, RECORDED)
 RANK_POOL = 1000  # pages reach this deep
 TOTAL_CAP = 1000  # matches counted exactly up to this many
 
@@ -102,23 +112,30 @@ _NOT_ID_EDGE = (
 )
 
 
+# An ISO 8601 date-time with its offset, ASCII digits only, at most microseconds: anything
+# else is refused rather than guessed (a date alone, a local time, a seventh digit cut off).
+_DATETIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})", re.ASCII
+)
+
+
 def _time(value: Any, name: str) -> datetime | None:
-    if value is None or value == "":
+    """A `since` / `until` bound: an aware datetime, or a string like 2025-01-31T12:00:00Z
+    (offset required); InvalidRequest `invalid_time` otherwise."""
+    if value is None:
         return None
-    parsed = (
-        value
-        if isinstance(value, datetime)
-        else parse_datetime(value)
-        if isinstance(value, str)
-        else None
-    )
-    if parsed is None:
+    parsed = None
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, str) and _DATETIME.fullmatch(value):
+        parsed = parse_datetime(value)
+    if parsed is None or parsed.tzinfo is None:
         raise InvalidRequest(
-            f"{name} must be an ISO 8601 date-time like 2025-01-31T12:00:00Z",
+            f"{name} must be an ISO 8601 date-time with its offset, like 2025-01-31T12:00:00Z",
             code="invalid_time",
             details=[{"field": name}],
         )
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    return parsed
 
 
 def _check(
@@ -183,12 +200,16 @@ def _conflicts(
     found: list[tuple[str, str, str]] = []
     if is_frame and is_event:
         found.append(("type", "kind", f"type={type} cannot hold kind={kind}"))
-    if status == "recorded" and is_frame:
+    if status == RECORDED and is_frame:
         frame_field = "type" if type == "frame" else "kind"
         found.append((frame_field, "status", "frames are never recorded (only events are)"))
     if status == RETIRING and is_event:
         event_field = "type" if type == "event" else "kind"
         found.append((event_field, "status", "events are never retiring (only frames are)"))
+    if kind in OBSERVATION_KINDS and status == RECORDED:
+        found.append(("kind", "status", f"{kind} events are observations: active or retired"))
+    if kind in EVENT_KINDS and kind not in OBSERVATION_KINDS and status in (ACTIVE, RETIRED):
+        found.append(("kind", "status", f"{kind} events are not observations: only recorded"))
     if kind == TRANSACTION and transactions is False:
         found.append(
             ("kind", "transactions", "kind=transaction asks for what transactions=false leaves out")

@@ -77,7 +77,11 @@ def _check_item(index: int, item: Any) -> _Item:
         raise bad(f"unknown field {unknown[0]!r}", str(unknown[0]))
     kind = item.get("kind")
     if kind not in APPENDABLE_KINDS:
-        raise bad(f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}", "kind")
+        raise bad(
+            f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}",
+            "kind",
+            "invalid_kind",
+        )
     content = item.get("content")
     problem = content_problem(kind, content)
     if problem is not None:
@@ -100,6 +104,24 @@ def _check_item(index: int, item: Any) -> _Item:
     return _Item(kind, cast(str, content), item.get("payload"), thread, delivered, key)
 
 
+def _key_reused(index: int, key: str, first: Event, first_index: int | None) -> Conflict:
+    """`idempotency_key_reused` for item `index`: naming the stored event that holds the key,
+    or the earlier item of this batch (whose event is not written, so it has no ref)."""
+    if first_index is not None:
+        return Conflict(
+            f"events[{index}]: idempotency_key {key!r} is also the key of events[{first_index}] "
+            "of this batch, a different event",
+            code="idempotency_key_reused",
+            details=[{"index": index, "other_index": first_index}],
+        )
+    return Conflict(
+        f"events[{index}]: idempotency_key {key!r} was already used for a different "
+        f"event ({first.ref})",
+        code="idempotency_key_reused",
+        details=[{"index": index, "ref": first.ref}],
+    )
+
+
 @transaction.atomic
 def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResult]:
     context = lock_context(context_id)
@@ -111,6 +133,7 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
             for e in Event.objects.filter(context_id=context.pk, idempotency_key__in=keys)
             if e.idempotency_key is not None
         }
+    in_batch: dict[str, int] = {}  # a key's first item in this batch
     outcomes: list[Event | None] = []  # None: to be written (at the matching position)
     new_events: list[Event] = []
     batch_kinds: dict[int, str] = {}
@@ -124,12 +147,7 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
                 or first.content != item.content
                 or first.thread != item.thread
             ):
-                raise Conflict(
-                    f"events[{index}]: idempotency_key {key!r} was already used for a different "
-                    f"event ({first.ref})",
-                    code="idempotency_key_reused",
-                    details=[{"index": index, "ref": first.ref}],
-                )
+                raise _key_reused(index, key, first, in_batch.get(key))
             outcomes.append(first)
             continue
         event = next_event(
@@ -144,6 +162,7 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
         )
         if key is not None:
             existing[key] = event  # a repeat of the key later in the batch answers this one
+            in_batch[key] = index
         batch_kinds[event.seq] = item.kind
         outcomes.append(None)
         new_events.append(event)

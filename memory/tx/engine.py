@@ -20,7 +20,7 @@ from django.db import transaction
 from memory.broadcast import broadcast_after_commit
 from memory.errors import Conflict, InvalidRequest, MorphzError, ParseError, RuleViolation
 from memory.kinds import COMMITTED
-from memory.limits import MAX_OPS
+from memory.limits import MAX_CONTENT_CHARS, MAX_OPS
 from memory.locking import LockedContext, lock_context
 from memory.models import Evaluation, TransactionRecord
 from memory.pressure import PressureState, pressure_state
@@ -90,6 +90,20 @@ def parse_submission(*, text: str | None = None, data: Any = None) -> dict[str, 
         raise InvalidRequest(str(exc), details=[{"path": exc.path}]) from None
 
 
+def _one_thread(given: str | None, declared: str | None) -> str:
+    """The transaction's thread: `thread` as given beside it, or as its text (or JSON form)
+    declares it; InvalidRequest `invalid_thread` when both are there and differ (the record
+    would contradict its own text)."""
+    if given is not None and declared is not None and given != declared:
+        raise InvalidRequest(
+            f"thread {given!r} differs from the transaction's own (thread {declared}); "
+            "give it in one place",
+            code="invalid_thread",
+            details=[{"field": "thread"}],
+        )
+    return check_thread(given or declared)
+
+
 def check_evaluation(context_id: int, evaluation_id: int | None) -> None:
     """`unknown_evaluation` unless the evaluation (when given) belongs to the context."""
     if (
@@ -135,11 +149,20 @@ def submit_transaction(
         tx = parse_submission(text=text, data=data)
         if len(tx["ops"]) > MAX_OPS:
             raise InvalidRequest(f"a transaction may hold at most {MAX_OPS} operations")
-        thread = check_thread(thread or tx.get("thread"))
+        thread = _one_thread(thread, tx.get("thread"))
+        canonical = txlang.canonical_text(tx)
+        if len(canonical) > MAX_CONTENT_CHARS:
+            # Its text is the transaction event's content: the JSON form is held to the
+            # limit the text form meets, as each form converts to the other exactly.
+            raise InvalidRequest(
+                f"the transaction's text would be {len(canonical)} characters, over the "
+                f"limit of {MAX_CONTENT_CHARS}; send large content as an event and cite it",
+                code="too_large",
+            )
         submission = Submission(
             context_id=context_id,
             tx=tx,
-            canonical=txlang.canonical_text(tx),
+            canonical=canonical,
             author=author,
             thread=thread,
             evaluation_id=evaluation_id,

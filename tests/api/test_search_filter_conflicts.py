@@ -17,6 +17,9 @@ CONFLICTS = [
     ({"type": "event", "status": "retiring"}, {"type", "status"}),
     ({"kind": "tool_result", "status": "retiring"}, {"kind", "status"}),
     ({"kind": "transaction", "transactions": "false"}, {"kind", "transactions"}),
+    ({"kind": "user_message", "status": "recorded"}, {"kind", "status"}),
+    ({"kind": "agent_message", "status": "active"}, {"kind", "status"}),
+    ({"kind": "transaction", "status": "retired"}, {"kind", "status"}),
 ]
 
 
@@ -52,3 +55,31 @@ def test_filters_that_can_match_still_answer(api: Api, released) -> None:
     assert alone and {h["kind"] for h in alone} == {"transaction"}
     recorded = api.get("search/", {"q": "passed", "type": "event", "status": "recorded"})
     assert recorded.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "since",
+    [
+        "2020-01-01",  # a date alone
+        "2020-01-01T00:00:00",  # no offset: whose midnight?
+        "\uff12020-01-01T00:00:00Z",  # a full-width digit
+        "2020-01-01T00:00:00.1234567Z",  # a seventh fractional digit would be cut off
+        "",
+    ],
+)
+def test_a_time_that_would_be_guessed_at_is_refused(api: Api, since: str) -> None:
+    response = api.get("search/", {"q": "release", "since": since})
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] == "invalid_time"
+    assert [d["field"] for d in error["details"]] == ["since"]
+
+
+def test_times_with_their_offset_are_read(api: Api, released) -> None:
+    drain()
+    for since in ("2000-01-01T00:00Z", "2000-01-01T00:00:00.123456+02:00"):
+        response = api.get("search/", {"q": "release", "since": since})
+        assert response.status_code == 200
+        assert response.json()["hits"]
+    later = api.get("search/", {"q": "release", "since": "2999-01-01T00:00:00Z"})
+    assert later.json()["hits"] == []
