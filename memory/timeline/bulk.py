@@ -141,7 +141,7 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
     for index, item in enumerate(items):
         key = item.idempotency_key
         first = existing.get(key) if key is not None else None
-        if first is not None:
+        if key is not None and first is not None:
             if (
                 first.kind != item.kind
                 or first.content != item.content
