@@ -104,15 +104,23 @@ _LOAD_SQL = (
     )
     + ", 'relations', "
     # Each named relation (a [subject, name, object] triple) on its own: every row of it,
-    # current and past, through the subject's unique key and the subject index.
+    # current and past. The subject and the object are found by their unique keys first,
+    # then the relation's rows by the subject's id: each step a lookup by a key, in this
+    # order. `OFFSET 0` keeps each step a subquery of its own, so the planner cannot join
+    # them in another order: with statistics that say the tables are empty (an ANALYZE
+    # of a new or emptied database) it chose to walk all relations and, for each, all
+    # frames twice (tests/memory/test_commit_load_with_empty_statistics.py).
     + "(SELECT coalesce(jsonb_agg(e), '[]') FROM "
     "jsonb_array_elements(names.d->'relations') AS k(t), LATERAL jsonb_array_elements(coalesce(("
     + _rows_of(
         ["r.id", "s.frame_id", "r.name", "o.frame_id", "r.created_version", "r.removed_version"],
-        "FROM memory_frame s JOIN memory_relation r ON r.subject_id = s.id "
-        "JOIN memory_frame o ON o.id = r.object_id WHERE s.context_id = ctx.id "
-        "AND s.frame_id = k.t->>0 AND r.name = k.t->>1 "
-        "AND o.context_id = ctx.id AND o.frame_id = k.t->>2",
+        "FROM (SELECT id, frame_id FROM memory_frame "
+        "WHERE context_id = ctx.id AND frame_id = k.t->>0 OFFSET 0) s "
+        "CROSS JOIN LATERAL (SELECT id, frame_id FROM memory_frame "
+        "WHERE context_id = ctx.id AND frame_id = k.t->>2 OFFSET 0) o "
+        "CROSS JOIN LATERAL (SELECT id, name, created_version, removed_version "
+        "FROM memory_relation WHERE subject_id = s.id AND object_id = o.id "
+        "AND name = k.t->>1 OFFSET 0) r",
     )
     + "), '[]')) AS e)"
     + ") FROM (SELECT %s::bigint AS id) AS ctx, (SELECT %s::jsonb AS d) AS names"
