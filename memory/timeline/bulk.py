@@ -2,7 +2,8 @@
 
 Each item follows the rules of a single append (memory.timeline.events); the batch is
 atomic and ordered, idempotent per item, and an item may deliver a request appended earlier
-in the batch.
+in the batch. An item that changes the context's maintenance flag ends a statement, so the
+maintenance log names that item, as its single append would (and replay does, R51).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from memory.timeline.events import (
     next_event,
     parse_event_ref,
 )
-from memory.timeline.inserts import insert_events
+from memory.timeline.inserts import Counters, insert_events
 from memory.vocabulary import event_ref
 
 _ITEM_FIELDS = frozenset({"kind", "content", "payload", "thread", "delivers", "idempotency_key"})
@@ -136,6 +137,7 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
     in_batch: dict[str, int] = {}  # a key's first item in this batch
     outcomes: list[Event | None] = []  # None: to be written (at the matching position)
     new_events: list[Event] = []
+    flag_changes: list[tuple[int, Counters]] = []  # (events up to here, counters after them)
     batch_kinds: dict[int, str] = {}
     now = timezone.now()
     for index, item in enumerate(items):
@@ -150,6 +152,7 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
                 raise _key_reused(index, key, first, in_batch.get(key))
             outcomes.append(first)
             continue
+        was_in_maintenance = context.in_maintenance
         event = next_event(
             context,
             item.kind,
@@ -166,9 +169,11 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
         batch_kinds[event.seq] = item.kind
         outcomes.append(None)
         new_events.append(event)
+        if context.in_maintenance != was_in_maintenance:
+            flag_changes.append((len(new_events), Counters.of(context)))
     _check_batch_deliveries(context.pk, new_events, batch_kinds)
     if new_events:
-        _write(context, new_events)
+        _write(context, new_events, flag_changes)
     written = iter(new_events)
     return [
         AppendResult(next(written), created=True)
@@ -178,9 +183,16 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
     ]
 
 
-def _write(context: LockedContext, new_events: list[Event]) -> None:
+def _write(
+    context: LockedContext, new_events: list[Event], flag_changes: list[tuple[int, Counters]]
+) -> None:
     """Store the batch; requests it delivers become delivered, by the first event naming them
-    (in the batch before the insert, already stored after it)."""
+    (in the batch before the insert, already stored after it).
+
+    One statement, or one more per maintenance flag change (`flag_changes`: how many events
+    lead up to the change, the counters just after it): each statement stores the counters
+    just after its last event, so the trigger that logs the flag names the event that
+    changed it, not the batch's last (R50: as if appended one by one)."""
     by_seq = {event.seq: event for event in new_events}
     stored_targets: dict[int, int] = {}
     for event in new_events:
@@ -191,7 +203,12 @@ def _write(context: LockedContext, new_events: list[Event]) -> None:
             elif target.request_state == REQUEST_OPEN:
                 target.request_state = REQUEST_DELIVERED
                 target.delivered_by_seq = event.seq
-    insert_events(context, new_events)
+    start = 0
+    for end, counters in flag_changes:
+        insert_events(context, new_events[start:end], counters)
+        start = end
+    if start < len(new_events):
+        insert_events(context, new_events[start:])
     for seq, by in stored_targets.items():
         Event.objects.filter(context_id=context.pk, seq=seq, request_state=REQUEST_OPEN).update(
             request_state=REQUEST_DELIVERED, delivered_by_seq=by

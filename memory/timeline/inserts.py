@@ -5,6 +5,7 @@ context row lock (memory.locking.lock_context)."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
@@ -73,15 +74,33 @@ _EVENT_COLUMNS = (
 )
 
 
-def insert_events(context: LockedContext, events: list[Event]) -> None:
-    """Insert a batch of events, their index intents and the context's new counters in one
-    round trip; sets each event's pk. Caller holds the context row lock."""
+@dataclass(frozen=True)
+class Counters:
+    """The context's counters just after some event: what an insert stores on its row (the
+    maintenance log, a trigger on that row, names the `last_seq` stored with a new flag)."""
+
+    last_seq: int
+    used_tokens: int
+    in_maintenance: bool
+
+    @classmethod
+    def of(cls, context: LockedContext) -> Counters:
+        return cls(context.last_seq, context.used_tokens, context.in_maintenance)
+
+
+def insert_events(
+    context: LockedContext, events: list[Event], counters: Counters | None = None
+) -> None:
+    """Insert a batch of events, their index intents and the context's new counters
+    (`counters`, default the context's own: they must be those just after the batch's last
+    event) in one round trip; sets each event's pk. Caller holds the context row lock."""
+    after = Counters.of(context) if counters is None else counters
     row = "(%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, 0, %s, %s::bigint[], %s, %s)"
     params: list[Any] = []
     for event in events:
         params += [*_event_values(context, event), event.delivered_by_seq]
     now = events[-1].created_at
-    params += [context.pk, now, context.last_seq, context.used_tokens, context.in_maintenance]
+    params += [context.pk, now, after.last_seq, after.used_tokens, after.in_maintenance]
     params.append(context.pk)
     with connection.cursor() as cur:
         cur.execute(

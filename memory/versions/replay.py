@@ -13,9 +13,9 @@ and replay is quadratic (26-78 events/s at 50,000 events). Outside a transaction
 therefore runs in autocommit, each step its own short transaction, into a scratch context
 that is deleted afterwards (a `replay-` slug, visible meanwhile), with the session's
 `synchronous_commit` off (scratch rows need no durability). Runs of plain appends go
-through the engine's bulk append (`append_events`), cut where an append would put the
-context into maintenance so the maintenance log records the same event a single append
-would. Inside a transaction (tests) the scratch context is rolled back instead.
+through the engine's bulk append (`append_events`), which logs a maintenance change at the
+event that made it, as single appends do. Inside a transaction (tests) the scratch context
+is rolled back instead.
 """
 
 from __future__ import annotations
@@ -29,14 +29,12 @@ from typing import Any
 from django.db import OperationalError, connection, transaction
 
 from memory.contexts import create_context, update_context_settings
-from memory.kinds import ACTION, APPENDABLE_KINDS, OBSERVATION_KINDS, RECALL_RESULT
+from memory.kinds import ACTION, APPENDABLE_KINDS, RECALL_RESULT
 from memory.limits import MAX_BULK_EVENTS
 from memory.models import Context, Event
-from memory.pressure import pressure_state
 from memory.timeline.bulk import append_events
 from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event, append_recall_result, register_action
-from memory.tokens import observation_tokens
 from memory.tx.engine import Author, submit_transaction
 from memory.versions.history import SETTINGS, ReplayError, history_steps, initial_settings
 from memory.versions.snapshot import compare, snapshot
@@ -106,53 +104,34 @@ def apply_steps(
 
 
 def _append_run(context_id: int, run: list[dict[str, Any]], progress: Progress | None) -> None:
-    """Append a run of plain events in bulk appends, each ending at latest where an append
-    puts the context into maintenance (the log names that event, as one append would)."""
+    """Append a run of plain events in one bulk append (the same as appending them one by
+    one, R50: a maintenance change is logged at the event that made it)."""
+    if not run:
+        return
     if len(run) == 1:
         _apply_event(context_id, run[0])
         if progress is not None:
             progress(run[0])
         return
-    start = 0
-    while start < len(run):
-        end = _maintenance_cut(context_id, run, start)
-        chunk = run[start:end]
-        results = append_events(
-            context_id,
-            [
-                {
-                    "kind": s["kind"],
-                    "content": s["content"],
-                    "payload": s.get("payload"),
-                    "thread": s.get("thread"),
-                    "delivers": list(s.get("delivers") or []),
-                    "idempotency_key": s.get("idempotency_key"),
-                }
-                for s in chunk
-            ],
-        )
-        for step, result in zip(chunk, results, strict=True):
-            if not result.created or result.event.seq != step["seq"]:
-                raise ReplayError(f"@e{step['seq']} replayed as {result.event.ref}")
-            if progress is not None:
-                progress(step)
-        start = end
-
-
-def _maintenance_cut(context_id: int, run: list[dict[str, Any]], start: int) -> int:
-    """The end of the bulk append starting at `start`: just after the first event that
-    would put the context into maintenance (appends only add usage, so at most one)."""
-    context = Context.objects.get(pk=context_id)
-    if context.in_maintenance:
-        return len(run)
-    used = context.used_tokens
-    for index in range(start, len(run)):
-        step = run[index]
-        if step["kind"] in OBSERVATION_KINDS:
-            used += observation_tokens(step["content"], context.observation_budget_tokens)
-            if pressure_state(context, used).in_maintenance:
-                return index + 1
-    return len(run)
+    results = append_events(
+        context_id,
+        [
+            {
+                "kind": s["kind"],
+                "content": s["content"],
+                "payload": s.get("payload"),
+                "thread": s.get("thread"),
+                "delivers": list(s.get("delivers") or []),
+                "idempotency_key": s.get("idempotency_key"),
+            }
+            for s in run
+        ],
+    )
+    for step, result in zip(run, results, strict=True):
+        if not result.created or result.event.seq != step["seq"]:
+            raise ReplayError(f"@e{step['seq']} replayed as {result.event.ref}")
+        if progress is not None:
+            progress(step)
 
 
 def _apply_transaction(
