@@ -16,8 +16,10 @@ from morphz_client.errors import (
     ServerError,
     StaleCursorError,
     StaleViewError,
+    TextOmittedError,
     ThrottledError,
     TooLargeError,
+    prompt_text,
 )
 
 __all__ = [
@@ -36,6 +38,8 @@ __all__ = [
     "ServerError",
     "StaleCursorError",
     "StaleViewError",
+    "TextOmittedError",
     "ThrottledError",
     "TooLargeError",
+    "prompt_text",
 ]

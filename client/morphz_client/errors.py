@@ -81,6 +81,30 @@ class DatabaseUnavailableError(ServerError):
     """503 `database_unavailable`: PostgreSQL is down; nothing was written, retry later."""
 
 
+class TextOmittedError(MorphzError):
+    """An evaluation was written (its inputs claimed) but its compiled `text` was too large for
+    the server's response limit and left out (`text_omitted`): slim the memory (retire or
+    digest frames), then evaluate again. `evaluation` is the answer, with its sizes."""
+
+    def __init__(self, evaluation: dict[str, Any]) -> None:
+        self.evaluation = evaluation
+        super().__init__(
+            f"evaluation {evaluation.get('id')} was written but its text "
+            f"({evaluation.get('text_chars')} characters) is over the server's response limit "
+            f"of {evaluation.get('limit_bytes')} bytes and was left out (text_omitted); "
+            "slim the memory (retire or digest frames), then evaluate again"
+        )
+
+
+def prompt_text(evaluation: Any) -> str:
+    """The prompt `text` of an evaluation's answer; TextOmittedError when the server left it
+    out as too large."""
+    text = evaluation.get("text")
+    if text is None or evaluation.get("text_omitted"):
+        raise TextOmittedError(dict(evaluation))
+    return str(text)
+
+
 BY_CODE: dict[str, type[MorphzAPIError]] = {
     "parse_error": ParseError,
     "conflict": ConflictError,

@@ -29,10 +29,10 @@ from contextvars import ContextVar
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 
 from morphz_client.client import MorphzClient
-from morphz_client.errors import MorphzAPIError, MorphzError
+from morphz_client.errors import MorphzAPIError, MorphzError, prompt_text
 
 __all__ = ["build_server", "current_client", "main"]
 
@@ -122,8 +122,9 @@ def build_server(instructions: str | None = None) -> MCPServer:
         """Evaluate: claim new inputs and return the compiled active context (state line,
         frames, relations, observations with @eN refs). Write base-version from its version."""
         mz = _client()
-        view = _call(lambda: mz.evaluate(include_instructions=include_instructions))
-        return str(view["text"])
+        return str(
+            _call(lambda: prompt_text(mz.evaluate(include_instructions=include_instructions)))
+        )
 
     @server.tool()
     def commit(tx: str) -> str:
@@ -237,7 +238,10 @@ def build_server(instructions: str | None = None) -> MCPServer:
     def active_resource() -> str:
         """The compiled active context as prompt text."""
         mz = _client()
-        return str(_call(lambda: mz.evaluate(continuation=True))["text"])
+        try:
+            return str(_call(lambda: prompt_text(mz.evaluate(continuation=True))))
+        except ToolError as exc:  # a resource reports its failure as a ResourceError
+            raise ResourceError(str(exc)) from None
 
     from morphz_client.mcp_reference import add_reference_tools
 
