@@ -33,6 +33,15 @@ class ParseError(InvalidRequestError):
     """400 `parse_error`: `details` carry `line`, `column` and `expected`."""
 
 
+class InvalidRefError(InvalidRequestError, ValueError):
+    """400 `invalid_ref`, found before any request: not an event reference like `@e42`
+    (the server's rule: `@e`, ASCII digits, no leading zero). Also a ValueError."""
+
+    def __init__(self, ref: object) -> None:
+        message = f'{ref!r} is not an event reference like "@e42"'
+        super().__init__(400, "invalid_ref", message, [{"field": "ref"}])
+
+
 class AuthError(MorphzAPIError):
     """401 / 403: no token, an unknown or revoked token, or a missing CSRF token."""
 
