@@ -14,9 +14,7 @@ from rest_framework.parsers import BaseParser
 
 from api.errors import ApiError, TooLarge
 from memory.errors import MorphzError
-from memory.strictjson import read_json
-
-MAX_DEPTH = 64
+from memory.strictjson import MAX_DEPTH, TOO_DEEP, read_json
 
 
 def check_value(value: Any) -> None:
@@ -25,7 +23,7 @@ def check_value(value: Any) -> None:
     while stack:
         item, path, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise ApiError("invalid_request", f"JSON nests deeper than {MAX_DEPTH} levels")
+            raise ApiError("invalid_request", TOO_DEEP, [{"max_depth": MAX_DEPTH}])
         if isinstance(item, str):
             check_text(item, path)
         elif isinstance(item, float):

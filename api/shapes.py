@@ -306,11 +306,27 @@ class EvaluationSerializer(EvaluationHeadSerializer):
         help_text="the active context, structured; null when `context_omitted`",
     )
     context_omitted = serializers.BooleanField(
-        required=False,
-        help_text="true when `context` and `text` together were over the response limit: "
-        "`text` alone is sent",
+        help_text="true when the whole answer was over the response limit: `context` is null "
+        "(`text` renders the same)",
     )
-    text = serializers.CharField(help_text="the active context rendered for a prompt")
+    text = serializers.CharField(
+        allow_null=True,
+        help_text="the active context rendered for a prompt; null when `text_omitted`",
+    )
+    text_omitted = serializers.BooleanField(
+        help_text="true when even `text` alone was over the response limit: the evaluation "
+        "was written (inputs claimed) but its text is not sent; slim the memory (retire or "
+        "digest frames) and evaluate again",
+    )
+    answer_bytes = serializers.IntegerField(
+        required=False, help_text="when anything is omitted: the size the whole answer had"
+    )
+    limit_bytes = serializers.IntegerField(
+        required=False, help_text="when anything is omitted: the response limit"
+    )
+    text_chars = serializers.IntegerField(
+        required=False, help_text="when `text_omitted`: the length of the text left out"
+    )
     tokens = serializers.JSONField()
     instructions = serializers.CharField(
         required=False, help_text="the model protocol's instructions, when asked for"

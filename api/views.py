@@ -7,10 +7,8 @@ search are in `api.views_memory`.
 
 from __future__ import annotations
 
-import json
 from typing import Any, cast
 
-from django.conf import settings
 from django.urls import Resolver404, resolve
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import permissions
@@ -24,6 +22,7 @@ from api.base import (
     idempotency_key,
     not_found,
 )
+from api.bounds import bounded_input
 from api.errors import ApiError, error_response
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
@@ -274,16 +273,6 @@ class EventDetailView(ContextAPIView):
         return Response(read_event_chunk(self.ctx, seq, query["offset"], query["length"]))
 
 
-def bounded_evaluation(result: dict[str, Any]) -> dict[str, Any]:
-    """The evaluation answer within MAX_RESPONSE_BYTES: the structured `context` repeats what
-    `text` renders, so when both would not fit, `context` is left out (`context_omitted`) and
-    the prompt text stays whole."""
-    size = len(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
-    if size <= settings.MAX_RESPONSE_BYTES:
-        return result
-    return {**result, "context": None, "context_omitted": True}
-
-
 class EvaluationView(ContextAPIView):
     @extend_schema(
         tags=["evaluations"],
@@ -306,7 +295,7 @@ class EvaluationView(ContextAPIView):
             continuation=data["continuation"],
             include_instructions=data["include_instructions"],
         )
-        return Response(bounded_evaluation(result), status=201 if created else 200)
+        return Response(bounded_input(result), status=201 if created else 200)
 
     @views_history.LIST_SCHEMA
     def get(self, request: Request, slug: str) -> Response:

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView, not_found
+from api.bounds import bounded_input
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
     StrictCharField,
@@ -144,7 +145,9 @@ class DiffSerializer(serializers.Serializer):
 
 class EvaluationDetailSerializer(EvaluationSummarySerializer):
     input = serializers.JSONField(
-        help_text="what the model was given: `{context, text}` as compiled"
+        help_text="what the model was given: `{context, text}` as compiled, with "
+        "`context_omitted` and `text_omitted` (and `answer_bytes`, `limit_bytes`, "
+        "`text_chars`) when they were over the response limit and left out, as on POST"
     )
     frames_seen = serializers.ListField(
         child=serializers.JSONField(), help_text="`{id, revision, status}` in input order"
@@ -259,7 +262,7 @@ class EvaluationDetailView(ContextAPIView):
         if not 0 < evaluation_id <= MAX_VERSION:
             raise not_found(f"evaluation {evaluation_id}")
         data: dict[str, Any] = get_evaluation(self.ctx, evaluation_id)
-        return Response(data)
+        return Response(bounded_input(data, "input"))
 
 
 class DiffView(ContextAPIView):

@@ -3,12 +3,24 @@
 
 `json.loads` keeps the last of a key given twice and accepts NaN and Infinity; both hide a
 client's mistake (which value did it mean?) and PostgreSQL's jsonb cannot store the second.
+JSON nested deeper than Python's recursion limit raises TooDeep, with the same wording as the
+API's depth check (MAX_DEPTH) of JSON that decoded: never Python's own RecursionError text.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+MAX_DEPTH = 64
+TOO_DEEP = f"JSON nests deeper than {MAX_DEPTH} levels"
+
+
+class TooDeep(ValueError):
+    """The JSON text nests too deep to decode (past the interpreter's recursion limit)."""
+
+    def __init__(self) -> None:
+        super().__init__(TOO_DEEP)
 
 
 class DuplicateKey(ValueError):
@@ -33,16 +45,21 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def loads_strict(text: str | bytes) -> Any:
-    """`json.loads` refusing NaN/Infinity (ValueError) and a key given twice (DuplicateKey,
-    a ValueError naming the key); json.JSONDecodeError for malformed text."""
-    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_object)
+    """`json.loads` refusing NaN/Infinity (ValueError), a key given twice (DuplicateKey, a
+    ValueError naming the key) and nesting too deep to decode (TooDeep, a ValueError);
+    json.JSONDecodeError for malformed text."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_object)
+    except RecursionError:
+        raise TooDeep() from None
 
 
 def read_json(text: str | bytes, what: str = "the body") -> Any:
     """`loads_strict(text)` with its failures as the errors a client gets (one wording for
     the API's request bodies and the explorer's body edits): InvalidRequest naming a key
-    given twice (details `[{field, reason: "duplicate_key"}]`), ParseError for malformed
-    JSON (details `[{line, column, expected}]`) or NaN/Infinity."""
+    given twice (details `[{field, reason: "duplicate_key"}]`) or nesting too deep to decode
+    (TOO_DEEP, as the API's depth check says it), ParseError for malformed JSON (details
+    `[{line, column, expected}]`) or NaN/Infinity."""
     from memory.errors import InvalidRequest, ParseError
 
     try:
@@ -57,5 +74,7 @@ def read_json(text: str | bytes, what: str = "the body") -> Any:
             f"{what} is not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}",
             details=[{"line": exc.lineno, "column": exc.colno, "expected": exc.msg}],
         ) from None
-    except (ValueError, RecursionError) as exc:
+    except TooDeep as exc:
+        raise InvalidRequest(str(exc), details=[{"max_depth": MAX_DEPTH}]) from None
+    except ValueError as exc:
         raise ParseError(f"{what} is not valid JSON: {exc}"[:300]) from None

@@ -6,6 +6,7 @@ from morphz_client.errors import (
     ConflictError,
     DatabaseUnavailableError,
     IdempotencyKeyReusedError,
+    InvalidRefError,
     InvalidRequestError,
     MaintenanceRequiredError,
     MorphzAPIError,
@@ -16,8 +17,10 @@ from morphz_client.errors import (
     ServerError,
     StaleCursorError,
     StaleViewError,
+    TextOmittedError,
     ThrottledError,
     TooLargeError,
+    prompt_text,
 )
 
 __all__ = [
@@ -25,6 +28,7 @@ __all__ = [
     "ConflictError",
     "DatabaseUnavailableError",
     "IdempotencyKeyReusedError",
+    "InvalidRefError",
     "InvalidRequestError",
     "MaintenanceRequiredError",
     "MorphzAPIError",
@@ -36,6 +40,8 @@ __all__ = [
     "ServerError",
     "StaleCursorError",
     "StaleViewError",
+    "TextOmittedError",
     "ThrottledError",
     "TooLargeError",
+    "prompt_text",
 ]

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from morphz_client.client import MorphzClient
+from morphz_client.errors import prompt_text
 from morphz_client.protocol import TOOLS
 
 __all__ = [
@@ -205,7 +206,7 @@ class MemoryAgent:
             evaluation = self.mz.evaluate(thread=self.thread)
             request = ModelRequest(
                 system=self.instructions,
-                prompt=build_prompt(evaluation["text"], feedback),
+                prompt=build_prompt(prompt_text(evaluation), feedback),
                 tools=self.tool_definitions(),
                 step=number,
                 evaluation=dict(evaluation),

@@ -16,7 +16,13 @@ from typing import TextIO
 
 from morphz_client.agent import ChatModel, MemoryAgent
 from morphz_client.client import MorphzClient
-from morphz_client.errors import AuthError, MorphzError, NotFoundError
+from morphz_client.errors import (
+    AuthError,
+    MorphzError,
+    NotFoundError,
+    TextOmittedError,
+    prompt_text,
+)
 
 
 def chat(
@@ -33,10 +39,14 @@ def chat(
         text = line.strip()
         if not text:
             continue
-        if text == "/context":
-            stdout.write(agent.mz.evaluate(continuation=True)["text"] + "\n")
+        try:
+            if text == "/context":
+                stdout.write(prompt_text(agent.mz.evaluate(continuation=True)) + "\n")
+                continue
+            turn = agent.run(text)
+        except TextOmittedError as exc:
+            stdout.write(f"  ({exc})\n")
             continue
-        turn = agent.run(text)
         for step in turn.steps:
             for result in step.tool_results:
                 stdout.write(f"  [{result['action']} -> {result['ref']}]\n")

@@ -17,7 +17,13 @@ from typing import Any, cast
 
 import httpx
 
-from morphz_client.errors import DatabaseUnavailableError, MorphzError, ServerError, error_for
+from morphz_client.errors import (
+    DatabaseUnavailableError,
+    InvalidRefError,
+    MorphzError,
+    ServerError,
+    error_for,
+)
 from morphz_client.types import (
     AppendableKind,
     AppendedEvent,
@@ -54,7 +60,7 @@ def _seq(ref: str | int) -> int:
     match = _EVENT_REF.fullmatch(ref)
     if match:
         return int(match.group(1))
-    raise ValueError(f"{ref!r} is not an event reference like '@e42'")
+    raise InvalidRefError(ref)
 
 
 def _params(**values: Any) -> dict[str, Any]:
@@ -283,8 +289,8 @@ class MorphzClient:
     ) -> EventChunk:
         """A slice of an event's text: `offset` and `length` in characters (length at most
         1,048,576). The `EventChunk` has `content`, `size` (the whole text) and `next_offset`
-        (None after the last slice). Raises NotFoundError for an unknown ref, ValueError for a
-        malformed one (`@e42` or 42)."""
+        (None after the last slice). Raises NotFoundError for an unknown ref, InvalidRefError (a
+        ValueError, code `invalid_ref`) for a malformed one (`@e42` or 42)."""
         params = _params(offset=offset, length=length)
         path = self._ctx(f"events/{_seq(ref)}/")
         return cast(EventChunk, self._request("GET", path, params=params))

@@ -33,6 +33,15 @@ class ParseError(InvalidRequestError):
     """400 `parse_error`: `details` carry `line`, `column` and `expected`."""
 
 
+class InvalidRefError(InvalidRequestError, ValueError):
+    """400 `invalid_ref`, found before any request: not an event reference like `@e42`
+    (the server's rule: `@e`, ASCII digits, no leading zero). Also a ValueError."""
+
+    def __init__(self, ref: object) -> None:
+        message = f'{ref!r} is not an event reference like "@e42"'
+        super().__init__(400, "invalid_ref", message, [{"field": "ref"}])
+
+
 class AuthError(MorphzAPIError):
     """401 / 403: no token, an unknown or revoked token, or a missing CSRF token."""
 
@@ -79,6 +88,30 @@ class ServerError(MorphzAPIError):
 
 class DatabaseUnavailableError(ServerError):
     """503 `database_unavailable`: PostgreSQL is down; nothing was written, retry later."""
+
+
+class TextOmittedError(MorphzError):
+    """An evaluation was written (its inputs claimed) but its compiled `text` was too large for
+    the server's response limit and left out (`text_omitted`): slim the memory (retire or
+    digest frames), then evaluate again. `evaluation` is the answer, with its sizes."""
+
+    def __init__(self, evaluation: dict[str, Any]) -> None:
+        self.evaluation = evaluation
+        super().__init__(
+            f"evaluation {evaluation.get('id')} was written but its text "
+            f"({evaluation.get('text_chars')} characters) is over the server's response limit "
+            f"of {evaluation.get('limit_bytes')} bytes and was left out (text_omitted); "
+            "slim the memory (retire or digest frames), then evaluate again"
+        )
+
+
+def prompt_text(evaluation: Any) -> str:
+    """The prompt `text` of an evaluation's answer; TextOmittedError when the server left it
+    out as too large."""
+    text = evaluation.get("text")
+    if text is None or evaluation.get("text_omitted"):
+        raise TextOmittedError(dict(evaluation))
+    return str(text)
 
 
 BY_CODE: dict[str, type[MorphzAPIError]] = {

@@ -17,7 +17,9 @@ its ASGI app (`morphz.mcp_http`); each request's bearer token picks the context,
 on the REST API (a token reaches its own context only).
 
 Every tool goes through a `MorphzClient`, so the REST API's checks and errors apply to MCP
-too; `current_client` tells which one serves the request being handled.
+too: a failing call answers `code: message` (and `details`), e.g. `invalid_ref: '@e0' is not
+an event reference like "@e42"`, and a tool refuses an argument it does not take.
+`current_client` tells which one serves the request being handled.
 """
 
 from __future__ import annotations
@@ -29,10 +31,11 @@ from contextvars import ContextVar
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from pydantic import ConfigDict
 
 from morphz_client.client import MorphzClient
-from morphz_client.errors import MorphzAPIError, MorphzError
+from morphz_client.errors import MorphzAPIError, MorphzError, prompt_text
 
 __all__ = ["build_server", "current_client", "main"]
 
@@ -122,8 +125,9 @@ def build_server(instructions: str | None = None) -> MCPServer:
         """Evaluate: claim new inputs and return the compiled active context (state line,
         frames, relations, observations with @eN refs). Write base-version from its version."""
         mz = _client()
-        view = _call(lambda: mz.evaluate(include_instructions=include_instructions))
-        return str(view["text"])
+        return str(
+            _call(lambda: prompt_text(mz.evaluate(include_instructions=include_instructions)))
+        )
 
     @server.tool()
     def commit(tx: str) -> str:
@@ -237,12 +241,36 @@ def build_server(instructions: str | None = None) -> MCPServer:
     def active_resource() -> str:
         """The compiled active context as prompt text."""
         mz = _client()
-        return str(_call(lambda: mz.evaluate(continuation=True))["text"])
+        try:
+            return str(_call(lambda: prompt_text(mz.evaluate(continuation=True))))
+        except ToolError as exc:  # a resource reports its failure as a ResourceError
+            raise ResourceError(str(exc)) from None
 
     from morphz_client.mcp_reference import add_reference_tools
 
     add_reference_tools(server)
+    _forbid_unknown_arguments(server)
     return server
+
+
+def _forbid_unknown_arguments(server: MCPServer) -> None:
+    """Make every tool refuse an argument it does not take (the SDK's argument models drop
+    them silently): `search` with `kind=` fails naming `kind` instead of searching without
+    it, and each tool's input schema says `additionalProperties: false`. The SDK (mcp 2.x)
+    offers no public switch, so this replaces each registered tool's argument model with a
+    subclass that forbids extras."""
+    for tool in server._tool_manager.list_tools():
+        loose = tool.fn_metadata.arg_model
+        strict = type(
+            loose.__name__,
+            (loose,),
+            {
+                "__module__": loose.__module__,
+                "model_config": ConfigDict(extra="forbid", arbitrary_types_allowed=True),
+            },
+        )
+        tool.fn_metadata.arg_model = strict
+        tool.parameters = strict.model_json_schema(by_alias=True)
 
 
 def main() -> None:

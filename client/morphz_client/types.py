@@ -265,8 +265,13 @@ class Evaluation(TypedDict, total=False):
     continuation: bool
     claimed: list[str]
     expired: list[str]
-    context: dict[str, Any]
-    text: str
+    context: dict[str, Any] | None  # None when context_omitted
+    context_omitted: bool
+    text: str | None  # None when text_omitted: read it with prompt_text(), which says why
+    text_omitted: bool
+    answer_bytes: int
+    limit_bytes: int
+    text_chars: int
     tokens: Any
 
 
