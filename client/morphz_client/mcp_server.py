@@ -32,6 +32,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from pydantic import ConfigDict
 
 from morphz_client.client import MorphzClient
@@ -261,7 +262,7 @@ def _forbid_unknown_arguments(server: MCPServer) -> None:
     subclass that forbids extras."""
     for tool in server._tool_manager.list_tools():
         loose = tool.fn_metadata.arg_model
-        strict = type(
+        strict: type[ArgModelBase] = type(
             loose.__name__,
             (loose,),
             {
