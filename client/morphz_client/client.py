@@ -14,11 +14,13 @@ from collections.abc import Iterator
 from datetime import datetime
 from types import TracebackType
 from typing import Any, cast
+from urllib.parse import quote
 
 import httpx
 
 from morphz_client.errors import (
     DatabaseUnavailableError,
+    InvalidPathValueError,
     InvalidRefError,
     MorphzError,
     ServerError,
@@ -61,6 +63,30 @@ def _seq(ref: str | int) -> int:
     if match:
         return int(match.group(1))
     raise InvalidRefError(ref)
+
+
+# The server's rule for frame ids (memory/vocabulary.py): lower-case ASCII letters, digits,
+# '.', '_' and '-', starting with a letter or digit, at most 128 characters.
+_FRAME_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,127}")
+
+
+def _frame_id(frame_id: object) -> str:
+    """`frame_id` as a URL path segment: only a frame id the server could hold, checked here
+    so that `../transactions` or `x/?as_of=1` never reach the server as another path."""
+    if not isinstance(frame_id, str) or not _FRAME_ID.fullmatch(frame_id):
+        raise InvalidPathValueError(
+            "invalid_frame_id", "frame_id", frame_id, "a frame id like release-v1"
+        )
+    return frame_id
+
+
+def _evaluation_id(evaluation_id: object) -> int:
+    """`evaluation_id` as a URL path segment: a positive integer."""
+    if isinstance(evaluation_id, bool) or not isinstance(evaluation_id, int) or evaluation_id < 1:
+        raise InvalidPathValueError(
+            "invalid_request", "evaluation_id", evaluation_id, "a positive integer"
+        )
+    return evaluation_id
 
 
 def _params(**values: Any) -> dict[str, Any]:
@@ -184,7 +210,7 @@ class MorphzClient:
         raise error_for(response.status_code, body)
 
     def _ctx(self, path: str = "") -> str:
-        return f"/api/v1/contexts/{self.slug}/{path}"
+        return f"/api/v1/contexts/{quote(self.slug, safe='')}/{path}"
 
     def _discover_context(self) -> str:
         contexts = self._request("GET", "/api/v1/contexts/")["contexts"]
@@ -411,7 +437,8 @@ class MorphzClient:
         answers it as it was at the end of version N. Raises NotFoundError for an unknown frame."""
         params = _params(as_of=as_of)
         return cast(
-            FrameDetail, self._request("GET", self._ctx(f"frames/{frame_id}/"), params=params)
+            FrameDetail,
+            self._request("GET", self._ctx(f"frames/{_frame_id(frame_id)}/"), params=params),
         )
 
     def relations(
@@ -579,7 +606,8 @@ class MorphzClient:
     def evaluation(self, evaluation_id: int) -> EvaluationDetail:
         """One evaluation with the compiled input the model was given."""
         return cast(
-            EvaluationDetail, self._request("GET", self._ctx(f"evaluations/{evaluation_id}/"))
+            EvaluationDetail,
+            self._request("GET", self._ctx(f"evaluations/{_evaluation_id(evaluation_id)}/")),
         )
 
     def diff(self, from_version: int, to_version: int | None = None) -> Diff:

@@ -42,6 +42,15 @@ class InvalidRefError(InvalidRequestError, ValueError):
         super().__init__(400, "invalid_ref", message, [{"field": "ref"}])
 
 
+class InvalidPathValueError(InvalidRequestError, ValueError):
+    """400, found before any request: a value that goes into a URL path (a frame id, an
+    evaluation id) is not one the server could have made, so it would name another
+    resource (`../transactions`) or another query (`release/?as_of=1`). Also a ValueError."""
+
+    def __init__(self, code: str, field: str, value: object, rule: str) -> None:
+        super().__init__(400, code, f"{field} {value!r} is not {rule}", [{"field": field}])
+
+
 class AuthError(MorphzAPIError):
     """401 / 403: no token, an unknown or revoked token, or a missing CSRF token."""
 

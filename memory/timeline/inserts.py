@@ -85,6 +85,7 @@ class Counters:
 
     @classmethod
     def of(cls, context: LockedContext) -> Counters:
+        """The context's counters as they are now (copied: later items change the context)."""
         return cls(context.last_seq, context.used_tokens, context.in_maintenance)
 
 

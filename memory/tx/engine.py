@@ -18,14 +18,11 @@ from typing import Any
 from django.db import transaction
 
 from memory.broadcast import broadcast_after_commit
-from memory.errors import Conflict, InvalidRequest, MorphzError, ParseError, RuleViolation
+from memory.errors import Conflict, InvalidRequest, MorphzError, RuleViolation
 from memory.kinds import COMMITTED
-from memory.limits import MAX_CONTENT_CHARS, MAX_OPS
 from memory.locking import LockedContext, lock_context
 from memory.models import Evaluation, TransactionRecord
 from memory.pressure import PressureState, pressure_state
-from memory.timeline.events import check_thread
-from memory.tx import lang as txlang
 from memory.tx.apply import (
     ApplyOutcome,
     ConflictItem,
@@ -37,6 +34,7 @@ from memory.tx.loader import SqlLoader
 from memory.tx.preload import GroupLoads, Names
 from memory.tx.rejections import record_rejection
 from memory.tx.store import CommitRow, write_commit
+from memory.tx.submission import parse_submission, thread_and_text
 from memory.vocabulary import event_ref
 
 
@@ -68,40 +66,6 @@ class CommitResult:
     def record(self) -> TransactionRecord:
         """The stored transaction record (one query; no lock)."""
         return TransactionRecord.objects.get(pk=self.record_id)
-
-
-def parse_submission(*, text: str | None = None, data: Any = None) -> dict[str, Any]:
-    """The JSON form of a submitted transaction, from its text or its JSON form."""
-    if (text is None) == (data is None):
-        raise InvalidRequest(
-            "send either `text` (the S-expression form) or the JSON form, not both"
-        )
-    if text is not None:
-        try:
-            return txlang.parse_text(text)
-        except txlang.TxParseError as exc:
-            raise ParseError(
-                str(exc),
-                details=[{"line": exc.line, "column": exc.column, "expected": exc.expected}],
-            ) from None
-    try:
-        return txlang.validate_json(data)
-    except txlang.TxValidationError as exc:
-        raise InvalidRequest(str(exc), details=[{"path": exc.path}]) from None
-
-
-def _one_thread(given: str | None, declared: str | None) -> str:
-    """The transaction's thread: `thread` as given beside it, or as its text (or JSON form)
-    declares it; InvalidRequest `invalid_thread` when both are there and differ (the record
-    would contradict its own text)."""
-    if given is not None and declared is not None and given != declared:
-        raise InvalidRequest(
-            f"thread {given!r} differs from the transaction's own (thread {declared}); "
-            "give it in one place",
-            code="invalid_thread",
-            details=[{"field": "thread"}],
-        )
-    return check_thread(given or declared)
 
 
 def check_evaluation(context_id: int, evaluation_id: int | None) -> None:
@@ -147,18 +111,7 @@ def submit_transaction(
         # gate and the row lock: other writers of the context wait only for `_decide` and
         # `_write`.
         tx = parse_submission(text=text, data=data)
-        if len(tx["ops"]) > MAX_OPS:
-            raise InvalidRequest(f"a transaction may hold at most {MAX_OPS} operations")
-        thread = _one_thread(thread, tx.get("thread"))
-        canonical = txlang.canonical_text(tx)
-        if len(canonical) > MAX_CONTENT_CHARS:
-            # Its text is the transaction event's content: the JSON form is held to the
-            # limit the text form meets, as each form converts to the other exactly.
-            raise InvalidRequest(
-                f"the transaction's text would be {len(canonical)} characters, over the "
-                f"limit of {MAX_CONTENT_CHARS}; send large content as an event and cite it",
-                code="too_large",
-            )
+        thread, canonical = thread_and_text(tx, thread)
         submission = Submission(
             context_id=context_id,
             tx=tx,

@@ -60,7 +60,7 @@ def test_bad_query_values_are_400(api: Api) -> None:
         ({"after": 2**70}, "invalid_request"),
         ({"kind": "nope"}, "invalid_kind"),
         ({"status": "sleeping"}, "invalid_status"),
-        ({"thread": "a\x00b"}, "invalid_request"),
+        ({"thread": "a\x00b"}, "invalid_thread"),
     ):
         response = api.get("events/", params)
         assert response.status_code == 400, params

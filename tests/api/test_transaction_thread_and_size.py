@@ -30,7 +30,7 @@ def test_the_same_thread_in_both_places_commits_on_it(api: Api) -> None:
 def test_a_json_form_over_the_text_limit_is_too_large(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("memory.tx.engine.MAX_CONTENT_CHARS", 1000)
+    monkeypatch.setattr("memory.tx.submission.MAX_CONTENT_CHARS", 1000)
     ops = [{"op": "derive", "id": "big", "body": {"a": "q" * 2000}}]
     response = api.post("transactions/", {"ops": ops})
     assert response.status_code == 413

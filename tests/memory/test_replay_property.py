@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 from memory.contexts import create_context, update_context_settings
-from memory.errors import MorphzError
+from memory.errors import InvalidRequest, MorphzError
 from memory.models import Event, Frame
 from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event, register_action
@@ -56,6 +56,11 @@ class History(RuleBasedStateMachine):
         text=st.text(alphabet="abc xyz", min_size=0, max_size=30),
     )
     def append(self, kind: str, thread: str, text: str) -> None:
+        if kind == "user_message" and not text.strip():
+            # It would open a request for nothing: refused, and nothing is written.
+            with pytest.raises(InvalidRequest):
+                append_event(self.pk, kind=kind, content=text, thread=thread)
+            return
         append_event(self.pk, kind=kind, content=text, thread=thread)
 
     @rule(data=st.data())
