@@ -18,7 +18,9 @@ Public functions:
 - `apply_pending(batch_size=200, context_id=None, fail_after=None) -> int` one batch; returns
   the number of intents applied (0 when there was nothing to do). `fail_after=n` raises
   WorkerInterrupted after n documents were written, before commit (crash drills in tests).
-- `drain(context_id=None) -> int` batches until the outbox is empty.
+- `drain(context_id=None) -> int` batches until the outbox is empty, then
+  `flush_pending_entries()`: the word index's pending entries merged (also done by
+  `run_forever` each time the outbox empties).
 - Documents themselves (and `rebuild`) are `memory.search.documents`.
 - `index_lag(context) -> {pending_intents, oldest_pending_seconds}`.
 - `run_forever(stop, poll_seconds)` the loop behind `manage.py run_indexer`.
@@ -34,15 +36,25 @@ import time
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.contrib.postgres.indexes import GinIndex
+from django.db import DatabaseError, close_old_connections, connection, transaction
 from django.db.models import Count, Min
 from django.utils import timezone
+from psycopg.errors import InsufficientPrivilege
 
-from memory.models import Context, IndexIntent
+from memory.models import Context, IndexIntent, SearchDocument
 from memory.search import documents
 from memory.search.documents import WorkerInterrupted, rebuild
 
-__all__ = ["WorkerInterrupted", "apply_pending", "drain", "index_lag", "rebuild", "run_forever"]
+__all__ = [
+    "WorkerInterrupted",
+    "apply_pending",
+    "drain",
+    "flush_pending_entries",
+    "index_lag",
+    "rebuild",
+    "run_forever",
+]
 
 log = logging.getLogger(__name__)
 
@@ -75,13 +87,48 @@ def apply_pending(
 
 
 def drain(*, context_id: int | None = None, batch_size: int = DEFAULT_BATCH) -> int:
-    """Apply batches until no intent is left (that this worker can claim)."""
+    """Apply batches until no intent is left (that this worker can claim), then move the
+    word index's pending entries into place (`flush_pending_entries`)."""
     total = 0
     while True:
         applied = apply_pending(batch_size=batch_size, context_id=context_id)
         if not applied:
+            if total:
+                flush_pending_entries()
             return total
         total += applied
+
+
+# PostgreSQL's GIN index first appends new entries to a pending list, merged into the index
+# only at the next VACUUM or when the list passes gin_pending_list_limit (4 MB). Until then
+# every search reads the whole list, and the planner, seeing it, prefers reading every
+# document: measured after indexing the 4,846 STATE-Bench events, search p50 75 ms, and
+# 11.8 ms once the list was merged (28 ms of work for 340 pages).
+_GIN_INDEX = next(
+    index.name for index in SearchDocument._meta.indexes if isinstance(index, GinIndex)
+)
+_flush = {"allowed": True}
+
+
+def flush_pending_entries() -> int:
+    """Merge the word index's pending entries into it now (`gin_clean_pending_list`); returns
+    the pages merged. Called when the outbox is empty, so the merge runs once per burst of
+    writes. A role that does not own the index cannot: logged once, and search stays
+    correct, only slower until autovacuum merges the list."""
+    if not _flush["allowed"]:
+        return 0
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [_GIN_INDEX])
+            return int(cursor.fetchone()[0])
+    except DatabaseError as exc:
+        if not isinstance(exc.__cause__, InsufficientPrivilege):
+            raise
+        _flush["allowed"] = False
+        log.warning(
+            "cannot merge the search index's pending entries (%s); leaving it to VACUUM", exc
+        )
+        return 0
 
 
 def index_lag(context: Context | int) -> dict[str, Any]:
@@ -116,9 +163,14 @@ def run_forever(
     """Apply intents until `stop` is set; sleeps `poll_seconds` when the outbox is empty.
     Errors are logged (at most once a minute when they repeat) and the loop goes on."""
     last_error = 0.0
+    written = False  # documents written since the pending entries were last merged
     while not stop.is_set():
         try:
             applied = apply_pending(batch_size=batch_size)
+            written = written or bool(applied)
+            if not applied and written:
+                flush_pending_entries()
+                written = False
         except Exception:
             applied = 0
             if time.monotonic() - last_error > 60:
