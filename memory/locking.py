@@ -84,7 +84,7 @@ def lock_context(context_id: int, *, allow_frozen: bool = False) -> LockedContex
     return _locked(context_id, row, allow_frozen)
 
 
-def send_lock(context_id: int) -> Callable[[], LockedContext]:
+def send_lock(context_id: int, *, allow_frozen: bool = False) -> Callable[[], LockedContext]:
     """`lock_context` sent inside an open pipeline (`memory.tx.loader.pipeline`) without
     waiting, so statements sent after it go out in the same round trip (they run once the
     lock is granted); returns a function that reads the locked row, raising as
@@ -95,7 +95,7 @@ def send_lock(context_id: int) -> Callable[[], LockedContext]:
     def read() -> LockedContext:
         with connection.wrap_database_errors, cur:
             row = cur.fetchone()
-        return _locked(context_id, row, False)
+        return _locked(context_id, row, allow_frozen)
 
     return read
 
@@ -104,9 +104,17 @@ def _locked(context_id: int, row: Any, allow_frozen: bool) -> LockedContext:
     if row is None:
         raise NotFound(f"context {context_id} does not exist")
     locked = LockedContext(*row)
-    if locked.frozen and not allow_frozen:
-        raise ContextFrozen(locked.slug)
+    if not allow_frozen:
+        refuse_frozen(locked)
     return locked
+
+
+def refuse_frozen(context: LockedContext | Context) -> None:
+    """ContextFrozen when the context is frozen (R54). A write that answers an idempotent
+    retry locks with `allow_frozen`, looks for its first result (which a retry gets back
+    even from a frozen context: it writes nothing), then calls this before writing."""
+    if context.frozen:
+        raise ContextFrozen(context.slug)
 
 
 def lock_context_model(context_id: int, *, allow_frozen: bool = False) -> Context:

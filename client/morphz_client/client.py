@@ -55,11 +55,12 @@ __all__ = ["MorphzClient"]
 _EVENT_REF = re.compile(r"@e([1-9][0-9]{0,17})")
 
 
-def _seq(ref: str | int) -> int:
-    if isinstance(ref, int):
+def _seq(ref: object) -> int:
+    """The sequence number of `ref` (`@e42` or 42); InvalidRefError for anything else."""
+    if isinstance(ref, int) and not isinstance(ref, bool) and ref >= 1:
         return ref
     # The server's rule (memory/vocabulary.py): "@e", ASCII digits, no leading zero.
-    match = _EVENT_REF.fullmatch(ref)
+    match = _EVENT_REF.fullmatch(ref) if isinstance(ref, str) else None
     if match:
         return int(match.group(1))
     raise InvalidRefError(ref)

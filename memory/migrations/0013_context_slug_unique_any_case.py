@@ -36,7 +36,9 @@ class Migration(migrations.Migration):
         migrations.AddConstraint(
             model_name="context",
             constraint=models.UniqueConstraint(
-                django.db.models.functions.text.Lower("slug"), name="context_slug_unique_any_case"
+                django.db.models.functions.text.Lower("slug"),
+                name="context_slug_unique_any_case",
+                violation_error_message="A context with this slug already exists, whatever its case.",
             ),
         ),
     ]

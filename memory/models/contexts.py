@@ -40,7 +40,11 @@ class Context(models.Model):
         ordering = ["slug"]
         constraints = [
             # `Demo` and `demo` would be two contexts no one can tell apart in a list.
-            models.UniqueConstraint(Lower("slug"), name="context_slug_unique_any_case"),
+            models.UniqueConstraint(
+                Lower("slug"),
+                name="context_slug_unique_any_case",
+                violation_error_message="A context with this slug already exists, whatever its case.",
+            ),
             models.CheckConstraint(condition=Q(version__gte=0), name="context_version_nonneg"),
             models.CheckConstraint(condition=Q(tick__gte=0), name="context_tick_nonneg"),
             models.CheckConstraint(condition=Q(last_seq__gte=0), name="context_seq_nonneg"),

@@ -128,7 +128,10 @@ def _time(value: Any, name: str) -> datetime | None:
     if isinstance(value, datetime):
         parsed = value
     elif isinstance(value, str) and _DATETIME.fullmatch(value):
-        parsed = parse_datetime(value)
+        try:
+            parsed = parse_datetime(value)
+        except ValueError:  # well formed, but no such time (February 30th, 24:00, +99:99)
+            parsed = None
     if parsed is None or parsed.tzinfo is None:
         raise InvalidRequest(
             f"{name} must be an ISO 8601 date-time with its offset, like 2025-01-31T12:00:00Z",

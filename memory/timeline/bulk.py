@@ -17,7 +17,7 @@ from django.utils import timezone
 from memory.errors import Conflict, InvalidRequest, RuleViolation
 from memory.kinds import ACTION, APPENDABLE_KINDS, REQUEST_DELIVERED, REQUEST_OPEN, USER_MESSAGE
 from memory.limits import MAX_BULK_EVENTS, MAX_DELIVERS
-from memory.locking import LockedContext, context_gate, lock_context
+from memory.locking import LockedContext, context_gate, lock_context, refuse_frozen
 from memory.models import Event
 from memory.timeline.events import (
     AppendResult,
@@ -125,7 +125,7 @@ def _key_reused(index: int, key: str, first: Event, first_index: int | None) -> 
 
 @transaction.atomic
 def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResult]:
-    context = lock_context(context_id)
+    context = lock_context(context_id, allow_frozen=True)  # a retried batch gets its events
     keys = [item.idempotency_key for item in items if item.idempotency_key is not None]
     existing: dict[str, Event] = {}
     if keys:
@@ -171,6 +171,8 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
         new_events.append(event)
         if context.in_maintenance != was_in_maintenance:
             flag_changes.append((len(new_events), Counters.of(context)))
+    if new_events:  # a batch of retries alone writes nothing: it is answered even when frozen
+        refuse_frozen(context)
     _check_batch_deliveries(context.pk, new_events, batch_kinds)
     if new_events:
         _write(context, new_events, flag_changes)

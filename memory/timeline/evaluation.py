@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from memory.broadcast import broadcast_after_commit
 from memory.errors import Conflict, InvalidRequest
 from memory.kinds import EXTERNAL_FACT_KINDS
-from memory.locking import context_gate, lock_context_model
+from memory.locking import context_gate, lock_context_model, refuse_frozen
 from memory.models import Context, Evaluation, Event
 from memory.pressure import pressure_state
 from memory.timeline.compile import compile_active_context
@@ -105,11 +105,12 @@ def _evaluate(
     include_instructions: bool = False,
     compile_input: bool = True,
 ) -> tuple[dict[str, Any], bool]:
-    context = lock_context_model(context_id)
+    context = lock_context_model(context_id, allow_frozen=True)  # a retry gets its result
     if idempotency_key is not None:
         earlier = _earlier_result(context, idempotency_key, continuation, thread)
         if earlier is not None:
             return earlier, False
+    refuse_frozen(context)
     claimed = _pending_inputs(context, thread) if not continuation else []
     advanced = any(kind in EXTERNAL_FACT_KINDS for _, _, kind in claimed)
     expired: list[str] = []

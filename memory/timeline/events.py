@@ -27,7 +27,7 @@ from memory.kinds import (
     USER_MESSAGE,
 )
 from memory.limits import MAX_CONTENT_CHARS
-from memory.locking import LockedContext, context_gate, lock_context
+from memory.locking import LockedContext, context_gate, lock_context, refuse_frozen
 from memory.models import Event
 from memory.pressure import pressure_state
 from memory.timeline.inserts import insert_event
@@ -166,7 +166,7 @@ def _append_locked(
 ) -> AppendResult:
     thread = check_thread(thread)
     delivered_seqs = _check_append(kind, content, idempotency_key, delivers)
-    context = lock_context(context_id)
+    context = lock_context(context_id, allow_frozen=True)  # a retry gets its first event
     if idempotency_key is not None:
         existing = Event.objects.filter(
             context_id=context.pk, idempotency_key=idempotency_key
@@ -179,6 +179,7 @@ def _append_locked(
                     details=[{"ref": existing.ref}],
                 )
             return AppendResult(existing, created=False)
+    refuse_frozen(context)
     if gate_maintenance:
         _refuse_in_maintenance(context)
     if delivered_seqs:
@@ -206,7 +207,8 @@ def content_problem(kind: str, content: Any) -> tuple[str, str] | None:
         return f"content is longer than {MAX_CONTENT_CHARS} characters", "too_large"
     if "\x00" in content:
         return "content must not contain NUL characters", "invalid_request"
-    if kind == USER_MESSAGE and not content.strip():
+    if kind == USER_MESSAGE and not any(c.isprintable() and not c.isspace() for c in content):
+        # Only spaces or invisible characters (zero-width space, BOM): nothing is asked.
         return "a user_message must have content (it opens a request)", "invalid_request"
     return None
 

@@ -20,7 +20,7 @@ from django.db import transaction
 from memory.broadcast import broadcast_after_commit
 from memory.errors import Conflict, InvalidRequest, MorphzError, RuleViolation
 from memory.kinds import COMMITTED
-from memory.locking import LockedContext, lock_context
+from memory.locking import LockedContext, lock_context, refuse_frozen
 from memory.models import Evaluation, TransactionRecord
 from memory.pressure import PressureState, pressure_state
 from memory.tx.apply import (
@@ -173,7 +173,7 @@ def _request_hash(text: str | None, data: Any, thread: str | None, evaluation: A
 @transaction.atomic
 def _commit_alone(submission: Submission) -> CommitResult:
     """One transaction in its own database transaction (or the caller's)."""
-    context = lock_context(submission.context_id)
+    context = lock_context(submission.context_id, allow_frozen=True)
     decided = _decide(context, submission, None)
     if isinstance(decided, CommitResult):
         return decided
@@ -193,6 +193,7 @@ def _decide(
         earlier = _earlier_commit(context.pk, *submission.idempotency)
         if earlier is not None:
             return earlier
+    refuse_frozen(context)  # locked with allow_frozen so that a retry gets its first commit
     tx = submission.tx
     base = tx.get("base_version")
     if base is None:

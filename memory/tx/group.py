@@ -150,7 +150,8 @@ def _run_group(context_id: int, queue: _Queue, steps: Steps[Item, Decision, Resu
             # One pipeline for the group: the row lock and every transaction's loads go out
             # together, then each transaction's writes go out while the next is decided.
             with pipeline():
-                locked = send_lock(context_id)
+                # Frozen is refused per transaction, after its idempotent replay (`decide`).
+                locked = send_lock(context_id, allow_frozen=True)
                 scratch = steps.begin(context_id)
                 for waiting in batch:
                     steps.prefetch(scratch, waiting.item)

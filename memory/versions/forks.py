@@ -34,6 +34,7 @@ from memory.contexts import (
 )
 from memory.errors import InvalidRequest, NotFound
 from memory.models import Context
+from memory.search.indexer import flush_pending_entries
 from memory.versions.points import (
     CONTEXT_AT,
     CONTEXT_COLUMNS,
@@ -240,7 +241,7 @@ def fork_context(
         check_slug(slug)
     try:
         with transaction.atomic():
-            return _fork(source_pk, slug, at_version, name, token_name)
+            forked = _fork(source_pk, slug, at_version, name, token_name)
     except IntegrityError as exc:
         if slug is not None and Context.objects.filter(slug__iexact=slug).exists():
             raise InvalidRequest(
@@ -248,6 +249,10 @@ def fork_context(
                 code="context_exists",
             ) from None
         raise exc
+    # The fork's search documents were copied by SQL, not by the indexer: merge them into
+    # the word index now, as the indexer does when it catches up (memory.search.indexer).
+    flush_pending_entries()
+    return forked
 
 
 def _fork(

@@ -49,6 +49,16 @@ def test_a_frame_id_the_server_could_not_hold_is_refused_before_sending(
     assert len(mz.sent) == sent  # nothing went to the server
 
 
+@pytest.mark.parametrize("ref", [True, -1, 0, None, 1.5, "@e0", "e5", "@e1/../../"])
+def test_an_event_ref_that_is_not_one_is_refused_before_sending(mz: Any, ref: Any) -> None:
+    from morphz_client import InvalidRefError
+
+    sent = len(mz.sent)
+    with pytest.raises(InvalidRefError):
+        mz.read_event(ref)
+    assert len(mz.sent) == sent
+
+
 @pytest.mark.parametrize("evaluation_id", ["1/../../", 0, True, "7"])
 def test_an_evaluation_id_that_is_not_a_positive_integer_is_refused(
     mz: Any, evaluation_id: Any

@@ -10,7 +10,7 @@ from memory.models import Event
 from tests.api.conftest import Api, error_of
 
 
-@pytest.mark.parametrize("content", ["", "   \n\t"])
+@pytest.mark.parametrize("content", ["", "   \n\t", "\u200b", "\ufeff\u3000\u00a0"])
 def test_an_empty_user_message_is_refused(api: Api, content: str) -> None:
     response = api.post("events/", {"kind": "user_message", "content": content})
     assert response.status_code == 400

@@ -64,6 +64,11 @@ def test_filters_that_can_match_still_answer(api: Api, released) -> None:
         "2020-01-01T00:00:00",  # no offset: whose midnight?
         "\uff12020-01-01T00:00:00Z",  # a full-width digit
         "2020-01-01T00:00:00.1234567Z",  # a seventh fractional digit would be cut off
+        "2025-02-30T00:00Z",  # well formed, but no such day
+        "2025-13-45T25:99Z",
+        "2025-01-01T24:00:00Z",
+        "2025-01-01T00:00:00+99:99",
+        "0000-01-01T00:00:00Z",
         "",
     ],
 )

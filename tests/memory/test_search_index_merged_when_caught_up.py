@@ -64,3 +64,13 @@ def test_the_worker_merges_once_the_outbox_is_empty(transactional_db: Any) -> No
         worker.join(10)
     assert not IndexIntent.objects.exists()
     assert pending_pages() == 0
+
+
+def test_a_fork_leaves_no_pending_entries(db: Any) -> None:
+    from memory.models import Context
+    from memory.versions.forks import fork_context
+
+    source = many_events("forked-from")
+    indexer.drain()
+    fork_context(Context.objects.get(pk=source), slug="forked")  # copies documents by SQL
+    assert pending_pages() == 0
