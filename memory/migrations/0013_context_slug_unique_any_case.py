@@ -1,8 +1,10 @@
 """Context slugs are unique whatever their case (`Demo` and `demo` cannot both exist).
 
 A database that already holds such a pair stops here with the pairs named, rather than
-with the index's bare duplicate-key error: rename one of each pair (Django admin,
-Contexts) and migrate again."""
+with the index's bare duplicate-key error. A slug cannot be edited, so move one of each
+pair to a new slug with the version before this one: `manage.py export_context SLUG FILE`,
+`manage.py import_context FILE --slug NEW`, delete the old context in Django admin, then
+migrate again."""
 
 from typing import Any
 
@@ -22,7 +24,9 @@ def refuse_case_duplicates(apps: Any, schema_editor: Any) -> None:
         raise RuntimeError(
             "context slugs that differ only in case: "
             + ", ".join(pairs)
-            + "; rename one of each pair (Django admin, Contexts), then migrate again"
+            + "; move one of each pair to a new slug (manage.py export_context SLUG FILE, "
+            "manage.py import_context FILE --slug NEW, delete the old one in Django admin), "
+            "then migrate again"
         )
 
 

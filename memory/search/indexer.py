@@ -118,7 +118,8 @@ def flush_pending_entries() -> int:
     if not _flush["allowed"]:
         return 0
     try:
-        with connection.cursor() as cursor:
+        # A savepoint inside a caller's transaction: a refusal must not abort the caller's.
+        with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [_GIN_INDEX])
             return int(cursor.fetchone()[0])
     except DatabaseError as exc:

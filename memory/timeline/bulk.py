@@ -43,7 +43,9 @@ class _Item:
     idempotency_key: str | None
 
 
-def append_events(context_id: int, items: list[dict[str, Any]]) -> list[AppendResult]:
+def append_events(
+    context_id: int, items: list[dict[str, Any]], *, replaying: bool = False
+) -> list[AppendResult]:
     """Append several client events atomically and in order (R50): every item is checked
     first, so one bad item refuses the whole batch and writes nothing. Idempotency holds per
     item: an item whose key names an existing event answers that event (a retried batch
@@ -51,17 +53,18 @@ def append_events(context_id: int, items: list[dict[str, Any]]) -> list[AppendRe
 
     One result per item, in order. Takes the context row lock once for the batch.
     InvalidRequest (`details` name `events.<index>.<field>`) for 1-MAX_BULK_EVENTS items
-    or an item out of shape, Conflict `idempotency_key_reused`, RuleViolation `unknown_ref`."""
+    or an item out of shape, Conflict `idempotency_key_reused`, RuleViolation `unknown_ref`.
+    `replaying` (memory.versions.replay only): see `events.content_problem`."""
     if not isinstance(items, list) or not 1 <= len(items) <= MAX_BULK_EVENTS:
         raise InvalidRequest(
             f"events must be a list of 1-{MAX_BULK_EVENTS} events", details=[{"field": "events"}]
         )
-    checked = [_check_item(index, item) for index, item in enumerate(items)]
+    checked = [_check_item(index, item, replaying) for index, item in enumerate(items)]
     with context_gate(context_id):
         return _append_many_locked(context_id, checked)
 
 
-def _check_item(index: int, item: Any) -> _Item:
+def _check_item(index: int, item: Any, replaying: bool = False) -> _Item:
     def bad(message: str, field: str, code: str = "invalid_request") -> InvalidRequest:
         return InvalidRequest(
             f"events[{index}]: {message}",
@@ -84,7 +87,7 @@ def _check_item(index: int, item: Any) -> _Item:
             "invalid_kind",
         )
     content = item.get("content")
-    problem = content_problem(kind, content)
+    problem = content_problem(kind, content, replaying=replaying)
     if problem is not None:
         raise bad(problem[0], "content", problem[1])
     try:

@@ -75,12 +75,14 @@ def append_event(
     thread: str | None = None,
     delivers: list[str] | None = None,
     idempotency_key: str | None = None,
+    replaying: bool = False,
 ) -> AppendResult:
     """Append a client event (one of APPENDABLE_KINDS; `content` up to MAX_CONTENT_CHARS
     characters) under the context row lock. A retry with the same idempotency key returns
     the first event (`created` false) and writes nothing. InvalidRequest (`invalid_kind`,
     `invalid_thread`, `too_large`, `invalid_request`), Conflict `idempotency_key_reused`,
-    RuleViolation `unknown_ref` when `delivers` names no request or action (R3)."""
+    RuleViolation `unknown_ref` when `delivers` names no request or action (R3).
+    `replaying` (memory.versions.replay only): see `content_problem`."""
     if kind not in APPENDABLE_KINDS:
         raise InvalidRequest(
             f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}",
@@ -95,6 +97,7 @@ def append_event(
         thread=thread,
         delivers=delivers or [],
         idempotency_key=idempotency_key,
+        replaying=replaying,
     )
 
 
@@ -163,9 +166,10 @@ def _append_locked(
     delivers: list[str],
     idempotency_key: str | None,
     gate_maintenance: bool = False,
+    replaying: bool = False,
 ) -> AppendResult:
     thread = check_thread(thread)
-    delivered_seqs = _check_append(kind, content, idempotency_key, delivers)
+    delivered_seqs = _check_append(kind, content, idempotency_key, delivers, replaying)
     context = lock_context(context_id, allow_frozen=True)  # a retry gets its first event
     if idempotency_key is not None:
         existing = Event.objects.filter(
@@ -196,26 +200,31 @@ def _append_locked(
     return AppendResult(event, created=True)
 
 
-def content_problem(kind: str, content: Any) -> tuple[str, str] | None:
+def content_problem(kind: str, content: Any, *, replaying: bool = False) -> tuple[str, str] | None:
     """(message, code) of what is wrong with an event's `content`, or None: a string of at
     most MAX_CONTENT_CHARS characters without NUL; a user message must say something (an
     empty one would open a request (R3) that asks for nothing). Other kinds may be empty:
-    a tool can print nothing."""
+    a tool can print nothing. `replaying`: history being rebuilt was admitted when it was
+    written, so only the storage rules apply (an older version let blank messages in)."""
     if not isinstance(content, str):
         return "content must be a string", "invalid_request"
     if len(content) > MAX_CONTENT_CHARS:
         return f"content is longer than {MAX_CONTENT_CHARS} characters", "too_large"
     if "\x00" in content:
         return "content must not contain NUL characters", "invalid_request"
+    if replaying:
+        return None
     if kind == USER_MESSAGE and not any(c.isprintable() and not c.isspace() for c in content):
         # Only spaces or invisible characters (zero-width space, BOM): nothing is asked.
         return "a user_message must have content (it opens a request)", "invalid_request"
     return None
 
 
-def _check_append(kind: str, content: Any, idempotency_key: Any, delivers: Any) -> list[int]:
+def _check_append(
+    kind: str, content: Any, idempotency_key: Any, delivers: Any, replaying: bool
+) -> list[int]:
     """The checks of a single append's arguments; the seqs its `delivers` name."""
-    problem = content_problem(kind, content)
+    problem = content_problem(kind, content, replaying=replaying)
     if problem is not None:
         raise InvalidRequest(problem[0], code=problem[1], details=[{"field": "content"}])
     if idempotency_key is not None and (

@@ -88,6 +88,7 @@ def submit_transaction(
     thread: str | None = None,
     evaluation_id: int | None = None,
     idempotency_key: str | None = None,
+    replaying: bool = False,
 ) -> CommitResult:
     """Parse, validate and commit one transaction, or record its rejection and raise.
 
@@ -96,7 +97,8 @@ def submit_transaction(
     With `idempotency_key` (R49): when this context already committed a transaction under
     the key, the same request returns that commit (`replayed`, nothing written) and another
     request raises Conflict `idempotency_key_reused`. Only commits hold a key: a rejected
-    submission may be retried under its key.
+    submission may be retried under its key. `replaying` (memory.versions.replay only):
+    see `memory.tx.submission.thread_and_text`.
     """
     if idempotency_key is not None and (
         not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200
@@ -111,7 +113,7 @@ def submit_transaction(
         # gate and the row lock: other writers of the context wait only for `_decide` and
         # `_write`.
         tx = parse_submission(text=text, data=data)
-        thread, canonical = thread_and_text(tx, thread)
+        thread, canonical = thread_and_text(tx, thread, replaying=replaying)
         submission = Submission(
             context_id=context_id,
             tx=tx,

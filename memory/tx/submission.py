@@ -46,13 +46,19 @@ def one_thread(given: str | None, declared: str | None) -> str:
     return check_thread(given or declared)
 
 
-def thread_and_text(tx: dict[str, Any], given: str | None) -> tuple[str, str]:
+def thread_and_text(
+    tx: dict[str, Any], given: str | None, *, replaying: bool = False
+) -> tuple[str, str]:
     """(thread, canonical text) of a parsed transaction: at most MAX_OPS operations, one
     thread (`one_thread`), and a text within MAX_CONTENT_CHARS, since it becomes the
     transaction event's content: the JSON form meets the limit the text form meets, as each
-    converts to the other exactly (InvalidRequest `too_large`)."""
+    converts to the other exactly (InvalidRequest `too_large`). `replaying` (history being
+    rebuilt, admitted when it was written, by a version that may not have had these two
+    rules): the stored thread is taken as it is and the size is not checked again."""
     if len(tx["ops"]) > MAX_OPS:
         raise InvalidRequest(f"a transaction may hold at most {MAX_OPS} operations")
+    if replaying:
+        return check_thread(given or tx.get("thread")), txlang.canonical_text(tx)
     thread = one_thread(given, tx.get("thread"))
     canonical = txlang.canonical_text(tx)
     if len(canonical) > MAX_CONTENT_CHARS:

@@ -18,11 +18,12 @@ A frozen source can be forked; the fork is not frozen. Raises InvalidRequest
 
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from memory.contexts import (
     SETTINGS_FIELDS,
@@ -44,6 +45,8 @@ from memory.versions.points import (
     Point,
     resolve_point,
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -251,7 +254,14 @@ def fork_context(
         raise exc
     # The fork's search documents were copied by SQL, not by the indexer: merge them into
     # the word index now, as the indexer does when it catches up (memory.search.indexer).
-    flush_pending_entries()
+    # The fork has committed, and its token is shown once: a failure here only leaves the
+    # merge to the indexer or VACUUM, it must not turn the fork into an error.
+    try:
+        flush_pending_entries()
+    except DatabaseError:
+        log.warning(
+            "fork %s: the word index's pending entries were not merged", forked.context.slug
+        )
     return forked
 
 

@@ -126,6 +126,7 @@ def _append_run(context_id: int, run: list[dict[str, Any]], progress: Progress |
             }
             for s in run
         ],
+        replaying=True,
     )
     for step, result in zip(run, results, strict=True):
         if not result.created or result.event.seq != step["seq"]:
@@ -144,6 +145,7 @@ def _apply_transaction(
         author=Author(step.get("author") or "system", step.get("author_kind") or "system"),
         thread=step.get("thread"),
         evaluation_id=evaluation_ids.get(ordinal) if ordinal is not None else None,
+        replaying=True,
     )
     if receipt.event_seq != step["seq"] or receipt.receipt["version"] != step["version"]:
         raise ReplayError(
@@ -177,6 +179,7 @@ def _apply_event(context_id: int, step: dict[str, Any]) -> None:
             thread=thread,
             delivers=list(step.get("delivers") or []),
             idempotency_key=step.get("idempotency_key"),
+            replaying=True,
         ).event
     elif kind == ACTION:
         payload = step.get("payload") or {}

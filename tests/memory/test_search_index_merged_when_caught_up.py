@@ -58,7 +58,7 @@ def test_the_worker_merges_once_the_outbox_is_empty(transactional_db: Any) -> No
         deadline = time.monotonic() + 30
         while IndexIntent.objects.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.3)  # a poll or two after the last batch
+        time.sleep(1.0)  # the worker merges at its first empty poll (every 0.05 s)
     finally:
         stop.set()
         worker.join(10)
