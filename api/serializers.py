@@ -244,8 +244,7 @@ class SearchQuery(StrictSerializer):
     )
     transactions = serializers.BooleanField(
         required=False,
-        allow_null=True,
-        default=None,
+        default=None,  # absent: left out unless kind=transaction; `transactions=` is 400
         help_text="include transaction events (left out by default: they echo the frames)",
     )
     limit = limit_field(SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT)

@@ -34,6 +34,12 @@ def test_filters_that_never_match_together_are_refused_naming_both(
     assert {d["field"] for d in error["details"]} == fields
 
 
+def test_an_empty_transactions_flag_is_refused_not_read_as_absent(api: Api) -> None:
+    response = api.get("search/", {"q": "release", "transactions": ""})
+    assert response.status_code == 400
+    assert error_of(response)["code"] == "invalid_flag"
+
+
 def test_since_not_before_until_is_an_invalid_time_naming_both(api: Api) -> None:
     same = "2026-01-01T00:00:00Z"
     for since, until in ((same, same), ("2026-02-01T00:00:00Z", same)):
