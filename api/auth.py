@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
-from memory.contexts import authenticate_token
+from memory.contexts import authenticate_token, recently_authenticated
 from memory.models import ApiToken
 
 
@@ -27,6 +27,11 @@ class TokenUser:
 
 
 class ContextTokenAuthentication(authentication.BaseAuthentication):
+    """`Authorization: Bearer <token>`, checked against the database on every request,
+    except by a view whose write checks the token itself (`commit_checks_token`): there a
+    token this process found live in the last minute is taken from memory, and the write
+    checks it inside its own database transaction (no round trip of its own)."""
+
     keyword = "Bearer"
 
     def authenticate(self, request: Any) -> tuple[TokenUser, ApiToken] | None:
@@ -37,7 +42,13 @@ class ContextTokenAuthentication(authentication.BaseAuthentication):
         # Authentication schemes are case-insensitive (RFC 9110 section 11.1).
         if scheme.lower() != self.keyword.lower() or not raw.strip():
             raise exceptions.AuthenticationFailed("use Authorization: Bearer <token>")
-        token = authenticate_token(raw.strip())
+        raw = raw.strip()
+        view = (getattr(request, "parser_context", None) or {}).get("view")
+        token = None
+        if getattr(view, "commit_checks_token", False):
+            token = recently_authenticated(raw)
+        if token is None:
+            token = authenticate_token(raw)
         if token is None:
             raise exceptions.AuthenticationFailed("unknown or revoked token")
         return TokenUser(token), token

@@ -123,6 +123,12 @@ def author_of(request: Request) -> Author:
     return Author(f"person:{request.user.get_username()}", "person")
 
 
+def token_id(request: Request) -> int | None:
+    """The id of the agent token the request came with (None for a person)."""
+    token = request.auth
+    return token.pk if isinstance(token, ApiToken) else None
+
+
 def idempotency_key(request: Request, body_key: Any) -> Any:
     """The key from the body or the Idempotency-Key header; both given must agree."""
     header = request.headers.get("Idempotency-Key")

@@ -5,6 +5,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +16,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memory.errors import InvalidRequest, NotFound
-from memory.hotsql import fetch_one_prepared
+from memory.hotsql import bound_cursor, fetch_one_prepared
 from memory.locking import lock_context_model
 
 __all__ = [
@@ -221,6 +225,7 @@ def issue_token(context: Context, *, name: str = "") -> IssuedToken:
 def revoke_token(token_id: int) -> None:
     """Revoke a token now (a token already revoked keeps its first revocation time)."""
     ApiToken.objects.filter(pk=token_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    forget_token(token_id)
 
 
 @functools.cache
@@ -239,6 +244,16 @@ def _token_query() -> tuple[list[str], list[str], str]:
     return token_fields, context_fields, sql
 
 
+# How long a token this process checked may be taken as known without the database, by a
+# write that checks the token itself inside its own database transaction
+# (`recently_authenticated`); also how often last use is recorded.
+TOKEN_RECHECK_SECONDS = 60.0
+_RECENT_MAX = 4096  # tokens remembered per process (least recently checked dropped first)
+# key hash -> (monotonic time of the check, the joined token and context row)
+_recent: OrderedDict[str, tuple[float, tuple[Any, ...]]] = OrderedDict()
+_recent_guard = threading.Lock()
+
+
 def authenticate_token(raw: str) -> ApiToken | None:
     """The live token for `raw` (with its context loaded), or None.
 
@@ -246,14 +261,80 @@ def authenticate_token(raw: str) -> ApiToken | None:
     last use is recorded at most once a minute."""
     if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
         return None
-    token_fields, context_fields, sql = _token_query()
-    row = fetch_one_prepared(sql, [hash_token(raw)])
+    key_hash = hash_token(raw)
+    sql = _token_query()[2]
+    row = fetch_one_prepared(sql, [key_hash])
     if row is None:
+        with _recent_guard:
+            _recent.pop(key_hash, None)
         return None
-    token = ApiToken.from_db("default", token_fields, row[: len(token_fields)])
-    token.context = Context.from_db("default", context_fields, row[len(token_fields) :])
+    token = _token_of(row)
     now = timezone.now()
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
+    with _recent_guard:
+        _recent[key_hash] = (time.monotonic(), row)
+        _recent.move_to_end(key_hash)
+        while len(_recent) > _RECENT_MAX:
+            _recent.popitem(last=False)
     return token
+
+
+def recently_authenticated(raw: str) -> ApiToken | None:
+    """The token for `raw` as `authenticate_token` found it live in this process less than
+    TOKEN_RECHECK_SECONDS ago, without asking the database; None when it did not (then
+    call `authenticate_token`).
+
+    The rows may be that old and the token may have been revoked since (in another process):
+    only a write that checks the token inside its own database transaction may act on it
+    (`submit_transaction(token_id=...)`, which refuses with TokenNotLive), and it may use
+    the context's id and slug only. A new instance each call: requests share no objects."""
+    if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
+        return None
+    key_hash = hash_token(raw)
+    with _recent_guard:
+        found = _recent.get(key_hash)
+    if found is None or time.monotonic() - found[0] >= TOKEN_RECHECK_SECONDS:
+        return None
+    return _token_of(found[1])
+
+
+def forget_token(token_id: int) -> None:
+    """Drop the token from this process's recently checked tokens (after revoking it, or
+    when a write found it no longer live)."""
+    with _recent_guard:
+        for key_hash, (_, row) in list(_recent.items()):
+            if row[0] == token_id:
+                del _recent[key_hash]
+
+
+def _token_of(row: tuple[Any, ...]) -> ApiToken:
+    token_fields, context_fields, _ = _token_query()
+    token = ApiToken.from_db("default", token_fields, row[: len(token_fields)])
+    token.context = Context.from_db("default", context_fields, row[len(token_fields) :])
+    return token
+
+
+_TOKEN_LIVE_SQL = (
+    "SELECT 1 FROM memory_apitoken WHERE id = %s AND context_id = %s AND revoked_at IS NULL"
+)
+
+
+def send_token_check(token_id: int, context_id: int) -> Callable[[], bool]:
+    """Ask whether the token is live and still belongs to the context, inside an open
+    pipeline without waiting (`memory.hotsql.pipeline`); returns a function reading the
+    answer. Inside the writing transaction, so a revocation committed before it is seen."""
+    cur = bound_cursor()
+    cur.execute(_TOKEN_LIVE_SQL, [token_id, context_id], prepare=True)
+
+    def read() -> bool:
+        with connection.wrap_database_errors, cur:
+            return cur.fetchone() is not None
+
+    return read
+
+
+def token_is_live(token_id: int, context_id: int) -> bool:
+    """`send_token_check` answered at once (one round trip)."""
+    return fetch_one_prepared(_TOKEN_LIVE_SQL, [token_id, context_id]) is not None

@@ -64,3 +64,11 @@ class ContextFrozen(MorphzError):
             'still work (unfreeze it with PATCH {"frozen": false})',
             details=[{"context": slug}],
         )
+
+
+class TokenNotLive(MorphzError):
+    """The agent token a write was made with was revoked, or its context deleted, before the
+    write's own database transaction began (`memory.contexts.send_token_check`): nothing
+    was written, and nothing is recorded against the context."""
+
+    code = "not_authenticated"

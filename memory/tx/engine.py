@@ -18,7 +18,15 @@ from typing import Any
 from django.db import transaction
 
 from memory.broadcast import broadcast_after_commit
-from memory.errors import Conflict, InvalidRequest, MorphzError, RuleViolation
+from memory.contexts import send_token_check, token_is_live
+from memory.errors import (
+    Conflict,
+    InvalidRequest,
+    MorphzError,
+    NotFound,
+    RuleViolation,
+    TokenNotLive,
+)
 from memory.kinds import COMMITTED
 from memory.locking import LockedContext, lock_context, refuse_frozen
 from memory.models import Evaluation, TransactionRecord
@@ -89,6 +97,7 @@ def submit_transaction(
     evaluation_id: int | None = None,
     idempotency_key: str | None = None,
     replaying: bool = False,
+    token_id: int | None = None,
 ) -> CommitResult:
     """Parse, validate and commit one transaction, or record its rejection and raise.
 
@@ -122,9 +131,20 @@ def submit_transaction(
             thread=thread,
             evaluation_id=evaluation_id,
             idempotency=(idempotency_key, request_hash) if idempotency_key is not None else None,
+            token_id=token_id,
         )
         return commit_grouped(context_id, submission, _STEPS)
+    except TokenNotLive:
+        raise  # not the context's caller: nothing is recorded against it
     except MorphzError as exc:
+        if (
+            isinstance(exc, NotFound)
+            and token_id is not None
+            and not token_is_live(token_id, context_id)
+        ):
+            # The context was deleted with its tokens: refused as a token, as a request
+            # authenticated against the database would have been.
+            raise _token_not_live() from None
         record_rejection(
             context_id,
             tx,
@@ -150,6 +170,30 @@ class Submission:
     thread: str
     evaluation_id: int | None
     idempotency: tuple[str, str] | None  # (key, request hash)
+    token_id: int | None = None  # checked live in the commit (see submit_transaction)
+
+
+class _GroupScratch:
+    """What a group commit sends for its transactions before deciding any: their loads
+    (`GroupLoads`) and the check of each one's token."""
+
+    def __init__(self, context_id: int) -> None:
+        self.context_id = context_id
+        self.loads = GroupLoads(context_id)
+        self.token_checks: dict[int, Callable[[], bool]] = {}
+
+    def send(self, submission: Submission) -> None:
+        if submission.token_id is not None:
+            check = send_token_check(submission.token_id, self.context_id)
+            self.token_checks[id(submission)] = check
+        self.loads.send(submission, submission.tx["ops"])
+
+    def token_live(self, submission: Submission) -> bool:
+        assert submission.token_id is not None
+        check = self.token_checks.pop(id(submission), None)
+        if check is None:
+            return token_is_live(submission.token_id, self.context_id)
+        return check()
 
 
 @dataclass
@@ -175,6 +219,11 @@ def _request_hash(text: str | None, data: Any, thread: str | None, evaluation: A
 @transaction.atomic
 def _commit_alone(submission: Submission) -> CommitResult:
     """One transaction in its own database transaction (or the caller's)."""
+    if submission.token_id is not None and not token_is_live(
+        submission.token_id, submission.context_id
+    ):
+        # Before the lock: a deleted context's token is refused as a token, not as a 404.
+        raise _token_not_live()
     context = lock_context(submission.context_id, allow_frozen=True)
     decided = _decide(context, submission, None)
     if isinstance(decided, CommitResult):
@@ -183,13 +232,16 @@ def _commit_alone(submission: Submission) -> CommitResult:
 
 
 def _decide(
-    context: LockedContext, submission: Submission, loads: GroupLoads | None
+    context: LockedContext, submission: Submission, scratch: _GroupScratch | None
 ) -> _Decision | CommitResult:
     """Check and apply a transaction against the locked context's state, writing nothing;
-    inside a group commit, `loads` holds the loads the group sent before deciding any.
+    inside a group commit, `scratch` holds what the group sent before deciding any.
 
     Returns what to write, or the earlier commit of a replayed idempotency key; raises the
-    MorphzError that refuses it (InvalidRequest, Conflict, RuleViolation)."""
+    MorphzError that refuses it (TokenNotLive, InvalidRequest, Conflict, RuleViolation)."""
+    live = scratch is None or submission.token_id is None or scratch.token_live(submission)
+    if not live:  # (alone, `_commit_alone` checked it before locking)
+        raise _token_not_live()
     if submission.idempotency is not None:
         # Under the row lock: a concurrent retry waits for the first and then finds it.
         earlier = _earlier_commit(context.pk, *submission.idempotency)
@@ -208,10 +260,10 @@ def _decide(
     check_evaluation(context.pk, submission.evaluation_id)
     loader = SqlLoader(context.pk)
     names = Names.of(tx["ops"])
-    if loads is None:
+    if scratch is None:
         frames, events, relations = loader.load(names.frame_ids, names.seqs, names.relation_keys)
     else:
-        frames, events, relations = loads.load(submission, names)
+        frames, events, relations = scratch.loads.load(submission, names)
     if base < context.version:
         _raise_conflicts(base, context.version, find_conflicts(base, frames, events, relations))
     outcome = TransactionApplier(
@@ -251,11 +303,11 @@ def _raise_conflicts(base: int, version: int, conflicts: list[ConflictItem]) -> 
 
 
 def _write(
-    context: LockedContext, decided: _Decision, loads: GroupLoads | None
+    context: LockedContext, decided: _Decision, scratch: _GroupScratch | None
 ) -> Callable[[], CommitResult]:
     """Advance the locked context by one version and store the decided transaction; returns
     a function giving its result once the statements have gone out (`write_commit`). In a
-    group commit, `loads` is told what it changed."""
+    group commit, the group's loads are told what it changed."""
     submission, outcome = decided.submission, decided.outcome
     context.version += 1
     context.last_seq += 1
@@ -294,8 +346,8 @@ def _write(
         },
     )
     seq = context.last_seq
-    if loads is not None:
-        loads.wrote(outcome, seq)
+    if scratch is not None:
+        scratch.loads.wrote(outcome, seq)
     return lambda: CommitResult(record_id=record_id(), event_seq=seq, receipt=receipt)
 
 
@@ -304,9 +356,13 @@ _STEPS: Steps[Submission, _Decision, CommitResult] = Steps(
     write=_write,
     finished=lambda decided: isinstance(decided, CommitResult),
     alone=_commit_alone,
-    begin=GroupLoads,
-    prefetch=lambda loads, submission: loads.send(submission, submission.tx["ops"]),
+    begin=_GroupScratch,
+    prefetch=lambda scratch, submission: scratch.send(submission),
 )
+
+
+def _token_not_live() -> TokenNotLive:
+    return TokenNotLive("unknown or revoked token")
 
 
 def _earlier_commit(context_pk: int, key: str, request_hash: str) -> CommitResult | None:
