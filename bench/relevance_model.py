@@ -25,10 +25,24 @@ messages, each query's own trajectory left out of its ranking (and, for feedback
 the documents feedback reads).
 
 Variants change one thing each against the model as it is ("base"); see VARIANTS.
+
+Results (2026-12-01, branch relevance-research): the model reproduces the SQL to the digit
+on every group (dev 0.632 / 0.366 / 0.211; test STATE-Bench 0.655 / 0.406 / 0.226, demo
+0.875 / 0.795 / 0.804, multilingual 1.000 / 0.971 / 0.975, code 1.000 / 1.000 / 1.000).
+On the development set no variant's MRR interval excludes zero on the gain side: query term
+frequency, feedback (Rocchio, RM3), unique-word and per-kind length normalisation, BM25+,
+RSJ idf, an idf cap, coordination and Dirichlet query likelihood all lose MRR (several
+significantly); ordered pairs (SDM) move nDCG@10 and recall@10 up a little and MRR not at
+all. The one variant moving all three up, sdm-0.05-w3 (+0.003 / +0.004 / +0.002, every
+interval holding zero), evaluated once on the test queries: STATE-Bench 0.648 / 0.401 /
+0.221 against 0.655 / 0.406 / 0.226 (intervals holding zero), the other groups unchanged
+(demo nDCG@10 +0.001). Latency prototypes: relevance_model_sdm_latency.py and
+relevance_model_prf_latency.py.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import pickle
@@ -36,7 +50,7 @@ import re
 import statistics
 import time
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -99,9 +113,8 @@ def _statebench_test_queries() -> list[tuple[str, dict[str, int]]]:
 def build() -> dict[str, Any]:
     """(Django set up on the model's own database, `main`.)"""
     from bench_relevance import demo_group, events_group, statebench_group
-    from relevance_queries import CODE_DOCS, CODE_QUERIES, MULTILINGUAL_DOCS, MULTILINGUAL_QUERIES
-
     from django.db import connection
+    from relevance_queries import CODE_DOCS, CODE_QUERIES, MULTILINGUAL_DOCS, MULTILINGUAL_QUERIES
 
     from memory.search.indexer import drain
     from memory.search.query import forget_statistics
@@ -419,7 +432,7 @@ class Model:
             words = [t for t, _ in textindex._pairs(q) if not query.is_stop_word(t)]
             scored = {t for t, _ in kept}
             pairs = dict.fromkeys(
-                (a, b) for a, b in zip(words, words[1:]) if a in scored and b in scored and a != b
+                (a, b) for a, b in itertools.pairwise(words) if a in scored and b in scored and a != b
             )
             for a, b in pairs:
                 left, right = self._lexeme(a), self._lexeme(b)
@@ -437,7 +450,7 @@ class Model:
         self, q: str, v: Variant, extra: list[tuple[Matches, float]] = ()
     ) -> dict[str, float]:
         r = self.r
-        items, (clauses, kept) = self.items(q, v)
+        items, (_clauses, kept) = self.items(q, v)
         items += [(m, w, float(len(m))) for m, w in extra]
         # Which items select (the rarest, within ROW_BUDGET; never above COMMON_FRACTION).
         budget = 0.0
