@@ -432,7 +432,9 @@ class Model:
             words = [t for t, _ in textindex._pairs(q) if not query.is_stop_word(t)]
             scored = {t for t, _ in kept}
             pairs = dict.fromkeys(
-                (a, b) for a, b in itertools.pairwise(words) if a in scored and b in scored and a != b
+                (a, b)
+                for a, b in itertools.pairwise(words)
+                if a in scored and b in scored and a != b
             )
             for a, b in pairs:
                 left, right = self._lexeme(a), self._lexeme(b)
