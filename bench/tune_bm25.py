@@ -204,7 +204,19 @@ def main() -> None:
     parser.add_argument("--variants", action="store_true", help="variants and term counts")
     parser.add_argument("--sweep", action="store_true", help="k1 x b only")
     parser.add_argument("--term-counts", action="store_true", help="term counts only")
+    parser.add_argument(
+        "--research",
+        nargs="*",
+        metavar="VARIANT",
+        help="ideas in the Python model (bench/relevance_model.py), dev set; no name: all",
+    )
+    parser.add_argument("--test", metavar="VARIANT", help="one variant, once, on the test queries")
     args = parser.parse_args()
+    if args.research is not None or args.test:
+        import relevance_model
+
+        relevance_model.main(args.research, args.test)
+        return
     if not DATA.exists():
         raise SystemExit(f"STATE-Bench data not found at {DATA}")
     setup_django()
