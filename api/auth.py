@@ -28,9 +28,10 @@ class TokenUser:
 
 class ContextTokenAuthentication(authentication.BaseAuthentication):
     """`Authorization: Bearer <token>`, checked against the database on every request,
-    except by a view whose write checks the token itself (`commit_checks_token`): there a
-    token this process found live in the last minute is taken from memory, and the write
-    checks it inside its own database transaction (no round trip of its own)."""
+    except by the methods a view lists in `commit_checks_token`, whose write checks the
+    token itself: there a token this process found live in the last minute is taken from
+    memory, the write checks it inside its own database transaction (no round trip of its
+    own), and any refusal checks it before answering (`ContextAPIView.handle_exception`)."""
 
     keyword = "Bearer"
 
@@ -45,8 +46,11 @@ class ContextTokenAuthentication(authentication.BaseAuthentication):
         raw = raw.strip()
         view = (getattr(request, "parser_context", None) or {}).get("view")
         token = None
-        if getattr(view, "commit_checks_token", False):
+        if request.method in getattr(view, "commit_checks_token", ()):
             token = recently_authenticated(raw)
+            # Read by `api.base.ContextAPIView.handle_exception`: any refusal of this
+            # request checks the token in the database before it is answered.
+            request._request.token_from_memory = token is not None
         if token is None:
             token = authenticate_token(raw)
         if token is None:

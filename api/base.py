@@ -16,12 +16,15 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from django.conf import settings
+from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.errors import CODE_BY_FIELD, ApiError, TooLarge
 from api.parsers import StrictJSONParser, check_text
+from memory.contexts import forget_token, token_is_live
+from memory.errors import TokenNotLive
 from memory.models import ApiToken, Context
 from memory.read.access import context_for_person
 from memory.tx.engine import Author
@@ -70,6 +73,23 @@ class ContextAPIView(ApiView):
     def author(self) -> Author:
         return author_of(self.request)
 
+    def handle_exception(self, exc: Exception) -> Response:
+        """A refusal of a request whose token came from memory (`api.auth`) answers 401 when
+        the token is no longer live: a revoked token learns nothing, and gets what a check
+        against the database would have answered. So does a write that found it revoked
+        (`memory.errors.TokenNotLive`)."""
+        token = self.request.auth if _from_memory(self.request) else None
+        stale = isinstance(exc, TokenNotLive) or (
+            isinstance(token, ApiToken)
+            and not isinstance(exc, exceptions.AuthenticationFailed)
+            and not token_is_live(token.pk, token.context_id)
+        )
+        if stale:
+            if isinstance(self.request.auth, ApiToken):
+                forget_token(self.request.auth.pk)
+            exc = exceptions.AuthenticationFailed("unknown or revoked token")
+        return super().handle_exception(exc)
+
     def cursor_after(self, query: dict[str, Any], filters: dict[str, Any], kind: type) -> Any:
         """The last key a list's `cursor` saw (None without a cursor); the cursor must have
         been made for this context and these filters (400 `invalid_cursor` otherwise)."""
@@ -90,6 +110,11 @@ class ContextAPIView(ApiView):
             encode_cursor(key(items[-1]), filters, context=self.ctx.pk) if has_more else None
         )
         return Response({name: [present(item) for item in items], "next_cursor": next_cursor})
+
+
+def _from_memory(request: Request) -> bool:
+    # Set by api.auth only once authentication ran, so reading `auth` then runs nothing.
+    return bool(getattr(request._request, "token_from_memory", False))
 
 
 def not_found(what: str) -> ApiError:
@@ -123,7 +148,7 @@ def author_of(request: Request) -> Author:
     return Author(f"person:{request.user.get_username()}", "person")
 
 
-def token_id(request: Request) -> int | None:
+def token_id_of(request: Request) -> int | None:
     """The id of the agent token the request came with (None for a person)."""
     token = request.auth
     return token.pk if isinstance(token, ApiToken) else None

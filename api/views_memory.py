@@ -6,7 +6,6 @@ from functools import partial
 from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
-from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -15,7 +14,7 @@ from api.base import (
     ContextAPIView,
     idempotency_key,
     not_found,
-    token_id,
+    token_id_of,
 )
 from api.errors import ApiError
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
@@ -43,8 +42,6 @@ from api.shapes import (
 )
 from api.views import IDEMPOTENCY_HEADER
 from api.views_history import frame_as_of_or_404, point_of
-from memory.contexts import forget_token
-from memory.errors import TokenNotLive
 from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.read.pages import frame_history_page, revision_detail
@@ -82,10 +79,10 @@ JSON_EXAMPLE = OpenApiExample(
 
 
 class TransactionView(ContextAPIView):
-    # The commit checks the agent token in its own round trip (`submit_transaction`'s
-    # `token_id`), so authentication may take it from memory (api.auth): this view uses
-    # the context's id only, and answers 401 when the commit finds the token revoked.
-    commit_checks_token = True
+    # A POST's commit checks the agent token in its own database transaction
+    # (`submit_transaction`'s `token_id`), so authentication may take it from memory
+    # (api.auth): the POST uses the context's id only.
+    commit_checks_token = ("POST",)
 
     @extend_schema(
         tags=["transactions"],
@@ -106,13 +103,6 @@ class TransactionView(ContextAPIView):
         ),
     )
     def post(self, request: Request, slug: str) -> Response:
-        try:
-            return self._submit(request)
-        except TokenNotLive:
-            forget_token(request.auth.pk)
-            raise exceptions.AuthenticationFailed("unknown or revoked token") from None
-
-    def _submit(self, request: Request) -> Response:
         data = body_data(TransactionIn, request.data)
         evaluation_id = data.get("evaluation")
         key = idempotency_key(request, data.get("idempotency_key"))
@@ -132,7 +122,7 @@ class TransactionView(ContextAPIView):
                 thread=data.get("thread"),
                 evaluation_id=evaluation_id,
                 idempotency_key=key,
-                token_id=token_id(request),
+                token_id=token_id_of(request),
             )
         else:
             if "ops" not in data:
@@ -151,7 +141,7 @@ class TransactionView(ContextAPIView):
                 thread=data.get("thread"),
                 evaluation_id=evaluation_id,
                 idempotency_key=key,
-                token_id=token_id(request),
+                token_id=token_id_of(request),
             )
         return receipt_response(result)
 

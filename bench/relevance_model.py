@@ -50,6 +50,7 @@ import re
 import statistics
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -377,8 +378,8 @@ class Model:
                 kinds: dict[str, list[float]] = {}
                 for ref, d in self.docs.items():
                     kinds.setdefault(d[1], []).append(lengths[ref])
-                mean = {k: max(statistics.mean(v), 1.0) for k, v in kinds.items()}
-                averages = {ref: mean[d[1]] for ref, d in self.docs.items()}
+                by_kind = {k: max(statistics.mean(v), 1.0) for k, v in kinds.items()}
+                averages = {ref: by_kind[d[1]] for ref, d in self.docs.items()}
             else:
                 raise ValueError(how)
             self._norms[how] = {
@@ -449,7 +450,7 @@ class Model:
         return items, (clauses, kept)
 
     def scores(
-        self, q: str, v: Variant, extra: list[tuple[Matches, float]] = ()
+        self, q: str, v: Variant, extra: Sequence[tuple[Matches, float]] = ()
     ) -> dict[str, float]:
         r = self.r
         items, (_clauses, kept) = self.items(q, v)
@@ -553,12 +554,12 @@ class Model:
         said = {t for t, _ in textindex.query_clauses(q)}
         terms = self.terms()
         held: Counter[str] = Counter()
-        mass: Counter[str] = Counter()
+        mass: dict[str, float] = {}
         total = sum(scores[ref] for ref in top) or 1.0
         for ref in top:
             for lexeme in terms[ref]:
                 held[lexeme] += 1
-                mass[lexeme] += scores[ref] / total / max(len(terms[ref]), 1)
+                mass[lexeme] = mass.get(lexeme, 0.0) + scores[ref] / total / max(len(terms[ref]), 1)
         select: dict[str, float] = {}
         for lexeme, count in held.items():
             if count < min(v.prf_min, len(top)) or lexeme in said or query.is_stop_word(lexeme):

@@ -49,7 +49,7 @@ def plan(ctx_id, clauses, filters, params, include_tx):
 
 
 ranking.plan = plan
-samples = {k: [[], []] for k in ("base", "select", "score")}
+samples: dict[str, list[list[float]]] = {k: [[], []] for k in ("base", "select", "score")}
 for rnd in range(2):
     for i, q in enumerate(queries):
         modes = ["base", "select", "score"]

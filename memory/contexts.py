@@ -209,7 +209,10 @@ def delete_context(context_id: int) -> None:
         context = lock_context_model(context_id, allow_frozen=True)
     except NotFound:
         return
+    token_ids = list(context.tokens.values_list("pk", flat=True))
     context.delete()
+    for token_id in token_ids:
+        forget_token(token_id)
 
 
 def issue_token(context: Context, *, name: str = "") -> IssuedToken:
@@ -249,9 +252,10 @@ def _token_query() -> tuple[list[str], list[str], str]:
 # (`recently_authenticated`); also how often last use is recorded.
 TOKEN_RECHECK_SECONDS = 60.0
 _RECENT_MAX = 4096  # tokens remembered per process (least recently checked dropped first)
-# key hash -> (monotonic time of the check, the joined token and context row)
-_recent: OrderedDict[str, tuple[float, tuple[Any, ...]]] = OrderedDict()
+# key hash -> (monotonic time of the check, token id, the joined token and context row)
+_recent: OrderedDict[str, tuple[float, int, tuple[Any, ...]]] = OrderedDict()
 _recent_guard = threading.Lock()
+_clock = time.monotonic  # a seam for tests
 
 
 def authenticate_token(raw: str) -> ApiToken | None:
@@ -270,11 +274,12 @@ def authenticate_token(raw: str) -> ApiToken | None:
         return None
     token = _token_of(row)
     now = timezone.now()
-    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
+    since = None if token.last_used_at is None else (now - token.last_used_at).total_seconds()
+    if since is None or since > TOKEN_RECHECK_SECONDS:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
     with _recent_guard:
-        _recent[key_hash] = (time.monotonic(), row)
+        _recent[key_hash] = (_clock(), token.pk, row)
         _recent.move_to_end(key_hash)
         while len(_recent) > _RECENT_MAX:
             _recent.popitem(last=False)
@@ -295,17 +300,17 @@ def recently_authenticated(raw: str) -> ApiToken | None:
     key_hash = hash_token(raw)
     with _recent_guard:
         found = _recent.get(key_hash)
-    if found is None or time.monotonic() - found[0] >= TOKEN_RECHECK_SECONDS:
+    if found is None or _clock() - found[0] >= TOKEN_RECHECK_SECONDS:
         return None
-    return _token_of(found[1])
+    return _token_of(found[2])
 
 
 def forget_token(token_id: int) -> None:
     """Drop the token from this process's recently checked tokens (after revoking it, or
     when a write found it no longer live)."""
     with _recent_guard:
-        for key_hash, (_, row) in list(_recent.items()):
-            if row[0] == token_id:
+        for key_hash, (_, cached_id, _) in list(_recent.items()):
+            if cached_id == token_id:
                 del _recent[key_hash]
 
 

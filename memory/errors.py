@@ -72,3 +72,6 @@ class TokenNotLive(MorphzError):
     was written, and nothing is recorded against the context."""
 
     code = "not_authenticated"
+
+    def __init__(self) -> None:
+        super().__init__("unknown or revoked token")

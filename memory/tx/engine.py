@@ -18,17 +18,17 @@ from typing import Any
 from django.db import transaction
 
 from memory.broadcast import broadcast_after_commit
-from memory.contexts import send_token_check, token_is_live
+from memory.contexts import send_token_check
 from memory.errors import (
     Conflict,
     InvalidRequest,
     MorphzError,
-    NotFound,
     RuleViolation,
     TokenNotLive,
 )
+from memory.hotsql import pipeline
 from memory.kinds import COMMITTED
-from memory.locking import LockedContext, lock_context, refuse_frozen
+from memory.locking import LockedContext, refuse_frozen, send_lock
 from memory.models import Evaluation, TransactionRecord
 from memory.pressure import PressureState, pressure_state
 from memory.tx.apply import (
@@ -107,15 +107,11 @@ def submit_transaction(
     the key, the same request returns that commit (`replayed`, nothing written) and another
     request raises Conflict `idempotency_key_reused`. Only commits hold a key: a rejected
     submission may be retried under its key. `replaying` (memory.versions.replay only):
-    see `memory.tx.submission.thread_and_text`.
+    see `memory.tx.submission.thread_and_text`. `token_id`: the agent token of the request,
+    checked in the commit's own database transaction; revoked (or its context gone), it
+    raises TokenNotLive before anything is decided, and nothing is recorded.
     """
-    if idempotency_key is not None and (
-        not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200
-    ):
-        raise InvalidRequest("idempotency_key must be a string of 1-200 characters")
-    request_hash = (
-        _request_hash(text, data, thread, evaluation_id) if idempotency_key is not None else ""
-    )
+    request_hash = _request_hash(idempotency_key, text, data, thread, evaluation_id)
     tx: dict[str, Any] | None = None
     try:
         # Everything that does not depend on the context's state happens here, before the
@@ -137,14 +133,6 @@ def submit_transaction(
     except TokenNotLive:
         raise  # not the context's caller: nothing is recorded against it
     except MorphzError as exc:
-        if (
-            isinstance(exc, NotFound)
-            and token_id is not None
-            and not token_is_live(token_id, context_id)
-        ):
-            # The context was deleted with its tokens: refused as a token, as a request
-            # authenticated against the database would have been.
-            raise _token_not_live() from None
         record_rejection(
             context_id,
             tx,
@@ -155,6 +143,7 @@ def submit_transaction(
             thread=thread,
             evaluation_id=evaluation_id,
             idempotency_key=idempotency_key,
+            token_id=token_id,
         )
         raise
 
@@ -173,29 +162,6 @@ class Submission:
     token_id: int | None = None  # checked live in the commit (see submit_transaction)
 
 
-class _GroupScratch:
-    """What a group commit sends for its transactions before deciding any: their loads
-    (`GroupLoads`) and the check of each one's token."""
-
-    def __init__(self, context_id: int) -> None:
-        self.context_id = context_id
-        self.loads = GroupLoads(context_id)
-        self.token_checks: dict[int, Callable[[], bool]] = {}
-
-    def send(self, submission: Submission) -> None:
-        if submission.token_id is not None:
-            check = send_token_check(submission.token_id, self.context_id)
-            self.token_checks[id(submission)] = check
-        self.loads.send(submission, submission.tx["ops"])
-
-    def token_live(self, submission: Submission) -> bool:
-        assert submission.token_id is not None
-        check = self.token_checks.pop(id(submission), None)
-        if check is None:
-            return token_is_live(submission.token_id, self.context_id)
-        return check()
-
-
 @dataclass
 class _Decision:
     """A transaction decided under the row lock: what `_write` stores."""
@@ -205,8 +171,15 @@ class _Decision:
     outcome: ApplyOutcome
 
 
-def _request_hash(text: str | None, data: Any, thread: str | None, evaluation: Any) -> str:
-    """What a retry must repeat to count as the same request."""
+def _request_hash(
+    key: str | None, text: str | None, data: Any, thread: str | None, evaluation: Any
+) -> str:
+    """What a retry under idempotency `key` must repeat to count as the same request ("" with
+    no key); InvalidRequest for a key that is not 1-200 characters."""
+    if key is None:
+        return ""
+    if not isinstance(key, str) or not 0 < len(key) <= 200:
+        raise InvalidRequest("idempotency_key must be a string of 1-200 characters")
     canonical = json.dumps(
         {"text": text, "data": data, "thread": thread, "evaluation": evaluation},
         sort_keys=True,
@@ -219,12 +192,15 @@ def _request_hash(text: str | None, data: Any, thread: str | None, evaluation: A
 @transaction.atomic
 def _commit_alone(submission: Submission) -> CommitResult:
     """One transaction in its own database transaction (or the caller's)."""
-    if submission.token_id is not None and not token_is_live(
-        submission.token_id, submission.context_id
-    ):
-        # Before the lock: a deleted context's token is refused as a token, not as a 404.
-        raise _token_not_live()
-    context = lock_context(submission.context_id, allow_frozen=True)
+    with pipeline():
+        locked = send_lock(submission.context_id, allow_frozen=True)
+        if submission.token_id is not None:
+            # Checked once the lock is granted (sent after it), read first: a deleted
+            # context's token is refused as a token, not as a missing context.
+            live = send_token_check(submission.token_id, submission.context_id)
+            if not live():
+                raise TokenNotLive()
+        context = locked()
     decided = _decide(context, submission, None)
     if isinstance(decided, CommitResult):
         return decided
@@ -232,16 +208,16 @@ def _commit_alone(submission: Submission) -> CommitResult:
 
 
 def _decide(
-    context: LockedContext, submission: Submission, scratch: _GroupScratch | None
+    context: LockedContext, submission: Submission, loads: GroupLoads | None
 ) -> _Decision | CommitResult:
     """Check and apply a transaction against the locked context's state, writing nothing;
-    inside a group commit, `scratch` holds what the group sent before deciding any.
+    inside a group commit, `loads` holds what the group sent before deciding any.
 
     Returns what to write, or the earlier commit of a replayed idempotency key; raises the
     MorphzError that refuses it (TokenNotLive, InvalidRequest, Conflict, RuleViolation)."""
-    live = scratch is None or submission.token_id is None or scratch.token_live(submission)
-    if not live:  # (alone, `_commit_alone` checked it before locking)
-        raise _token_not_live()
+    # Alone (`loads` None), `_commit_alone` has checked the token already.
+    if loads is not None and submission.token_id is not None and not loads.token_live(submission):
+        raise TokenNotLive()
     if submission.idempotency is not None:
         # Under the row lock: a concurrent retry waits for the first and then finds it.
         earlier = _earlier_commit(context.pk, *submission.idempotency)
@@ -260,10 +236,10 @@ def _decide(
     check_evaluation(context.pk, submission.evaluation_id)
     loader = SqlLoader(context.pk)
     names = Names.of(tx["ops"])
-    if scratch is None:
+    if loads is None:
         frames, events, relations = loader.load(names.frame_ids, names.seqs, names.relation_keys)
     else:
-        frames, events, relations = scratch.loads.load(submission, names)
+        frames, events, relations = loads.load(submission, names)
     if base < context.version:
         _raise_conflicts(base, context.version, find_conflicts(base, frames, events, relations))
     outcome = TransactionApplier(
@@ -303,11 +279,11 @@ def _raise_conflicts(base: int, version: int, conflicts: list[ConflictItem]) -> 
 
 
 def _write(
-    context: LockedContext, decided: _Decision, scratch: _GroupScratch | None
+    context: LockedContext, decided: _Decision, loads: GroupLoads | None
 ) -> Callable[[], CommitResult]:
     """Advance the locked context by one version and store the decided transaction; returns
     a function giving its result once the statements have gone out (`write_commit`). In a
-    group commit, the group's loads are told what it changed."""
+    group commit, `loads` is told what it changed."""
     submission, outcome = decided.submission, decided.outcome
     context.version += 1
     context.last_seq += 1
@@ -346,8 +322,8 @@ def _write(
         },
     )
     seq = context.last_seq
-    if scratch is not None:
-        scratch.loads.wrote(outcome, seq)
+    if loads is not None:
+        loads.wrote(outcome, seq)
     return lambda: CommitResult(record_id=record_id(), event_seq=seq, receipt=receipt)
 
 
@@ -356,13 +332,9 @@ _STEPS: Steps[Submission, _Decision, CommitResult] = Steps(
     write=_write,
     finished=lambda decided: isinstance(decided, CommitResult),
     alone=_commit_alone,
-    begin=_GroupScratch,
-    prefetch=lambda scratch, submission: scratch.send(submission),
+    begin=GroupLoads,
+    prefetch=lambda loads, item: loads.send(item, item.tx["ops"], item.token_id),
 )
-
-
-def _token_not_live() -> TokenNotLive:
-    return TokenNotLive("unknown or revoked token")
 
 
 def _earlier_commit(context_pk: int, key: str, request_hash: str) -> CommitResult | None:

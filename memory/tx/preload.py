@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from memory.contexts import send_token_check
 from memory.tx.apply import ApplyOutcome, RelationKey, referenced_items
 from memory.tx.loader import Loaded, SqlLoader
 
@@ -45,21 +46,31 @@ class _Sent:
 
 
 class GroupLoads:
-    """The loads of one group commit, valid or not, by transaction.
+    """The loads of one group commit, valid or not, and its token checks, by transaction.
 
     Use under the context row lock, inside the group's open `pipeline()`; `key` is any
     object identifying a transaction for the life of the group (the engine's submission)."""
 
     def __init__(self, context_id: int) -> None:
+        self.context_id = context_id
         self.loader = SqlLoader(context_id)
         self._sent: dict[int, _Sent] = {}
         self._changed: list[tuple[set[str], set[int]]] = []
+        self._token_checks: dict[int, Callable[[], bool]] = {}
 
-    def send(self, key: object, ops: list[dict]) -> None:
-        """Send the loads of the transaction `key` (its JSON-form `ops`) without waiting."""
+    def send(self, key: object, ops: list[dict], token_id: int | None = None) -> None:
+        """Send the loads of the transaction `key` (its JSON-form `ops`) without waiting,
+        and the check of its agent token (`token_id`): sent after the row lock, the check
+        runs once the lock is granted and sees any revocation committed before."""
+        if token_id is not None:
+            self._token_checks[id(key)] = send_token_check(token_id, self.context_id)
         names = Names.of(ops)
         read = self.loader.send(names.frame_ids, names.seqs, names.relation_keys)
         self._sent[id(key)] = _Sent(names, len(self._changed), read)
+
+    def token_live(self, key: object) -> bool:
+        """Whether the token sent with `key` is live and belongs to the context."""
+        return self._token_checks.pop(id(key))()
 
     def load(self, key: object, names: Names) -> Loaded:
         """What the transaction `key` names, as the group's writes so far left it: its sent

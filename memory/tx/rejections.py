@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
-from memory.errors import MorphzError
+from memory.contexts import token_is_live
+from memory.errors import MorphzError, TokenNotLive
 from memory.kinds import REJECTED
 from memory.models import Context, Evaluation, TransactionRecord
 from memory.tx import lang as txlang
@@ -28,11 +29,16 @@ def record_rejection(
     thread: str | None,
     evaluation_id: int | None,
     idempotency_key: str | None = None,
+    token_id: int | None = None,
 ) -> None:
     """Store a rejected submission (R6) in its own database transaction, with the text
     (printed canonically when it parsed) and `exc`'s code and details. Takes no context
     lock: a rejection moves no counter. A frozen context stores nothing: its refusal is not
-    a rejected transaction."""
+    a rejected transaction. Raises TokenNotLive, storing nothing, when `token_id` (the agent
+    token the submission came with) is revoked or its context gone: a refusal is answered
+    as the token's, as a request checked against the database would have been."""
+    if token_id is not None and not token_is_live(token_id, context_id):
+        raise TokenNotLive
     if exc.code == "context_frozen":
         return
     if tx is not None:

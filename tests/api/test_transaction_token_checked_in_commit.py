@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from memory.contexts import delete_context, recently_authenticated
+from api import auth
+from memory.contexts import authenticate_token, delete_context, recently_authenticated
 from memory.models import ApiToken, Context, TransactionRecord
 from tests.api.conftest import Api, error_of
 
@@ -64,11 +65,31 @@ def test_a_deleted_contexts_token_is_refused_as_a_token(alpha: Context, alpha_to
     assert error_of(response)["code"] == "not_authenticated"
 
 
-def test_reads_check_the_token_in_the_database_every_time(alpha: Context, alpha_token: str) -> None:
+@pytest.mark.parametrize("path", ["transactions/", "frames/", "events/"])
+def test_reads_check_the_token_in_the_database(alpha: Context, alpha_token: str, path: str) -> None:
     api = Api(alpha.slug, alpha_token)
     api.commit(TX.format(v=0, i=1))
+    assert recently_authenticated(alpha_token) is not None
     _revoke_elsewhere(alpha_token[:10])
 
-    for path in ("frames/", "events/", "transactions/"):
-        response: Any = api.get(path)
-        assert response.status_code == 401, path
+    response: Any = api.get(path)
+
+    assert response.status_code == 401
+
+
+def test_a_transaction_after_the_first_skips_the_separate_token_check(
+    alpha: Context, alpha_token: str, monkeypatch: Any
+) -> None:
+    calls: list[str] = []
+
+    def counted(raw: str) -> Any:
+        calls.append(raw)
+        return authenticate_token(raw)
+
+    monkeypatch.setattr(auth, "authenticate_token", counted)
+    api = Api(alpha.slug, alpha_token)
+    first = api.commit(TX.format(v=0, i=1))
+    api.commit(TX.format(v=first["version"], i=2))
+    api.get("frames/")
+
+    assert len(calls) == 2  # the first transaction and the read, not the second transaction

@@ -48,8 +48,8 @@ def test_revoking_in_this_process_forgets_it(issued: Any) -> None:
 
 def test_after_a_minute_the_database_is_asked_again(issued: Any, monkeypatch: Any) -> None:
     authenticate_token(issued.raw)
-    now = contexts.time.monotonic()
-    monkeypatch.setattr(contexts.time, "monotonic", lambda: now + TOKEN_RECHECK_SECONDS)
+    now = contexts._clock()
+    monkeypatch.setattr(contexts, "_clock", lambda: now + TOKEN_RECHECK_SECONDS)
     assert recently_authenticated(issued.raw) is None
 
 
