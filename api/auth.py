@@ -8,6 +8,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
 from memory.contexts import authenticate_token, recently_authenticated
+from memory.errors import TokenNotLive
 from memory.models import ApiToken
 
 
@@ -54,7 +55,7 @@ class ContextTokenAuthentication(authentication.BaseAuthentication):
         if token is None:
             token = authenticate_token(raw)
         if token is None:
-            raise exceptions.AuthenticationFailed("unknown or revoked token")
+            raise exceptions.AuthenticationFailed(TokenNotLive().message)
         return TokenUser(token), token
 
     def authenticate_header(self, request: Any) -> str:

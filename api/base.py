@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from django.conf import settings
+from django.db import DatabaseError
 from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -77,18 +78,24 @@ class ContextAPIView(ApiView):
         """A refusal of a request whose token came from memory (`api.auth`) answers 401 when
         the token is no longer live: a revoked token learns nothing, and gets what a check
         against the database would have answered. So does a write that found it revoked
-        (`memory.errors.TokenNotLive`)."""
+        (`memory.errors.TokenNotLive`). When that check itself fails, its database error is
+        answered (503 or 500, as any other)."""
         token = self.request.auth if _from_memory(self.request) else None
-        stale = isinstance(exc, TokenNotLive) or (
-            isinstance(token, ApiToken)
-            and not isinstance(exc, exceptions.AuthenticationFailed)
-            and not token_is_live(token.pk, token.context_id)
-        )
+        stale = isinstance(exc, TokenNotLive)
+        unchecked = not isinstance(exc, exceptions.AuthenticationFailed | TokenNotLive)
+        if unchecked and isinstance(token, ApiToken):
+            try:
+                stale = not token_is_live(token.pk, token.context_id)
+            except DatabaseError as failure:
+                exc = failure
         if stale:
             if isinstance(self.request.auth, ApiToken):
                 forget_token(self.request.auth.pk)
-            exc = exceptions.AuthenticationFailed("unknown or revoked token")
+            exc = exceptions.AuthenticationFailed(TokenNotLive().message)
         return super().handle_exception(exc)
+
+    # `self.ctx` may be a context row up to a minute old when the token came from memory
+    # (a view's `commit_checks_token`): such a view uses the context's id and slug only.
 
     def cursor_after(self, query: dict[str, Any], filters: dict[str, Any], kind: type) -> Any:
         """The last key a list's `cursor` saw (None without a cursor); the cursor must have

@@ -67,9 +67,9 @@ class ContextFrozen(MorphzError):
 
 
 class TokenNotLive(MorphzError):
-    """The agent token a write was made with was revoked, or its context deleted, before the
-    write's own database transaction began (`memory.contexts.send_token_check`): nothing
-    was written, and nothing is recorded against the context."""
+    """The agent token a write was made with is revoked, or its context deleted, as the
+    write's own check found (`memory.contexts.send_token_check`, sent after the context row
+    lock): nothing was written, and nothing is recorded against the context."""
 
     code = "not_authenticated"
 

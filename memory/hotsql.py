@@ -4,7 +4,7 @@ connection.
 Django leaves psycopg's statement preparation off; the settings (`morphz.config`) set a
 threshold no statement reaches by repetition, so only a statement sent with
 `prepare=True` is prepared, once per connection: the commit path's row lock, token
-check and write function, its load, and the token check of every API request. A prepared plan is kept for
+check and write function, its load, and the API's token lookup. A prepared plan is kept for
 the connection's life, until ANALYZE changes the statistics; the load is therefore planned
 so that it can only look names up by key (`memory.tx.loader`).
 """

@@ -28,7 +28,7 @@ from memory.errors import (
 )
 from memory.hotsql import pipeline
 from memory.kinds import COMMITTED
-from memory.locking import LockedContext, refuse_frozen, send_lock
+from memory.locking import LockedContext, lock_context, refuse_frozen, send_lock
 from memory.models import Evaluation, TransactionRecord
 from memory.pressure import PressureState, pressure_state
 from memory.tx.apply import (
@@ -191,16 +191,19 @@ def _request_hash(
 
 @transaction.atomic
 def _commit_alone(submission: Submission) -> CommitResult:
-    """One transaction in its own database transaction (or the caller's)."""
-    with pipeline():
-        locked = send_lock(submission.context_id, allow_frozen=True)
-        if submission.token_id is not None:
-            # Checked once the lock is granted (sent after it), read first: a deleted
-            # context's token is refused as a token, not as a missing context.
+    """One transaction in its own database transaction (or the caller's); its token, when
+    it has one, checked once the row lock is granted."""
+    if submission.token_id is None:
+        context = lock_context(submission.context_id, allow_frozen=True)
+    else:
+        with pipeline():
+            locked = send_lock(submission.context_id, allow_frozen=True)
+            # Sent after the lock, read first: a deleted context's token is refused as a
+            # token, not as a missing context.
             live = send_token_check(submission.token_id, submission.context_id)
             if not live():
                 raise TokenNotLive()
-        context = locked()
+            context = locked()
     decided = _decide(context, submission, None)
     if isinstance(decided, CommitResult):
         return decided

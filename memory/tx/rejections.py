@@ -38,7 +38,7 @@ def record_rejection(
     token the submission came with) is revoked or its context gone: a refusal is answered
     as the token's, as a request checked against the database would have been."""
     if token_id is not None and not token_is_live(token_id, context_id):
-        raise TokenNotLive
+        raise TokenNotLive()
     if exc.code == "context_frozen":
         return
     if tx is not None:
