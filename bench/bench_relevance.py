@@ -164,6 +164,26 @@ def events_group(name: str, docs: list[tuple[str, str]], queries: list) -> Group
     return group
 
 
+def statebench_tasks(
+    queries_from: str = "test",
+) -> tuple[dict[str, str], list[tuple[str, str, str, str]]]:
+    """STATE-Bench's tasks: each task's "domain/task_type" by "domain/task_id", and the
+    queries of the `queries_from` split ("test" or "train") as (domain, opening message,
+    task_type, task_id), in file order."""
+    task_type: dict[str, str] = {}
+    tests: list[tuple[str, str, str, str]] = []
+    for splits in sorted(glob.glob(str(DATA / "tasks" / "*" / "splits.json"))):
+        folder = Path(splits).parent
+        domain = folder.name
+        split = json.loads(Path(splits).read_text())["splits"]
+        for task_id in split["train"] + split["test"]:
+            task = json.loads((folder / f"{task_id}.json").read_text(encoding="utf-8"))
+            task_type[f"{domain}/{task_id}"] = f"{domain}/{task['task_type']}"
+            if task_id in split[queries_from]:
+                tests.append((domain, task["opening_message"], task["task_type"], task_id))
+    return task_type, tests
+
+
 def statebench_group(queries_from: str = "test") -> Group:
     """The train trajectories as memory; queries: each test task's opening message, or with
     `queries_from="train"` each train task's own (a development set for choosing ranking
@@ -175,17 +195,7 @@ def statebench_group(queries_from: str = "test") -> Group:
     context = create_context("bench-statebench", capacity_tokens=2_000_000_000)
     group = Group("statebench", context.pk)
     group.depth = 300
-    task_type: dict[str, str] = {}
-    tests: list[tuple[str, str, str]] = []
-    for splits in sorted(glob.glob(str(DATA / "tasks" / "*" / "splits.json"))):
-        folder = Path(splits).parent
-        domain = folder.name
-        split = json.loads(Path(splits).read_text())["splits"]
-        for task_id in split["train"] + split["test"]:
-            task = json.loads((folder / f"{task_id}.json").read_text(encoding="utf-8"))
-            task_type[f"{domain}/{task_id}"] = f"{domain}/{task['task_type']}"
-            if task_id in split[queries_from]:
-                tests.append((domain, task["opening_message"], task["task_type"], task_id))
+    task_type, tests = statebench_tasks(queries_from)
     thread_unit: dict[str, str] = {}
     refs_unit: dict[str, str] = {}
     events = 0

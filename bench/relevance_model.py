@@ -84,27 +84,16 @@ def _read_index(context_id: int) -> dict[str, Any]:
 def _statebench_test_queries() -> list[tuple[str, dict[str, int]]]:
     """The benchmark's test queries (`bench_relevance.statebench_group()`), same order."""
     import glob
-    import json
 
-    from bench_relevance import DATA
+    from bench_relevance import DATA, statebench_tasks
 
-    task_type: dict[str, str] = {}
-    tests = []
-    for splits in sorted(glob.glob(str(DATA / "tasks" / "*" / "splits.json"))):
-        folder = Path(splits).parent
-        domain = folder.name
-        split = json.loads(Path(splits).read_text())["splits"]
-        for task_id in split["train"] + split["test"]:
-            task = json.loads((folder / f"{task_id}.json").read_text(encoding="utf-8"))
-            task_type[f"{domain}/{task_id}"] = f"{domain}/{task['task_type']}"
-            if task_id in split["test"]:
-                tests.append((domain, task["opening_message"], task["task_type"]))
+    task_type, tests = statebench_tasks("test")
     trained = {
         f"{Path(p).parent.name}/{Path(p).stem}"
         for p in glob.glob(str(DATA / "train_trajectories" / "*" / "*.json"))
     }
     queries = []
-    for domain, message, kind in tests:
+    for domain, message, kind, _ in tests:
         labels = {u: 1 for u in trained if task_type[u] == f"{domain}/{kind}"}
         if labels:
             queries.append((message, labels))
