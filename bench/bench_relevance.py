@@ -365,11 +365,21 @@ def bare_search(context_id: int, q: str) -> int:
 
 
 def latency(groups: list[Group], runs: int) -> None:
+    from memory.search import semantic
     from memory.search.query import search
 
-    samples: dict[str, list[float]] = {"now": [], "before": [], "bare": []}
+    def lexical(ctx: int, q: str) -> Any:
+        """The same search with the reordering by meaning off: what meaning costs."""
+        words, semantic.MIN_WORDS = semantic.MIN_WORDS, 1 << 30
+        try:
+            return search(ctx, q)
+        finally:
+            semantic.MIN_WORDS = words
+
+    samples: dict[str, list[float]] = {"now": [], "lexical": [], "before": [], "bare": []}
     systems = {
         "now": lambda ctx, q: search(ctx, q),
+        "lexical": lexical,
         "before": previous_search,
         "bare": bare_search,
     }
@@ -385,6 +395,9 @@ def latency(groups: list[Group], runs: int) -> None:
     print(
         f"\nsearch latency over {len(samples['now'])} benchmark queries (first page of 20, "
         f"snippets): p50 {p50['now']:.2f} ms, p95 {p95['now']:.2f} ms (target <= 20 ms)\n"
+        f"  the same without reordering by meaning: p50 {p50['lexical']:.2f} ms, "
+        f"p95 {p95['lexical']:.2f} ms; ratio p50 {p50['now'] / p50['lexical']:.2f}x, "
+        f"p95 {p95['now'] / p95['lexical']:.2f}x\n"
         f"  previous AND search: p50 {p50['before']:.2f} ms, p95 {p95['before']:.2f} ms; "
         f"ratio p50 {p50['now'] / p50['before']:.2f}x, p95 {p95['now'] / p95['before']:.2f}x\n"
         f"  bare SQL count of documents holding any query word (same index): "

@@ -52,6 +52,9 @@ class SearchDocument(models.Model):
     created_at = models.DateTimeField()
     tokens = SearchVectorField()
     length = models.PositiveIntegerField(default=0)  # words: BM25's document length
+    # What the document means (memory.search.semantic): 256 float16, b"" when its text has
+    # no word the model knows, NULL for transaction events and until the worker embeds it.
+    embedding = models.BinaryField(null=True, editable=False)
     indexed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -64,4 +67,10 @@ class SearchDocument(models.Model):
         indexes = [
             GinIndex(fields=["tokens"], name="search_tokens_gin"),
             models.Index(fields=["context", "created_at"], name="search_context_time_idx"),
+            # What the index worker still has to embed (documents from before embeddings).
+            models.Index(
+                fields=["id"],
+                name="search_embedding_missing",
+                condition=Q(embedding__isnull=True) & ~Q(kind="transaction"),
+            ),
         ]

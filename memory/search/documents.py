@@ -9,7 +9,11 @@
   frame and event again; `count_facts(context_ids=None) -> int`.
 
 A document is a frame's or an event's lexemes (`memory.search.vectors`), its length in
-words, and the columns search filters on (status, kind, thread, time).
+words, its embedding (`memory.search.semantic`; none for transaction events), and the
+columns search filters on (status, kind, thread, time).
+
+- `embed_missing(limit=200) -> int` embeds documents written before embeddings existed
+  (the worker calls it when the outbox is empty); returns how many it embedded.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from memory.kinds import event_status
+from memory.kinds import TRANSACTION, event_status
 from memory.models import Context, Event, Frame, FrameRevision
-from memory.search.vectors import event_vector, frame_vector
+from memory.search import semantic
+from memory.search.vectors import event_text, event_vector, frame_text, frame_vector
 from memory.vocabulary import event_ref
 
 
@@ -44,6 +49,19 @@ class Document:
     tokens: str  # tsvector literal (the text itself is not stored: snippets come from facts)
     length: int  # words (BM25's document length)
     fingerprint: tuple[Any, ...]
+    text: str | None = None  # what to embed (None: no embedding, as for transaction events)
+    embedding: bytes | None = None
+
+
+def _embed(documents: dict[int, Document]) -> dict[int, Document]:
+    """Fill in the documents' embeddings, in one pass of the model."""
+    wanted = [doc for doc in documents.values() if doc.text is not None and semantic.enabled()]
+    for doc, blob in zip(
+        wanted, semantic.embeddings([doc.text or "" for doc in wanted]), strict=True
+    ):
+        doc.embedding = blob
+        doc.text = None
+    return documents
 
 
 def _vector(vector: tuple[str, int]) -> dict[str, Any]:
@@ -80,8 +98,9 @@ def _frame_documents(pks: list[int]) -> dict[int, Document]:
             created_at=row["updated_at"],
             **_vector(frame_vector(row["frame_id"], row["body"])),
             fingerprint=_frame_fingerprint(row),
+            text=frame_text(row["frame_id"], row["body"]),
         )
-    return documents
+    return _embed(documents)
 
 
 _EVENT_ROWS = """
@@ -99,6 +118,7 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
         rows = cursor.fetchall()
     documents = {}
     for pk, context_id, seq, kind, thread, content, payload, created_at, observed, active in rows:
+        body = json.loads(payload) if payload else None
         documents[pk] = Document(
             context_id=context_id,
             frame_id=None,
@@ -108,10 +128,11 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
             kind=kind,
             thread=thread,
             created_at=created_at,
-            **_vector(event_vector(kind, content, json.loads(payload) if payload else None)),
+            **_vector(event_vector(kind, content, body)),
             fingerprint=(observed, active),
+            text=None if kind == TRANSACTION else event_text(content, body),
         )
-    return documents
+    return _embed(documents)
 
 
 # Documents go in by COPY into a session-local staging table and one INSERT ... SELECT per
@@ -119,23 +140,24 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
 # time in the client (splitting and quoting a query of several MB), COPY rows are formatted
 # in C and parsed by the server in one pass.
 _STAGE_COLUMNS = (
-    "context_id, frame_id, event_id, ref, status, kind, thread, created_at, tokens, length"
+    "context_id, frame_id, event_id, ref, status, kind, thread, created_at, tokens, length,"
+    " embedding"
 )
 _STAGE = """
-CREATE TEMP TABLE IF NOT EXISTS morphz_search_stage (
+CREATE TEMP TABLE IF NOT EXISTS morphz_search_staging (
   context_id bigint, frame_id bigint, event_id bigint, ref text, status text, kind text,
-  thread text, created_at timestamptz, tokens tsvector, length integer
+  thread text, created_at timestamptz, tokens tsvector, length integer, embedding bytea
 ) ON COMMIT DELETE ROWS
 """
 # S608: the column list is a constant; {target} is filled with a fixed column name below.
 _UPSERT = f"""
 INSERT INTO memory_searchdocument ({_STAGE_COLUMNS}, indexed_at)
-SELECT {_STAGE_COLUMNS}, now() FROM morphz_search_stage WHERE {{target}} IS NOT NULL
+SELECT {_STAGE_COLUMNS}, now() FROM morphz_search_staging WHERE {{target}} IS NOT NULL
 ORDER BY {{target}}
 ON CONFLICT ({{target}}) DO UPDATE SET
   ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
   created_at = EXCLUDED.created_at, tokens = EXCLUDED.tokens, length = EXCLUDED.length,
-  indexed_at = EXCLUDED.indexed_at
+  embedding = EXCLUDED.embedding, indexed_at = EXCLUDED.indexed_at
 """  # noqa: S608
 
 
@@ -145,7 +167,9 @@ def _upsert(documents: list[Document], fail_after: int | None) -> int:
     batch = documents if fail_after is None else documents[:fail_after]
     with connection.cursor() as cursor:
         cursor.execute(_STAGE)
-        with cursor.cursor.copy(f"COPY morphz_search_stage ({_STAGE_COLUMNS}) FROM STDIN") as copy:
+        with cursor.cursor.copy(
+            f"COPY morphz_search_staging ({_STAGE_COLUMNS}) FROM STDIN"
+        ) as copy:
             for doc in batch:
                 copy.write_row(
                     (
@@ -159,13 +183,14 @@ def _upsert(documents: list[Document], fail_after: int | None) -> int:
                         doc.created_at,
                         doc.tokens,
                         doc.length,
+                        doc.embedding,
                     )
                 )
         if any(doc.frame_id is not None for doc in batch):
             cursor.execute(_UPSERT.format(target="frame_id"))
         if any(doc.event_id is not None for doc in batch):
             cursor.execute(_UPSERT.format(target="event_id"))
-        cursor.execute("TRUNCATE morphz_search_stage")
+        cursor.execute("TRUNCATE morphz_search_staging")
     if fail_after is not None and len(batch) < len(documents):
         raise WorkerInterrupted(f"interrupted after {len(batch)} documents")
     return len(batch)
@@ -279,3 +304,44 @@ def count_facts(context_ids: list[int] | None = None) -> int:
             events.filter(context_id__in=context_ids),
         )
     return frames.count() + events.count()
+
+
+_MISSING = """
+SELECT d.id, d.frame_id, d.event_id FROM memory_searchdocument d
+WHERE d.embedding IS NULL AND d.kind <> 'transaction'
+ORDER BY d.id LIMIT %s FOR UPDATE SKIP LOCKED
+"""
+_SET_EMBEDDINGS = """
+UPDATE memory_searchdocument d SET embedding = v.embedding
+FROM unnest(%s::bigint[], %s::bytea[]) AS v(id, embedding)
+WHERE d.id = v.id AND d.embedding IS NULL
+"""
+
+
+def embed_missing(limit: int = 200) -> int:
+    """Embed up to `limit` documents that have lexemes but no embedding yet (written before
+    embeddings existed); returns how many. Row-locks them (SKIP LOCKED) so a worker
+    re-indexing one meanwhile waits and then writes its own, fresher, embedding."""
+    if not semantic.enabled():
+        return 0
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_MISSING, [limit])
+        rows = cursor.fetchall()
+        if not rows:
+            return 0
+        frames = {
+            pk: frame_text(frame_id, body)
+            for pk, frame_id, body in Frame.objects.filter(
+                pk__in=[f for _, f, _ in rows if f is not None]
+            ).values_list("pk", "frame_id", "body")
+        }
+        events = {
+            pk: event_text(content, payload)
+            for pk, content, payload in Event.objects.filter(
+                pk__in=[e for _, _, e in rows if e is not None]
+            ).values_list("pk", "content", "payload")
+        }
+        texts = [frames.get(f, "") if f is not None else events.get(e, "") for _, f, e in rows]
+        blobs = semantic.embeddings(texts)
+        cursor.execute(_SET_EMBEDDINGS, [[pk for pk, _, _ in rows], blobs])
+    return len(rows)

@@ -23,7 +23,9 @@ Public functions:
   `run_forever` each time the outbox empties).
 - Documents themselves (and `rebuild`) are `memory.search.documents`.
 - `index_lag(context) -> {pending_intents, oldest_pending_seconds}`.
-- `run_forever(stop, poll_seconds)` the loop behind `manage.py run_indexer`.
+- `run_forever(stop, poll_seconds)` the loop behind `manage.py run_indexer`; when the
+  outbox is empty it embeds documents written before embeddings existed
+  (`documents.embed_missing`), a batch at a time.
 - `start_background_indexer()` called by morphz/asgi.py: a daemon thread running
   `run_forever` when settings.MORPHZ_INDEXER_IN_PROCESS is true.
 """
@@ -172,6 +174,8 @@ def run_forever(
             if not applied and written:
                 flush_pending_entries()
                 written = False
+            if not applied:
+                applied = documents.embed_missing(limit=batch_size)
         except Exception:
             applied = 0
             if time.monotonic() - last_error > 60:

@@ -72,7 +72,7 @@ from memory.kinds import (
 from memory.limits import SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS
 from memory.models import Context
 from memory.read.history import resolve_context
-from memory.search import ranking, snippets, statistics, textindex, vectors
+from memory.search import ranking, semantic, snippets, statistics, textindex, vectors
 from memory.shapes import SearchHit, search_hit
 from memory.vocabulary import is_thread_name
 
@@ -320,7 +320,11 @@ def search(
     filters, params = _filters(type, values, start, end, include_tx)
     params["exact"] = exact
     plan = ranking.plan(ctx.pk, clauses, filters, params, include_tx)
-    found = ranking.ranked(plan, limit, offset)
+    # A question in plain words is reordered by meaning; a word or two is a lookup, where
+    # what the words match (an identifier's parts, a phrase) is the better evidence.
+    asked = semantic.enabled() and len(clauses) >= semantic.MIN_WORDS
+    meaning = semantic.query_embedding(q) if asked else None
+    found = ranking.ranked(plan, limit, offset, meaning or None)
     said = [t for t, _ in clauses] + [p for _, ps in clauses for p in ps]
     wanted = [form for word in said for form in vectors.spellings(word)]
     hits = [_hit(row, wanted) for row in found.rows]

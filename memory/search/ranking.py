@@ -41,7 +41,7 @@ from typing import Any
 
 from django.db import connection
 
-from memory.search import vectors
+from memory.search import semantic, vectors
 from memory.search.indexer import LAG_COLUMNS, lag
 from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
 from memory.search.statistics import context_size, document_counts, idf
@@ -124,7 +124,8 @@ first AS (  -- snippets open at the query word that weighs most
                    ORDER BY w DESC, item LIMIT 1), (%(firsts)s::text[])[1]) AS word
 )
 SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.created_at,
-       f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, {lag}, c.n
+       f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, d.embedding, h.exact,
+       {lag}, c.n
 FROM (SELECT count(*) AS n FROM summed) c
 CROSS JOIN first fw
 LEFT JOIN hits h ON true
@@ -167,7 +168,8 @@ class Item:
 
 @dataclass
 class Ranked:
-    rows: list[tuple[Any, ...]]  # score, document, frame and event columns, snippet word
+    rows: list[tuple[Any, ...]]  # score, document, frame and event columns, snippet word,
+    # embedding, whether it is the frame named by the query
     matched: int  # documents matched in all
     exact: bool  # false when common words selected their newest WIDE_POOL documents only
     lag: dict[str, Any]  # memory.search.indexer.lag
@@ -267,10 +269,16 @@ def _sql(plan: Plan, params: dict[str, Any]) -> str:
     )
 
 
-def ranked(plan: Plan, limit: int, offset: int) -> Ranked:
-    """One page of ranked rows, how many documents matched, and the index lag."""
+def ranked(plan: Plan, limit: int, offset: int, meaning: bytes | None = None) -> Ranked:
+    """One page of ranked rows, how many documents matched, and the index lag. With the
+    query's embedding (`meaning`, `semantic.query_embedding`), the first `semantic.HEAD`
+    documents are reordered by meaning (`semantic.rerank`); a page reaching into them reads
+    them all."""
+    head = semantic.HEAD if meaning is not None and offset < semantic.HEAD else 0
+    window = (max(head, offset + limit), 0) if head else (limit, offset)
     params = dict(plan.params)
-    params.update({"ctx": plan.ctx, "limit": limit, "offset": offset, "docs": plan.documents})
+    params.update({"ctx": plan.ctx, "limit": window[0], "offset": window[1]})
+    params["docs"] = plan.documents
     params["avg"] = max(plan.average, 1.0)
     sql = _sql(plan, params)
     with connection.cursor() as cursor:
@@ -279,4 +287,9 @@ def ranked(plan: Plan, limit: int, offset: int) -> Ranked:
     matched, pending, oldest = rows[0][-1], rows[0][-3], rows[0][-2]
     widened = any(item.common is not None for item in plan.items) and matched >= WIDE_POOL
     hits = [row[:-3] for row in rows if row[3] is not None]
+    if head and meaning is not None:
+        first = hits[:head]
+        order = semantic.rerank([(row[0], row[15], row[14]) for row in first], meaning, EXACT_LEAD)
+        hits = [(score, *first[n][1:]) for n, score in order] + hits[head:]
+        hits = hits[offset : offset + limit]
     return Ranked(hits, matched, not widened, lag(pending, oldest))

@@ -1,0 +1,139 @@
+"""What a document means, for ordering search's best lexical matches (R33).
+
+    enabled() -> bool                        # settings.MORPHZ_SEARCH_MEANING
+    embeddings(texts) -> [bytes]             # one per text, b"" when it says nothing
+    query_embedding(q) -> bytes
+    rerank(head, query) -> [(index, score)]  # the head's new order and scores
+
+Lexical ranking (`memory.search.ranking`) decides what matches; meaning only reorders the
+best HEAD of it. A query in plain words ("how do I get my money back") shares a word or two
+with many documents, and BM25 cannot tell which of them is *about* the question; an
+embedding of the document and of the query can. Measured on the relevance benchmark's
+development set (bench/tune_bm25.py's: 299 STATE-Bench train-task questions, chosen there
+before the test queries were run once; see BENCHMARKS.md): nDCG@10 0.366 -> 0.379 and
+recall@10 0.211 -> 0.225 (95% paired bootstrap intervals excluding zero), MRR 0.632 ->
+0.643.
+
+The embedding is WordLlama's bundled 256-dimension model (average of token embeddings: no
+network, no GPU, about a millisecond for a query), of the document's text as search
+indexes it (`memory.search.vectors.frame_text` / `event_text`), its first EMBED_CHARS
+characters (a long log is about what it opens with; embedding 3.5 MB would take seconds).
+Stored unit length as float16: 512 bytes a document, written by the index worker beside the
+lexemes (`memory.search.documents`). Transaction events get none (they echo their frames).
+
+A head document scores ``s + WEIGHT * best * max(cos, 0)``: `s` its lexical score, `best` the
+best lexical score of the head (the frame named by the query aside), `cos` the cosine
+between the document's and the query's embeddings. WEIGHT 3/7 is the blend ``0.7 s / best +
+0.3 cos`` chosen on the development set (0.1 to 0.5 tried, heads of 20, 50 and 100), put in
+the lexical score's units so that scores stay in order: a head document never scores below
+its lexical score, which is at least every later document's. A document without an
+embedding (a transaction event, or text without a word) adds nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+
+MIN_WORDS = 3  # queries of fewer words (function words aside) keep the lexical order
+HEAD = 50  # the first HEAD lexical hits are reordered by meaning; the rest keep their order
+WEIGHT = 0.3 / 0.7
+EMBED_CHARS = 4000
+DIMENSIONS = 256
+
+
+def enabled() -> bool:
+    """Whether documents are embedded and questions reordered (MORPHZ_SEARCH_MEANING)."""
+    return bool(getattr(settings, "MORPHZ_SEARCH_MEANING", True))
+
+
+_model: Any = None
+_loading = threading.Lock()
+
+
+def _wordllama() -> Any:
+    """The model, loaded once per process from the files inside the `wordllama` package
+    (its default lookup would try to download the tokenizer). Its tokenizer pads no more:
+    `embeddings` pools each text's tokens itself."""
+    global _model
+    if _model is None:
+        with _loading:
+            if _model is None:
+                import wordllama
+                from wordllama import WordLlama
+
+                model = WordLlama.load(
+                    cache_dir=Path(wordllama.__file__).parent, disable_download=True
+                )
+                model.tokenizer.no_padding()
+                _model = model
+    return _model
+
+
+def _encode(matrix: np.ndarray) -> list[bytes]:
+    norms = np.linalg.norm(matrix, axis=1)
+    return [
+        (row / norm).astype(np.float16).tobytes() if norm > 0 and np.isfinite(norm) else b""
+        for row, norm in zip(matrix, norms, strict=True)
+    ]
+
+
+def embeddings(texts: Sequence[str]) -> list[bytes]:
+    """Each text's embedding: DIMENSIONS float16 values of unit length (512 bytes), or b""
+    when the model knows none of its tokens (or the text is blank).
+
+    The model's own `embed` averages the token embeddings of a batch padded to its longest
+    text; summing each text's tokens alone gives the same direction (cosine 1.0000 on the
+    STATE-Bench documents) 2.6 times faster, so indexing keeps up."""
+    model = _wordllama()
+    table = model.embedding
+    encoded = model.tokenizer.encode_batch(
+        [text[:EMBED_CHARS] for text in texts], add_special_tokens=False
+    )
+    sums = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
+    for n, encoding in enumerate(encoded):
+        ids = np.asarray(encoding.ids, dtype=np.int64)
+        if ids.size and texts[n].strip():
+            sums[n] = table[np.clip(ids, 0, table.shape[0] - 1)].sum(axis=0)
+    return _encode(sums)
+
+
+def query_embedding(q: str) -> bytes:
+    """The query's embedding, as `embeddings` stores a document's."""
+    return embeddings([q])[0]
+
+
+def _vector(blob: bytes | memoryview | None) -> np.ndarray | None:
+    if not blob or len(blob) != DIMENSIONS * 2:
+        return None
+    return np.frombuffer(bytes(blob), dtype=np.float16).astype(np.float32)
+
+
+def rerank(
+    head: Sequence[tuple[float, bool, bytes | memoryview | None]], query: bytes, lead: float
+) -> list[tuple[int, float]]:
+    """The head's new order: (index into `head`, score), best first.
+
+    `head`: the lexical ranking's first documents, best first, as (lexical score, whether
+    it is the frame named by the query, stored embedding or None). The named frame stays
+    first and scores `lead` above the best other document (as in the lexical ranking); the
+    others score as the module says, ties in their lexical order."""
+    wanted = _vector(query)
+    plain = [n for n, (_, exact, _) in enumerate(head) if not exact]
+    best = max((head[n][0] for n in plain), default=0.0)
+    scored = []
+    for n in plain:
+        score, _, blob = head[n]
+        vector = _vector(blob)
+        if wanted is not None and vector is not None and best > 0:
+            score += WEIGHT * best * max(float(vector @ wanted), 0.0)
+        scored.append((n, score))
+    scored.sort(key=lambda pair: -pair[1])  # stable: ties keep the lexical order
+    top = scored[0][1] if scored else 0.0
+    named = [(n, max(head[n][0], top + lead)) for n, (_, exact, _) in enumerate(head) if exact]
+    return named + scored
