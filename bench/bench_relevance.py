@@ -16,13 +16,13 @@ Four query groups, each over its own context (labels in bench/relevance_queries.
 
 For each group, side by side over the same documents (frames and non-transaction events,
 what search returns by default): Morphz search (`memory.search.query.search`, pages of
-100), BM25 from `bm25s` (its tokenizer with English stop words, scores > 0), and vector
+100; a question's best 50 hits reordered by meaning, `memory.search.semantic`), BM25 from `bm25s` (its tokenizer with English stop words, scores > 0), and vector
 retrieval with `wordllama` (its bundled 256-dimension model, cosine similarity, offline).
 Printed: MRR, nDCG@10 (graded labels) and recall@10 per group and system, and for each
 group a 95% paired bootstrap interval of Morphz minus BM25 over its queries.
 
 Latency: Morphz search (first page of 20, snippets included) over every benchmark query,
-p50/p95, next to the previous search (AND of every word, newest 400 ranked) and a
+p50/p95, next to the same search with the reordering by meaning off, the previous search (AND of every word, newest 400 ranked) and a
 bare SQL count of the documents holding any query word, run on the same queries and the
 same index in the same process, interleaved: the ratios are printed.
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models.functions import Left
 
 from memory.kinds import TRANSACTION, event_status
 from memory.models import Context, Event, Frame, FrameRevision
@@ -53,9 +54,16 @@ class Document:
     embedding: bytes | None = None
 
 
+def _embedded_text(content: str, payload: Any) -> str:
+    """The part of an event's text its embedding reads (`semantic.EMBED_CHARS`)."""
+    return event_text(content[: semantic.EMBED_CHARS], payload)[: semantic.EMBED_CHARS]
+
+
 def _embed(documents: dict[int, Document]) -> dict[int, Document]:
     """Fill in the documents' embeddings, in one pass of the model."""
-    wanted = [doc for doc in documents.values() if doc.text is not None and semantic.enabled()]
+    wanted = [doc for doc in documents.values() if doc.text is not None]
+    if not wanted or not semantic.enabled():
+        return documents
     for doc, blob in zip(
         wanted, semantic.embeddings([doc.text or "" for doc in wanted]), strict=True
     ):
@@ -98,7 +106,7 @@ def _frame_documents(pks: list[int]) -> dict[int, Document]:
             created_at=row["updated_at"],
             **_vector(frame_vector(row["frame_id"], row["body"])),
             fingerprint=_frame_fingerprint(row),
-            text=frame_text(row["frame_id"], row["body"]),
+            text=frame_text(row["frame_id"], row["body"])[: semantic.EMBED_CHARS],
         )
     return _embed(documents)
 
@@ -130,7 +138,7 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
             created_at=created_at,
             **_vector(event_vector(kind, content, body)),
             fingerprint=(observed, active),
-            text=None if kind == TRANSACTION else event_text(content, body),
+            text=None if kind == TRANSACTION else _embedded_text(content, body),
         )
     return _embed(documents)
 
@@ -336,10 +344,12 @@ def embed_missing(limit: int = 200) -> int:
             ).values_list("pk", "frame_id", "body")
         }
         events = {
-            pk: event_text(content, payload)
+            pk: _embedded_text(content, payload)
             for pk, content, payload in Event.objects.filter(
                 pk__in=[e for _, _, e in rows if e is not None]
-            ).values_list("pk", "content", "payload")
+            )
+            .annotate(opening=Left("content", semantic.EMBED_CHARS))
+            .values_list("pk", "opening", "payload")
         }
         texts = [frames.get(f, "") if f is not None else events.get(e, "") for _, f, e in rows]
         blobs = semantic.embeddings(texts)

@@ -175,7 +175,9 @@ def run_forever(
                 flush_pending_entries()
                 written = False
             if not applied:
+                # Embedding rewrites each row, and so its word-index entries: merge them too.
                 applied = documents.embed_missing(limit=batch_size)
+                written = written or bool(applied)
         except Exception:
             applied = 0
             if time.monotonic() - last_error > 60:

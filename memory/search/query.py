@@ -17,7 +17,9 @@
   its distinctive words; it does not need every word.
 - Order: a frame whose id is the query (as typed, or normalised like the index: case,
   width, the punctuation around it) comes first; then by score, newest first on ties.
-  Frames outrank events that match equally (their fields weigh more).
+  Frames outrank events that match equally (their fields weigh more). A question (three
+  words or more apart, `semantic.is_question`) has its best HEAD hits reordered by
+  meaning (`memory.search.semantic`): scores only rise there, so they stay in order.
 - Transaction events echo what the frames they wrote hold: they are left out unless
   `transactions` is true or `kind` is ``transaction``, and weigh little when included.
 - Filters: `type` ``frame`` | ``event``; `status` ``active`` | ``retiring`` | ``retired``
@@ -312,7 +314,8 @@ def search(
     _conflicts(type, status, kind, transactions)
     exact = exact_ids(q, clauses)
     # A question's function words ("is the ...", "I'd") carry no meaning of their own.
-    clauses = [c for c in clauses if not is_stop_word(c[0])] or clauses
+    meaningful = [c for c in clauses if not is_stop_word(c[0])]
+    clauses = meaningful or clauses
     start, end = _time_range(since, until)
     ctx = resolve_context(context)
     include_tx = bool(transactions) or kind == TRANSACTION
@@ -322,7 +325,7 @@ def search(
     plan = ranking.plan(ctx.pk, clauses, filters, params, include_tx)
     # A question in plain words is reordered by meaning; a word or two is a lookup, where
     # what the words match (an identifier's parts, a phrase) is the better evidence.
-    asked = semantic.enabled() and len(clauses) >= semantic.MIN_WORDS
+    asked = semantic.enabled() and semantic.is_question(q, len(meaningful))
     meaning = semantic.query_embedding(q) if asked else None
     found = ranking.ranked(plan, limit, offset, meaning or None)
     said = [t for t, _ in clauses] + [p for _, ps in clauses for p in ps]

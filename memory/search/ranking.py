@@ -1,7 +1,10 @@
 """How search chooses and orders documents (R33): BM25 over the index's lexemes, in SQL.
 
     plan(ctx_id, clauses, filters, params, include_tx) -> Plan
-    ranked(plan, limit, offset) -> Ranked(rows, matched, exact, lag)
+    ranked(plan, limit, offset, meaning=None) -> Ranked(rows, matched, exact, lag)
+
+With the query's embedding (`meaning`), the best `memory.search.semantic.HEAD` documents
+are reordered by meaning (`semantic.rerank`) before the page is cut from them.
 
 Each query word (a clause: token and parts, `memory.search.textindex.query_clauses`; the
 first SCORED_CLAUSES once `memory.search.query.is_stop_word` dropped the function words) is
@@ -41,6 +44,7 @@ from typing import Any
 
 from django.db import connection
 
+from memory.hotsql import bound_cursor
 from memory.search import semantic, vectors
 from memory.search.indexer import LAG_COLUMNS, lag
 from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
@@ -123,10 +127,13 @@ first AS (  -- snippets open at the query word that weighs most
   SELECT coalesce((SELECT (%(firsts)s::text[])[item] FROM weights
                    ORDER BY w DESC, item LIMIT 1), (%(firsts)s::text[])[1]) AS word
 )
+{select}"""
+# The page: each hit with what its snippet is cut from. {count} and {order} differ between
+# the one-statement ranking and the page of a head reordered by meaning (`_PAGE_OF_IDS`).
+_PAGE = """
 SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.created_at,
-       f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, d.embedding, h.exact,
-       {lag}, c.n
-FROM (SELECT count(*) AS n FROM summed) c
+       f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, h.exact, {lag}, c.n
+FROM {count} c
 CROSS JOIN first fw
 LEFT JOIN hits h ON true
 LEFT JOIN memory_searchdocument d ON d.id = h.id
@@ -142,7 +149,26 @@ LEFT JOIN LATERAL (
   CROSS JOIN LATERAL (SELECT r.raw, coalesce(nullif(r.raw, 0), 1) AS pos) w
   WHERE ev.id = d.event_id
 ) e ON true
-ORDER BY h.exact DESC, h.score DESC, d.created_at DESC, d.id DESC
+ORDER BY {order}
+"""
+_RANKED_ORDER = "h.exact DESC, h.score DESC, d.created_at DESC, d.id DESC"
+# The head to reorder by meaning: ids, scores and embeddings only (no snippet is cut for a
+# hit the page will not show; a window reads a whole event's text).
+_HEAD = """
+SELECT h.score, h.id, h.exact, d.embedding, fw.word, {lag}, c.n
+FROM (SELECT count(*) AS n FROM summed) c
+CROSS JOIN first fw
+LEFT JOIN hits h ON true
+LEFT JOIN memory_searchdocument d ON d.id = h.id
+ORDER BY h.exact DESC, h.score DESC, h.created_at DESC, h.id DESC
+"""
+# The page of a reordered head: its ids in their new order with their new scores.
+_PAGE_OF_IDS = """
+WITH hits AS (
+  SELECT * FROM unnest(%(ids)s::bigint[], %(scores)s::float8[], %(exacts)s::boolean[])
+    WITH ORDINALITY AS h(id, score, exact, n)
+),
+first AS (SELECT %(word)s::text AS word)
 """
 _ONCE = """
   CROSS JOIN LATERAL (SELECT d.tokens || ''::tsvector AS tokens OFFSET 0) v"""
@@ -169,7 +195,7 @@ class Item:
 @dataclass
 class Ranked:
     rows: list[tuple[Any, ...]]  # score, document, frame and event columns, snippet word,
-    # embedding, whether it is the frame named by the query
+    # whether it is the frame named by the query
     matched: int  # documents matched in all
     exact: bool  # false when common words selected their newest WIDE_POOL documents only
     lag: dict[str, Any]  # memory.search.indexer.lag
@@ -227,8 +253,18 @@ def plan(
     return Plan(ctx, filters, params, items, documents, average, id_words)
 
 
-def _sql(plan: Plan, params: dict[str, Any]) -> str:
-    """The ranking statement for this plan's filters; fills the items into `params`."""
+def _page(count: str, order: str, lag_columns: str) -> str:
+    return _PAGE.format(
+        count=count, order=order, lag=lag_columns, before=WINDOW_BEFORE, width=WINDOW_CHARS
+    )
+
+
+_PAGE_OF_IDS_SQL = _PAGE_OF_IDS + _page("(SELECT 0::bigint AS n)", "h.n", "0, NULL::timestamptz")
+
+
+def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
+    """The ranking statement for this plan's filters, ending in `select` (a page, or the
+    head to reorder); fills the items into `params`."""
     rare = [item for item in plan.items if item.common is None]
     common = [item for item in plan.items if item.common is not None]
     params["rare"] = [item.literal for item in rare]
@@ -250,6 +286,7 @@ def _sql(plan: Plan, params: dict[str, Any]) -> str:
     params["named_items"] = [position.get(id(item), 0) for _, item in named]
     params["named_weights"] = [item.common or 0.0 for _, item in named]
     return _RANK_SQL.format(
+        select=select,
         filters=plan.filters,
         bonus=f"({bonus})" if bonus else "0::float8",
         once=_ONCE if bonus else "",
@@ -264,32 +301,60 @@ def _sql(plan: Plan, params: dict[str, Any]) -> str:
         k1p1=K1 + 1,
         k1=K1,
         b=B,
-        before=WINDOW_BEFORE,
-        width=WINDOW_CHARS,
     )
+
+
+def _fetch(sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 def ranked(plan: Plan, limit: int, offset: int, meaning: bytes | None = None) -> Ranked:
     """One page of ranked rows, how many documents matched, and the index lag. With the
-    query's embedding (`meaning`, `semantic.query_embedding`), the first `semantic.HEAD`
-    documents are reordered by meaning (`semantic.rerank`); a page reaching into them reads
-    them all."""
-    head = semantic.HEAD if meaning is not None and offset < semantic.HEAD else 0
-    window = (max(head, offset + limit), 0) if head else (limit, offset)
+    query's embedding (`meaning`, `semantic.query_embedding`) and a page starting within
+    the first `semantic.HEAD` documents, those are reordered by meaning (`_reordered`)."""
     params = dict(plan.params)
-    params.update({"ctx": plan.ctx, "limit": window[0], "offset": window[1]})
-    params["docs"] = plan.documents
-    params["avg"] = max(plan.average, 1.0)
-    sql = _sql(plan, params)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+    params.update({"ctx": plan.ctx, "docs": plan.documents, "avg": max(plan.average, 1.0)})
+    if meaning is not None and offset < semantic.HEAD:
+        return _reordered(plan, params, limit, offset, meaning)
+    params.update({"limit": limit, "offset": offset})
+    select = _page("(SELECT count(*) AS n FROM summed)", _RANKED_ORDER, LAG_COLUMNS)
+    rows = _fetch(_sql(plan, params, select), params)
     matched, pending, oldest = rows[0][-1], rows[0][-3], rows[0][-2]
-    widened = any(item.common is not None for item in plan.items) and matched >= WIDE_POOL
     hits = [row[:-3] for row in rows if row[3] is not None]
-    if head and meaning is not None:
-        first = hits[:head]
-        order = semantic.rerank([(row[0], row[15], row[14]) for row in first], meaning, EXACT_LEAD)
-        hits = [(score, *first[n][1:]) for n, score in order] + hits[head:]
-        hits = hits[offset : offset + limit]
-    return Ranked(hits, matched, not widened, lag(pending, oldest))
+    return Ranked(hits, matched, _complete(plan, matched), lag(pending, oldest))
+
+
+def _reordered(
+    plan: Plan, params: dict[str, Any], limit: int, offset: int, meaning: bytes
+) -> Ranked:
+    """The head (ids, scores, embeddings) in one statement, reordered here, then the page's
+    hits with their snippets in a second: no window is cut for a hit not shown."""
+    params.update({"limit": max(semantic.HEAD, offset + limit), "offset": 0})
+    rows = _fetch(_sql(plan, params, _HEAD.format(lag=LAG_COLUMNS)), params)
+    matched, pending, oldest, word = rows[0][-1], rows[0][-3], rows[0][-2], rows[0][4]
+    found = [row for row in rows if row[1] is not None]  # score, id, exact, embedding
+    head = found[: semantic.HEAD]
+    order = semantic.rerank([(row[0], row[2], row[3]) for row in head], meaning, EXACT_LEAD)
+    ranking = [(head[n][1], score, head[n][2]) for n, score in order]
+    page = (ranking + [(row[1], row[0], row[2]) for row in found[semantic.HEAD :]])[
+        offset : offset + limit
+    ]
+    hits: list[tuple[Any, ...]] = []
+    if page:
+        ids, scores, exacts = (list(column) for column in zip(*page, strict=True))
+        # The same statement for every reordered page: prepared once per connection.
+        with connection.wrap_database_errors, bound_cursor() as cursor:
+            cursor.execute(
+                _PAGE_OF_IDS_SQL,
+                {"ids": ids, "scores": scores, "exacts": exacts, "word": word},
+                prepare=True,
+            )
+            hits = [row[:-3] for row in cursor.fetchall() if row[3] is not None]
+    return Ranked(hits, matched, _complete(plan, matched), lag(pending, oldest))
+
+
+def _complete(plan: Plan, matched: int) -> bool:
+    """False when common words selected their newest WIDE_POOL documents only."""
+    return not (any(item.common is not None for item in plan.items) and matched >= WIDE_POOL)

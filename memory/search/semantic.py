@@ -1,9 +1,10 @@
 """What a document means, for ordering search's best lexical matches (R33).
 
     enabled() -> bool                        # settings.MORPHZ_SEARCH_MEANING
+    is_question(q, words) -> bool            # whether a query is reordered
     embeddings(texts) -> [bytes]             # one per text, b"" when it says nothing
     query_embedding(q) -> bytes
-    rerank(head, query) -> [(index, score)]  # the head's new order and scores
+    rerank(head, query, lead) -> [(index, score)]  # the head's new order and scores
 
 Lexical ranking (`memory.search.ranking`) decides what matches; meaning only reorders the
 best HEAD of it. A query in plain words ("how do I get my money back") shares a word or two
@@ -52,6 +53,13 @@ def enabled() -> bool:
     return bool(getattr(settings, "MORPHZ_SEARCH_MEANING", True))
 
 
+def is_question(q: str, words: int) -> bool:
+    """Whether a query is reordered by meaning: MIN_WORDS words or more that are not
+    function words (`words`), written apart. An identifier, a path or a hyphenated name is a
+    lookup however many parts it has (`payment-service-timeout`); a word or two likewise."""
+    return words >= MIN_WORDS and len(q.split()) >= MIN_WORDS
+
+
 _model: Any = None
 _loading = threading.Lock()
 
@@ -90,6 +98,8 @@ def embeddings(texts: Sequence[str]) -> list[bytes]:
     The model's own `embed` averages the token embeddings of a batch padded to its longest
     text; summing each text's tokens alone gives the same direction (cosine 1.0000 on the
     STATE-Bench documents) 2.6 times faster, so indexing keeps up."""
+    if not texts:
+        return []
     model = _wordllama()
     table = model.embedding
     encoded = model.tokenizer.encode_batch(
@@ -98,7 +108,7 @@ def embeddings(texts: Sequence[str]) -> list[bytes]:
     sums = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
     for n, encoding in enumerate(encoded):
         ids = np.asarray(encoding.ids, dtype=np.int64)
-        if ids.size and texts[n].strip():
+        if ids.size and not texts[n][:EMBED_CHARS].isspace():
             sums[n] = table[np.clip(ids, 0, table.shape[0] - 1)].sum(axis=0)
     return _encode(sums)
 

@@ -4,11 +4,19 @@ lexical order; pages stay consistent across the reordered head."""
 
 from __future__ import annotations
 
+import threading
+import time
+
+import pytest
+
+from memory.contexts import create_context
 from memory.models import SearchDocument
-from memory.search import semantic
+from memory.search import indexer, semantic
 from memory.search.documents import embed_missing
 from memory.search.indexer import drain
 from memory.search.query import search
+from memory.timeline.events import append_event
+from memory.versions.forks import fork_context
 
 QUESTION = "get my money back, the item arrived broken"
 ABOUT_IT = "refund requested: customer says the parcel was damaged, wants money returned"
@@ -38,6 +46,25 @@ def test_one_or_two_words_keep_the_lexical_order(release_team):
     drain()
     # "money back": a lookup, not a question; equal matches newest first, as without meaning.
     assert refs(search(agent.context, "money back")) == [other, about]
+
+
+def test_an_identifier_of_many_parts_is_a_lookup_not_a_question(release_team):
+    agent = release_team
+    about = agent.observe("refund-money-parcel-broken " + ABOUT_IT, kind="agent_message")
+    other = agent.observe("refund-money-parcel-broken " + ONLY_SHARES_A_WORD, kind="agent_message")
+    drain()
+    # Four words, none apart: equal matches newest first, whatever the embeddings say.
+    assert refs(search(agent.context, "refund-money-parcel-broken"))[:2] == [other, about]
+
+
+def test_the_frame_named_by_a_question_stays_first(release_team):
+    agent = release_team
+    agent.observe(ABOUT_IT, kind="agent_message")
+    agent.commit('(context-tx (derive money-market-weather (text "sunny skies")))')
+    drain()
+    hits = search(agent.context, "money market weather")["hits"]
+    assert hits[0]["ref"] == "money-market-weather"
+    assert hits[0]["score"] > max(h["score"] for h in hits[1:])
 
 
 def test_pages_across_the_reordered_head_are_one_ranking(release_team):
@@ -93,3 +120,66 @@ def test_with_meaning_off_nothing_is_embedded_and_words_alone_rank(release_team,
         context=agent.context, embedding__isnull=False
     ).exists()
     assert embed_missing() == 0
+
+
+def test_a_fork_keeps_its_sources_embeddings_and_order(release_team):
+    agent = release_team
+    agent.observe(ABOUT_IT, kind="agent_message")
+    agent.observe(ONLY_SHARES_A_WORD, kind="agent_message")
+    drain()
+    fork = fork_context(agent.context).context
+    drain()
+    copied = SearchDocument.objects.filter(context=fork).exclude(kind="transaction")
+    assert copied.exists() and not copied.filter(embedding__isnull=True).exists()
+    assert refs(search(fork, QUESTION)) == refs(search(agent.context, QUESTION))
+
+
+def test_the_worker_embeds_older_documents_when_its_outbox_is_empty(transactional_db):
+    # The worker runs on its own connection: the data must be committed.
+    context = create_context("embedded-later")
+    append_event(context.pk, kind="agent_message", content=ABOUT_IT)
+    drain()
+    SearchDocument.objects.filter(context=context).update(embedding=None)
+    stop = threading.Event()
+    worker = threading.Thread(
+        target=indexer.run_forever, args=(stop,), kwargs={"poll_seconds": 0.05}
+    )
+    worker.start()
+    try:
+        deadline = time.monotonic() + 30
+        missing = SearchDocument.objects.filter(context=context, embedding__isnull=True)
+        while missing.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        worker.join(10)
+    assert not missing.exists()
+
+
+def test_with_meaning_off_the_model_is_never_used(release_team, settings, monkeypatch):
+    def no_model():
+        raise AssertionError("the model was used with MORPHZ_SEARCH_MEANING off")
+
+    settings.MORPHZ_SEARCH_MEANING = False
+    monkeypatch.setattr(semantic, "_wordllama", no_model)
+    agent = release_team
+    agent.observe(ABOUT_IT, kind="agent_message")
+    drain()
+    assert refs(search(agent.context, QUESTION))
+
+
+@pytest.mark.parametrize(
+    ("q", "question"),
+    [
+        ("get my money back", True),
+        ("payment-service-timeout retry", False),  # two pieces apart
+        ("src/memory/search/ranking.py", False),
+        ("the of and", False),  # function words only
+        ("the money and the parcel", False),  # two words that count
+    ],
+)
+def test_which_queries_are_questions(q, question):
+    from memory.search import query, textindex
+
+    words = [c for c in textindex.query_clauses(q) if not query.is_stop_word(c[0])]
+    assert semantic.is_question(q, len(words)) is question
