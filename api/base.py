@@ -14,6 +14,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
+from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -44,9 +45,27 @@ def check_content_length(request: Request) -> None:
         raise TooLarge(settings.MAX_REQUEST_BYTES)
 
 
+def _check_query_encoding(query_string: str) -> None:
+    """Each query parameter percent-decodes to UTF-8: Django would replace bad bytes with
+    U+FFFD, and `q=caf%C3` would then search for `caf`, a silent fix-up."""
+    for pair in query_string.split("&"):
+        key, _, value = pair.partition("=")
+        name = unquote_to_bytes(key.replace("+", " ")).decode("utf-8", "replace")
+        try:
+            unquote_to_bytes(value.replace("+", " ")).decode("utf-8")
+            unquote_to_bytes(key.replace("+", " ")).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ApiError(
+                CODE_BY_FIELD.get(name, "invalid_request"),
+                f"{name}: not UTF-8 once percent-decoded (byte {exc.start})",
+                [{"field": name}],
+            ) from None
+
+
 def check_query(request: Request) -> None:
-    """Query parameters hold no NUL or lone surrogate; a bad value answers its field's own
-    code (`q`: `invalid_query`), as a validation failure of that field would."""
+    """Query parameters are UTF-8 and hold no NUL or lone surrogate; a bad value answers its
+    field's own code (`q`: `invalid_query`), as a validation failure of that field would."""
+    _check_query_encoding(request.META.get("QUERY_STRING", ""))
     for key, values in request.query_params.lists():
         check_text(key, key)
         for value in values:
