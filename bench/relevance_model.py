@@ -26,6 +26,10 @@ the documents feedback reads).
 
 Variants change one thing each against the model as it is ("base"); see VARIANTS.
 
+It models the lexical ranking only: search now also reorders a question's best 50 hits by
+meaning (`memory.search.semantic`, chosen with a prototype on this model's development set
+plus WordLlama embeddings; BENCHMARKS.md), which the figures below predate.
+
 Results (2026-12-01, branch relevance-research): the model reproduces the SQL to the digit
 on every group (dev 0.632 / 0.366 / 0.211; test STATE-Bench 0.655 / 0.406 / 0.226, demo
 0.875 / 0.795 / 0.804, multilingual 1.000 / 0.971 / 0.975, code 1.000 / 1.000 / 1.000).
