@@ -10,13 +10,13 @@ Lexical ranking (`memory.search.ranking`) decides what matches; meaning only reo
 best HEAD of it. A query in plain words ("how do I get my money back") shares a word or two
 with many documents, and BM25 cannot tell which of them is *about* the question; an
 embedding of the document and of the query can. Measured on the relevance benchmark's
-development set (bench/tune_bm25.py's: 299 STATE-Bench train-task questions, chosen there
+development set (bench/tune_meaning.py: 299 STATE-Bench train-task questions, chosen there
 before the test queries were run once; see BENCHMARKS.md): nDCG@10 0.366 -> 0.379 and
 recall@10 0.211 -> 0.225 (95% paired bootstrap intervals excluding zero), MRR 0.632 ->
 0.643.
 
 The embedding is WordLlama's bundled 256-dimension model (average of token embeddings: no
-network, no GPU, about a millisecond for a query), of the document's text as search
+network, no GPU, about a tenth of a millisecond for a query), of the document's text as search
 indexes it (`memory.search.vectors.frame_text` / `event_text`), its first EMBED_CHARS
 characters (a long log is about what it opens with; embedding 3.5 MB would take seconds).
 Stored unit length as float16: 512 bytes a document, written by the index worker beside the
