@@ -54,12 +54,14 @@ import re
 import statistics
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 CACHE = Path(os.environ.get("RELEVANCE_MODEL_CACHE", "/tmp/morphz-relevance-model.pickle"))
+# (query, ranked refs, their scores, whether a ref is the frame named by the query) -> refs
+Reorder = Callable[[str, list[str], dict[str, float], Callable[[str], bool]], list[str]]
 
 
 # -- the corpora, built once through the engine ---------------------------------------------
@@ -512,7 +514,11 @@ class Model:
                 result[ref] += math.log(1 + counts[ref] / (mu * collection))
         return result
 
-    def ranked(self, q: str, v: Variant, own: str | None = None) -> list[str]:
+    def ranked(
+        self, q: str, v: Variant, own: str | None = None, reorder: Reorder | None = None
+    ) -> list[str]:
+        """The labelled units, best first. `reorder(q, ordered, scores, named)` may reorder
+        the ranked documents (`bench/tune_meaning.py`); `named(ref)`: the frame named by q."""
         from memory.search import query, textindex
 
         scores = self.scores(q, v)
@@ -520,14 +526,14 @@ class Model:
             scores = self.scores(q, v, self.feedback(q, v, scores, own))
         clauses = textindex.query_clauses(q)
         exact = set(query.exact_ids(q, clauses))
-        ordered = sorted(
-            scores,
-            key=lambda ref: (
-                not (self.docs[ref][2] and ref.lower() in exact),
-                -scores[ref],
-                -self.order[ref],
-            ),
-        )[: query.RANK_POOL]
+
+        def named(ref: str) -> bool:
+            return bool(self.docs[ref][2]) and ref.lower() in exact
+
+        ordered = sorted(scores, key=lambda ref: (not named(ref), -scores[ref], -self.order[ref]))
+        ordered = ordered[: query.RANK_POOL]
+        if reorder is not None:
+            ordered = reorder(q, ordered, scores, named)
         units = dict.fromkeys(self.unit_of.get(ref, ref) for ref in ordered)
         return [u for u in units if u != own][: self.group["depth"]]
 

@@ -88,20 +88,14 @@ class Meaning:
         }
 
 
-def ranked(model: rm.Model, meaning: Meaning | None, q: str, own: Any, how: tuple) -> list[str]:
-    from memory.search import query, textindex
+def reordering(meaning: Meaning, how: tuple) -> rm.Reorder:
+    """The head's order by meaning (see the module), for `rm.Model.ranked`."""
+    kind, a, size = how
 
-    scores = model.scores(q, rm.BASE)
-    exact = set(query.exact_ids(q, textindex.query_clauses(q)))
-
-    def named(ref: str) -> bool:
-        return bool(model.docs[ref][2]) and ref.lower() in exact
-
-    order = sorted(scores, key=lambda ref: (not named(ref), -scores[ref], -model.order[ref]))
-    order = order[: query.RANK_POOL]
-    if meaning is not None and order:
-        kind, a, size = how
-        head = order[:size]
+    def reorder(q: str, ordered: list[str], scores: dict[str, float], named: Any) -> list[str]:
+        if not ordered:
+            return ordered
+        head = ordered[:size]
         best = max(scores[ref] for ref in head) or 1.0
         cos = meaning.cosines(q, head)
 
@@ -111,20 +105,18 @@ def ranked(model: rm.Model, meaning: Meaning | None, q: str, own: Any, how: tupl
             return scores[ref] * (1 + a * cos[ref])
 
         pinned = [ref for ref in head if named(ref)]
-        rest = sorted(
-            (ref for ref in head if not named(ref)),
-            key=lambda ref: (-score(ref), -model.order[ref]),
-        )
-        order = pinned + rest + order[size:]
-    units = dict.fromkeys(model.unit_of.get(ref, ref) for ref in order)
-    return [unit for unit in units if unit != own][: model.group["depth"]]
+        rest = sorted((ref for ref in head if not named(ref)), key=lambda ref: -score(ref))
+        return pinned + rest + ordered[size:]
+
+    return reorder
 
 
 def evaluate(group: dict[str, Any], meaning: Meaning | None, how: tuple) -> list[tuple]:
     model = rm.Model(group)
     owns = group["own"] or [None] * len(group["queries"])
+    reorder = reordering(meaning, how) if meaning is not None else None
     return [
-        metrics(ranked(model, meaning, q, own, how), labels)
+        metrics(model.ranked(q, rm.BASE, own, reorder), labels)
         for (q, labels), own in zip(group["queries"], owns, strict=True)
     ]
 
