@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 from memory.contexts import create_context
 from memory.models import Context, Frame
+from memory.search import indexer
 from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event
 from memory.tx.engine import submit_transaction
@@ -85,3 +90,26 @@ FIRST_EXAMPLE = """(context-tx
 @pytest.fixture
 def first_example() -> str:
     return FIRST_EXAMPLE
+
+
+@contextmanager
+def running_indexer() -> Iterator[Callable[[Callable[[], bool]], None]]:
+    """The index worker's loop (`run_forever`, polling every 0.05 s) in a thread, on its own
+    connection (so the data it should see must be committed: `transactional_db`). Yields
+    `wait_until(done)`, which polls `done` for up to 30 s; the worker stops on exit."""
+    stop = threading.Event()
+    worker = threading.Thread(
+        target=indexer.run_forever, args=(stop,), kwargs={"poll_seconds": 0.05}
+    )
+
+    def wait_until(done: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 30
+        while not done() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    worker.start()
+    try:
+        yield wait_until
+    finally:
+        stop.set()
+        worker.join(10)

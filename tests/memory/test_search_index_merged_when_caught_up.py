@@ -5,7 +5,6 @@ so the indexer merges it each time the outbox empties, in `drain` and in `run_fo
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
@@ -15,6 +14,7 @@ from memory.contexts import create_context
 from memory.models import IndexIntent
 from memory.search import indexer
 from memory.timeline.bulk import append_events
+from tests.memory.conftest import running_indexer
 
 
 def pending_pages() -> int:
@@ -49,19 +49,9 @@ def test_without_the_merge_entries_stay_pending(db: Any) -> None:
 
 def test_the_worker_merges_once_the_outbox_is_empty(transactional_db: Any) -> None:
     many_events("worked")
-    stop = threading.Event()
-    worker = threading.Thread(
-        target=indexer.run_forever, args=(stop,), kwargs={"poll_seconds": 0.05}
-    )
-    worker.start()
-    try:
-        deadline = time.monotonic() + 30
-        while IndexIntent.objects.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+    with running_indexer() as wait_until:
+        wait_until(lambda: not IndexIntent.objects.exists())
         time.sleep(1.0)  # the worker merges at its first empty poll (every 0.05 s)
-    finally:
-        stop.set()
-        worker.join(10)
     assert not IndexIntent.objects.exists()
     assert pending_pages() == 0
 

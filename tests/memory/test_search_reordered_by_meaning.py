@@ -4,19 +4,17 @@ lexical order; pages stay consistent across the reordered head."""
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 
 from memory.contexts import create_context
 from memory.models import SearchDocument
-from memory.search import indexer, semantic
+from memory.search import semantic
 from memory.search.documents import embed_missing
 from memory.search.indexer import drain
 from memory.search.query import search
 from memory.timeline.events import append_event
 from memory.versions.forks import fork_context
+from tests.memory.conftest import running_indexer
 
 QUESTION = "get my money back, the item arrived broken"
 ABOUT_IT = "refund requested: customer says the parcel was damaged, wants money returned"
@@ -140,19 +138,9 @@ def test_the_worker_embeds_older_documents_when_its_outbox_is_empty(transactiona
     append_event(context.pk, kind="agent_message", content=ABOUT_IT)
     drain()
     SearchDocument.objects.filter(context=context).update(embedding=None)
-    stop = threading.Event()
-    worker = threading.Thread(
-        target=indexer.run_forever, args=(stop,), kwargs={"poll_seconds": 0.05}
-    )
-    worker.start()
-    try:
-        deadline = time.monotonic() + 30
-        missing = SearchDocument.objects.filter(context=context, embedding__isnull=True)
-        while missing.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-    finally:
-        stop.set()
-        worker.join(10)
+    missing = SearchDocument.objects.filter(context=context, embedding__isnull=True)
+    with running_indexer() as wait_until:
+        wait_until(lambda: not missing.exists())
     assert not missing.exists()
 
 
