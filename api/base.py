@@ -50,10 +50,11 @@ def _check_query_encoding(query_string: str) -> None:
     U+FFFD, and `q=caf%C3` would then search for `caf`, a silent fix-up."""
     for pair in query_string.split("&"):
         key, _, value = pair.partition("=")
-        name = unquote_to_bytes(key.replace("+", " ")).decode("utf-8", "replace")
+        raw_key = unquote_to_bytes(key.replace("+", " "))
+        name = raw_key.decode("utf-8", "replace")
         try:
+            raw_key.decode("utf-8")
             unquote_to_bytes(value.replace("+", " ")).decode("utf-8")
-            unquote_to_bytes(key.replace("+", " ")).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ApiError(
                 CODE_BY_FIELD.get(name, "invalid_request"),
