@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import TooManyFieldsSent
 from django.db import DataError, InterfaceError, OperationalError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -243,6 +245,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return error_response(exc.code, exc.message, details=exc.details)
     if isinstance(exc, ApiError):
         return error_response(exc.code, exc.message, exc.status_code, exc.details)
+    if isinstance(exc, TooManyFieldsSent):
+        return error_response(
+            "invalid_request",
+            f"more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} parameters in the request",
+            400,
+        )
     if isinstance(exc, DataError):
         # A value PostgreSQL refuses (out of range, NUL byte, ...) is the client's input.
         log.warning("database refused a value: %s", exc)

@@ -174,6 +174,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
+    # JSON is the only format: `?format=...` is an unknown parameter (400), not a renderer
+    # choice that answers 404 for a renderer the API does not have.
+    "URL_FORMAT_OVERRIDE": None,
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ContextTokenRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"context_token": env_rate("MORPHZ_THROTTLE_RATE", "6000/min")},
 }
