@@ -103,14 +103,16 @@ def evaluation_field(what: str) -> serializers.Field:
     )
 
 
-def thread_field(**kwargs: Any) -> serializers.Field:
+def thread_field(*, filter: bool = False, **kwargs: Any) -> serializers.Field:
+    """A thread name: the thread a write goes to (default `main`), or with `filter` the
+    thread a listing or search keeps (default: every thread)."""
     return StrictRegexField(
         rf"\A(?:{THREAD_RE.pattern})\Z",
         required=False,
         allow_null=True,
         max_length=THREAD_MAX,
         help_text="execution thread (R8): 1-100 of letters, digits, '.', '_', ':', '-'; "
-        "default `main`",
+        + ("only this thread; default: every thread" if filter else "default `main`"),
         error_messages={"invalid": "1-100 characters: letters, digits, '.', '_', ':', '-'"},
         **kwargs,
     )

@@ -163,7 +163,7 @@ class ActionIn(StrictSerializer):
 
 class EventListQuery(StrictSerializer):
     kind = serializers.ChoiceField(choices=EVENT_KINDS, required=False)
-    thread = thread_field()
+    thread = thread_field(filter=True)
     status = serializers.ChoiceField(choices=EVENT_STATUS_FILTERS, required=False)
     after = StrictIntegerField(
         required=False, min_value=0, max_value=MAX_SEQ, help_text="only events with seq > after"
@@ -233,7 +233,7 @@ class SearchQuery(StrictSerializer):
     kind = serializers.ChoiceField(
         choices=(*EVENT_KINDS, "frame"), required=False, help_text="an event kind, or frame"
     )
-    thread = thread_field()
+    thread = thread_field(filter=True)
     # Read by memory.search.query, which holds the rule (an offset is required): a
     # DateTimeField here would read a date alone or a local time as UTC.
     since = StrictCharField(

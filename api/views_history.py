@@ -77,7 +77,7 @@ class ForkIn(StrictSerializer):
 
 
 class EvaluationListQuery(StrictSerializer):
-    thread = thread_field()
+    thread = thread_field(filter=True)
     cursor = cursor_field()
     limit = limit_field(50, 200)
 
