@@ -114,8 +114,9 @@ def embeddings(texts: Sequence[str]) -> list[bytes]:
 
 
 def query_embedding(q: str) -> bytes:
-    """The query's embedding, as `embeddings` stores a document's."""
-    return embeddings([q])[0]
+    """The query's embedding, as `embeddings` stores a document's; spacing does not count
+    (`late  order` is `late order`)."""
+    return embeddings([" ".join(q.split())])[0]
 
 
 def _vector(blob: bytes | memoryview | None) -> np.ndarray | None:

@@ -49,3 +49,9 @@ def test_text_with_nothing_to_embed_gets_no_embedding():
     assert len(said) == semantic.DIMENSIONS * 2
     vector = np.frombuffer(said, dtype=np.float16).astype(np.float32)
     assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-2
+
+
+def test_a_querys_spacing_does_not_change_its_meaning():
+    assert semantic.query_embedding("late  order\tairport ") == semantic.query_embedding(
+        "late order airport"
+    )
