@@ -23,8 +23,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.errors import CODE_BY_FIELD, ApiError, TooLarge
-from api.parsers import StrictJSONParser, check_text
+from api.errors import ApiError, TooLarge
+from api.parsers import StrictJSONParser, check_text, text_problem
 from memory.contexts import forget_token, token_is_live
 from memory.errors import TokenNotLive
 from memory.models import ApiToken, Context
@@ -45,9 +45,10 @@ def check_content_length(request: Request) -> None:
         raise TooLarge(settings.MAX_REQUEST_BYTES)
 
 
-def _check_query_encoding(query_string: str) -> None:
+def _encoding_failures(query_string: str) -> dict[str, list[str]]:
     """Each query parameter percent-decodes to UTF-8: Django would replace bad bytes with
     U+FFFD, and `q=caf%C3` would then search for `caf`, a silent fix-up."""
+    failures: dict[str, list[str]] = {}
     for pair in query_string.split("&"):
         key, _, value = pair.partition("=")
         raw_key = unquote_to_bytes(key.replace("+", " "))
@@ -56,21 +57,25 @@ def _check_query_encoding(query_string: str) -> None:
             raw_key.decode("utf-8")
             unquote_to_bytes(value.replace("+", " ")).decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ApiError(
-                CODE_BY_FIELD.get(name, "invalid_request"),
-                f"{name}: not UTF-8 once percent-decoded (byte {exc.start})",
-                [{"field": name}],
-            ) from None
+            failures.setdefault(name, []).append(
+                f"not UTF-8 once percent-decoded (byte {exc.start})"
+            )
+    return failures
 
 
 def check_query(request: Request) -> None:
-    """Query parameters are UTF-8 and hold no NUL or lone surrogate; a bad value answers its
-    field's own code (`q`: `invalid_query`), as a validation failure of that field would."""
-    _check_query_encoding(request.META.get("QUERY_STRING", ""))
+    """Query parameters are UTF-8 and hold no NUL or lone surrogate. Every parameter that
+    fails is named, as the failing fields of a body are (`api.errors.validation_code`): one
+    alone answers its field's own code (`q`: `invalid_query`), several with different codes
+    `invalid_request`. They are checked before the endpoint reads any parameter."""
+    failures = _encoding_failures(request.META.get("QUERY_STRING", ""))
     for key, values in request.query_params.lists():
-        check_text(key, key)
-        for value in values:
-            check_text(value, key, CODE_BY_FIELD.get(key, "invalid_request"))
+        for text in (key, *values):
+            problem = text_problem(text)
+            if problem is not None:
+                failures.setdefault(key, []).append(problem)
+    if failures:
+        raise exceptions.ValidationError(failures)
 
 
 class ApiView(APIView):

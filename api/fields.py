@@ -88,12 +88,24 @@ class ContentField(StrictCharField):
 
 
 class StrictSerializer(serializers.Serializer):
+    """A serializer that refuses fields it does not declare: they are named first, together
+    with every other field that fails, so `details` names each failing field."""
+
     def to_internal_value(self, data: Any) -> Any:
-        if hasattr(data, "keys"):
-            unknown = sorted(set(data.keys()) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
-        return super().to_internal_value(data)
+        unknown = sorted(set(data.keys()) - set(self.fields)) if hasattr(data, "keys") else []
+        failures: dict[str, Any] = {name: ["unknown field"] for name in unknown}
+        try:
+            value = super().to_internal_value(data)
+        except ValidationError as exc:
+            if not failures or not isinstance(exc.detail, dict):
+                raise
+            failures.update(exc.detail)
+        except ApiError:  # a field's own refusal (content too large): unknown fields first
+            if not failures:
+                raise
+        if failures:
+            raise ValidationError(failures)
+        return value
 
 
 def evaluation_field(what: str) -> serializers.Field:

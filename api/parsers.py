@@ -39,17 +39,23 @@ def check_value(value: Any) -> None:
             stack.extend((child, f"{path}[{i}]", depth + 1) for i, child in enumerate(item))
 
 
-def check_text(text: str, field: str, code: str = "invalid_request") -> None:
-    """ApiError `code` when `text` holds NUL or a lone surrogate (PostgreSQL stores
-    neither)."""
+def text_problem(text: str) -> str | None:
+    """What keeps PostgreSQL from storing `text` (a NUL or a lone surrogate), or None."""
     if "\x00" in text:
-        raise ApiError(code, f"{field or 'body'}: text must not contain NUL", [{"field": field}])
+        return "text must not contain NUL"
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise ApiError(
-            code, f"{field or 'body'}: text holds a lone surrogate", [{"field": field}]
-        ) from None
+        return "text holds a lone surrogate"
+    return None
+
+
+def check_text(text: str, field: str) -> None:
+    """ApiError `invalid_request` when `text` holds NUL or a lone surrogate (PostgreSQL
+    stores neither)."""
+    problem = text_problem(text)
+    if problem is not None:
+        raise ApiError("invalid_request", f"{field or 'body'}: {problem}", [{"field": field}])
 
 
 def read_limited(stream: Any) -> bytes:

@@ -27,7 +27,8 @@ def test_a_parameter_that_is_not_utf8_is_refused_with_its_fields_code(
     assert response.status_code == 400
     error = error_of(response)
     assert error["code"] == code
-    assert error["details"] == [{"field": field}]
+    assert error["message"].startswith(f"{field}: not UTF-8 once percent-decoded")
+    assert error["details"] == [{"field": field, "message": error["message"][len(field) + 2 :]}]
 
 
 def test_utf8_written_out_or_percent_encoded_is_searched_as_sent(api: Api) -> None:
