@@ -79,9 +79,13 @@ def _rows_of(columns: list[str], source: str) -> str:
 # the connection's life, until ANALYZE changes the statistics, which never happens inside
 # one long transaction (an import, a replay). A plan made while the tables held a page or
 # two would read the whole table once per name (cheapest then), so the load is planned with
-# sequential scans disabled, for it alone.
+# sequential scans disabled. The setting stays off for the rest of the commit's database
+# transaction: everything after the load looks rows up by a key too, and PostgreSQL's own
+# foreign-key checks (deferred to the commit, planned once per connection and kept) read
+# the whole referenced table for each row when planned while statistics called it empty:
+# in a young database that made the first minute of commits 2-5 times slower
+# (tests/memory/test_commit_keys_checked_by_index.py).
 _INDEX_LOOKUPS_ONLY = "SET LOCAL enable_seqscan = off"
-_SCANS_AGAIN = "SET LOCAL enable_seqscan TO DEFAULT"
 _LOAD_SQL = (
     "SELECT jsonb_build_object("  # noqa: S608 - fixed column lists and keys; values are parameters
     "'frames', "
@@ -212,8 +216,6 @@ class SqlLoader:
         cur.execute(
             _LOAD_SQL, [self.context_id, json.dumps(names, ensure_ascii=False)], prepare=True
         )
-        with bound_cursor() as setting:
-            setting.execute(_SCANS_AGAIN)
 
         def read() -> Loaded:
             with connection.wrap_database_errors, cur:

@@ -40,7 +40,7 @@ def explain(context_id: int, names: dict[str, Any], generic: bool) -> dict[str, 
                 "EXPLAIN (FORMAT JSON) " + loader._LOAD_SQL, [context_id, json.dumps(names)]
             )
         (document,) = cur.fetchone()
-        cur.execute(loader._SCANS_AGAIN)
+        cur.execute("SET LOCAL enable_seqscan TO DEFAULT")
     return (json.loads(document) if isinstance(document, str) else document)[0]["Plan"]
 
 
