@@ -25,7 +25,12 @@ figure is measured (the recall graph has a context of its own):
   queries fetching the same rows: ratio <= 2; and in turn with compile of `scale-small`
   (the same live rows, its history held at the smallest size): <= 1.5 (flat in history);
 - recall: the last page of a depth-4 recall in pages of 128 on a 5,000-node graph with cycles
-  and a hub, against its first page: ratio <= 2.
+  and a hub, against its first page: ratio <= 2;
+- bulk append: the STATE-Bench train trajectories (100, or all 300 in a full run) appended
+  over HTTP by one client to `appends` (its history grown like the others), in blocks of 500
+  events sent alternately one request per event and as one `{"events": [...]}` request:
+  events/s of the bulk blocks against the single ones, ratio >= 10 (not run, and said so,
+  without the data set).
 
 The load average is printed before and after: the machine may be shared.
 """
@@ -37,6 +42,7 @@ import os
 import random
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -44,6 +50,7 @@ from typing import Any
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_all")
 
 from bench_engine import bench_throughput, seed_frames
+from bench_http import DATA, load_trajectories
 from bench_servers import interleaved_commits
 from common import ROOT, load_average, setup_django, stop_process, wait_ready
 from pg_limit import postgres_limit
@@ -225,6 +232,39 @@ def recall_first_and_last(context_id: int, repeat: int) -> tuple[float, float, i
     return p50(firsts), p50(lasts), pages
 
 
+# -- bulk append against single appends ---------------------------------------------------------
+
+APPEND_BLOCK = 500
+
+
+def appends_bulk_and_single(
+    url: str, slug: str, token: str, events: list[dict[str, Any]]
+) -> tuple[float, float]:
+    """events/s of bulk and of single appends over HTTP (one keep-alive client), in turn:
+    the events in blocks of APPEND_BLOCK, sent alternately one request per event and as one
+    bulk request, so both follow the machine's speed of the same minute."""
+    sys.path.insert(0, str(ROOT / "client"))
+    from morphz_client import MorphzClient
+
+    spent = {True: 0.0, False: 0.0}
+    sent = {True: 0, False: 0}
+    with MorphzClient(url, token, context=slug, timeout=120) as client:
+        client.context()
+        client.append_event(**events[0])  # warm-up of both paths, not measured
+        client.append_events(events[1:3])  # type: ignore[arg-type]
+        for i, start in enumerate(range(0, len(events), APPEND_BLOCK)):
+            block, bulk = events[start : start + APPEND_BLOCK], i % 2 == 1
+            began = time.perf_counter()
+            if bulk:
+                client.append_events(block, batch=APPEND_BLOCK)  # type: ignore[arg-type]
+            else:
+                for event in block:
+                    client.append_event(**event)
+            spent[bulk] += time.perf_counter() - began
+            sent[bulk] += len(block)
+    return sent[True] / spent[True], sent[False] / spent[False]
+
+
 # -- the run -----------------------------------------------------------------------------------
 
 
@@ -248,6 +288,9 @@ def seed(sizes: list[int]) -> dict[str, Any]:
     # commits land here (each adds frames), with the same growing history
     made["commits"] = create_context("commits", capacity_tokens=2_000_000_000)
     made["token"] = issue_token(made["commits"], name="bench").raw
+    # bulk and single appends land here, with the same growing history
+    made["appends"] = create_context("appends", capacity_tokens=2_000_000_000)
+    made["appends_token"] = issue_token(made["appends"], name="bench").raw
     made["graph"] = create_context("graph", capacity_tokens=2_000_000_000)
     build_graph(made["graph"].pk, GRAPH_NODES)
     print(f"seeded in {time.perf_counter() - began:.0f} s", flush=True)
@@ -281,6 +324,15 @@ def measure(table: Table, size: int, made: dict[str, Any], url: str, quick: bool
     first_page, last, pages = recall_first_and_last(made["graph"].pk, 2 if quick else 5)
     table.ratio(f"recall last page / first page ({GRAPH_NODES:,} nodes, depth 4, "
                 f"{pages} pages of 128)", size, last, first_page, "ms", "<= 2")  # fmt: skip
+    appends = "events/s appended over HTTP: bulk / single, in turn (STATE-Bench)"
+    if not url:
+        return
+    if not DATA.is_dir():
+        table.put(appends, size, f"not run: no STATE-Bench trajectories at {DATA}", ">= 10")
+        return
+    events = [e for trajectory in load_trajectories(100 if quick else None) for e in trajectory]
+    bulk, single = appends_bulk_and_single(url, "appends", made["appends_token"], events)
+    table.ratio(appends, size, bulk, single, "/s", ">= 10")
 
 
 def throughput_against_limit(
@@ -328,11 +380,11 @@ def main() -> None:
     try:
         for size in sizes:
             began = time.perf_counter()
-            for grown in (made["scale"], made["commits"]):
+            for grown in (made["scale"], made["commits"], made["appends"]):
                 missing = size - history_size(grown.pk)
                 if missing > 0:
                     grow_history(grown.pk, missing)
-            print(f"history of 'scale' and 'commits' now {size:,} events "
+            print(f"history of 'scale', 'commits' and 'appends' now {size:,} events "
                   f"({time.perf_counter() - began:.0f} s); {load_average()}", flush=True)  # fmt: skip
             measure(table, size, made, url, args.quick)
     finally:

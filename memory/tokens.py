@@ -7,18 +7,25 @@ text about four characters per token. Good enough to budget; no tokenizer downlo
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+# Wide characters (each one token): CJK radicals, kana and unified ideographs, Hangul
+# syllables, CJK compatibility ideographs, full-width forms, the supplementary ideographs.
+_WIDE_RANGES = (
+    (0x2E80, 0x9FFF),
+    (0xAC00, 0xD7AF),
+    (0xF900, 0xFAFF),
+    (0xFF00, 0xFFEF),
+    (0x20000, 0x2FFFF),
+)
+# The same ranges as one character class: counted by the regex engine, not a Python loop
+# over every character (a 40 kB tool result costs 0.1 ms, not 4 ms).
+_WIDE = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _WIDE_RANGES) + "]")
 
 
 def _is_wide(ch: str) -> bool:
-    code = ord(ch)
-    return (
-        0x2E80 <= code <= 0x9FFF  # CJK radicals, kana, unified ideographs
-        or 0xAC00 <= code <= 0xD7AF  # Hangul syllables
-        or 0xF900 <= code <= 0xFAFF
-        or 0xFF00 <= code <= 0xFFEF
-        or 0x20000 <= code <= 0x2FFFF
-    )
+    return _WIDE.match(ch) is not None
 
 
 def estimate_tokens(text: str) -> int:
@@ -28,7 +35,7 @@ def estimate_tokens(text: str) -> int:
         return 0
     if text.isascii():
         return (len(text) + 3) // 4
-    wide = sum(1 for ch in text if _is_wide(ch))
+    wide = len(text) - len(_WIDE.sub("", text))
     return wide + (len(text) - wide + 3) // 4
 
 

@@ -205,3 +205,36 @@ def test_bulk_items_cost_what_single_appends_cost(api: Api, beta_token: str) -> 
         for slug in ("alpha", "beta")
     }
     assert estimates["alpha"] == estimates["beta"]
+
+
+def test_bulk_items_are_stored_exactly_as_single_appends_store_them(
+    api: Api, beta_token: str
+) -> None:
+    tricky = 'quote " backslash \\ braces {a,b} comma, NULL null\nnew line\ttab 长任务 ✓ 🚀'
+    items: list[dict[str, Any]] = [
+        {"kind": "user_message", "content": tricky, "thread": "t-1", "idempotency_key": "k1"},
+        {"kind": "tool_result", "content": "{}", "payload": {"n": None, "s": tricky, "l": [1.5]}},
+        {"kind": "agent_message", "content": "NULL", "delivers": ["@e1"]},
+        {"kind": "external_fact", "content": "", "payload": None, "idempotency_key": "k2"},
+        {"kind": "tool_result", "content": "\\N", "payload": [], "thread": "t-2"},
+    ]
+    assert bulk(api, items).status_code == 201
+    single = Api("beta", beta_token)
+    for item in items:
+        assert single.post("events/", item).status_code == 201
+    columns = [
+        "seq", "kind", "thread", "content", "payload", "idempotency_key", "size_chars",
+        "token_estimate", "is_observation", "active", "status_version", "pending", "delivers",
+        "request_state", "delivered_by_seq",
+    ]  # fmt: skip
+    rows = {
+        slug: list(Event.objects.filter(context__slug=slug).order_by("seq").values_list(*columns))
+        for slug in ("alpha", "beta")
+    }
+    assert rows["alpha"] == rows["beta"]
+    assert rows["alpha"][0][3] == tricky and rows["alpha"][2][12] == [1]
+    # ids follow the order of the batch
+    ids = list(
+        Event.objects.filter(context__slug="alpha").order_by("seq").values_list("id", flat=True)
+    )
+    assert ids == sorted(ids)
