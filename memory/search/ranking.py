@@ -35,6 +35,8 @@ The others never have all their documents visited: each adds its weight (from it
 beyond COUNT_CAP from PostgreSQL's statistics, never below the cap) to the candidates
 holding it, checked once per candidate on one copy of its vector; they select (the newest
 WIDE_POOL each) only when the selecting items found fewer than WIDEN_BELOW documents.
+`Ranked.exact`: `matched` counts every document holding a selecting item, unless one of
+those common items held more than WIDE_POOL (its oldest were left out).
 """
 
 from __future__ import annotations
@@ -83,12 +85,17 @@ WITH rare AS MATERIALIZED (
   ) d
 ),
 wide AS (
-  SELECT d.id, 0::bigint AS item
+  -- One document more than the pool is looked at, so `more` tells a word holding exactly
+  -- {pool} documents (all of them taken) from one holding more (some left out).
+  SELECT d.id, 0::bigint AS item, d.more
   FROM unnest(%(common)s::tsquery[]) AS q(query)
   CROSS JOIN LATERAL (
-    SELECT d.id FROM memory_searchdocument d
-    WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters}
-    ORDER BY d.created_at DESC, d.id DESC LIMIT {pool}
+    SELECT t.id, count(*) OVER () > {pool} AS more FROM (
+      SELECT d.id, d.created_at FROM memory_searchdocument d
+      WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters}
+      ORDER BY d.created_at DESC, d.id DESC LIMIT {pool} + 1
+    ) t
+    ORDER BY t.created_at DESC, t.id DESC LIMIT {pool}
   ) d
   WHERE (SELECT count(*) FROM rare) < {widen}
 ),
@@ -99,7 +106,7 @@ weights AS (
 ),
 found AS (
   SELECT m.id, sum(coalesce(w.w, 0)) AS w
-  FROM (SELECT * FROM rare UNION ALL SELECT * FROM wide) m
+  FROM (SELECT id, item FROM rare UNION ALL SELECT id, item FROM wide) m
   LEFT JOIN weights w ON w.item = m.item
   GROUP BY m.id
 ),
@@ -132,7 +139,7 @@ first AS (  -- snippets open at the query word that weighs most
 # the one-statement ranking and the page of a head reordered by meaning (`_PAGE_OF_IDS`).
 _PAGE = """
 SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.created_at,
-       f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, h.exact, {lag}, c.n
+       f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, h.exact, {lag}, c.n, c.more
 FROM {count} c
 CROSS JOIN first fw
 LEFT JOIN hits h ON true
@@ -151,12 +158,15 @@ LEFT JOIN LATERAL (
 ) e ON true
 ORDER BY {order}
 """
+# How many documents matched, and whether a common word that selected left some of its
+# documents out (it held more than WIDE_POOL): the count is exact otherwise.
+_COUNTED = "(SELECT count(*) AS n, EXISTS (SELECT 1 FROM wide WHERE more) AS more FROM summed)"
 _RANKED_ORDER = "h.exact DESC, h.score DESC, d.created_at DESC, d.id DESC"
 # The head to reorder by meaning: ids, scores and embeddings only (no snippet is cut for a
 # hit the page will not show; a window reads a whole event's text).
 _HEAD = """
-SELECT h.score, h.id, h.exact, d.embedding, fw.word, {lag}, c.n
-FROM (SELECT count(*) AS n FROM summed) c
+SELECT h.score, h.id, h.exact, d.embedding, fw.word, {lag}, c.n, c.more
+FROM {counted} c
 CROSS JOIN first fw
 LEFT JOIN hits h ON true
 LEFT JOIN memory_searchdocument d ON d.id = h.id
@@ -197,7 +207,7 @@ class Ranked:
     rows: list[tuple[Any, ...]]  # score, document, frame and event columns, snippet word,
     # whether it is the frame named by the query
     matched: int  # documents matched in all
-    exact: bool  # false when common words selected their newest WIDE_POOL documents only
+    exact: bool  # false when a common word selecting its newest WIDE_POOL left some out
     lag: dict[str, Any]  # memory.search.indexer.lag
 
 
@@ -259,7 +269,9 @@ def _page(count: str, order: str, lag_columns: str) -> str:
     )
 
 
-_PAGE_OF_IDS_SQL = _PAGE_OF_IDS + _page("(SELECT 0::bigint AS n)", "h.n", "0, NULL::timestamptz")
+_PAGE_OF_IDS_SQL = _PAGE_OF_IDS + _page(
+    "(SELECT 0::bigint AS n, false AS more)", "h.n", "0, NULL::timestamptz"
+)
 
 
 def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
@@ -319,11 +331,11 @@ def ranked(plan: Plan, limit: int, offset: int, meaning: bytes | None = None) ->
     if meaning is not None and offset < semantic.HEAD:
         return _reordered(plan, params, limit, offset, meaning)
     params.update({"limit": limit, "offset": offset})
-    select = _page("(SELECT count(*) AS n FROM summed)", _RANKED_ORDER, LAG_COLUMNS)
+    select = _page(_COUNTED, _RANKED_ORDER, LAG_COLUMNS)
     rows = _fetch(_sql(plan, params, select), params)
-    matched, pending, oldest = rows[0][-1], rows[0][-3], rows[0][-2]
-    hits = [row[:-3] for row in rows if row[3] is not None]
-    return Ranked(hits, matched, _complete(plan, matched), lag(pending, oldest))
+    matched, more, pending, oldest = rows[0][-2], rows[0][-1], rows[0][-4], rows[0][-3]
+    hits = [row[:-4] for row in rows if row[3] is not None]
+    return Ranked(hits, matched, not more, lag(pending, oldest))
 
 
 def _reordered(
@@ -332,8 +344,9 @@ def _reordered(
     """The head (ids, scores, embeddings) in one statement, reordered here, then the page's
     hits with their snippets in a second: no window is cut for a hit not shown."""
     params.update({"limit": max(semantic.HEAD, offset + limit), "offset": 0})
-    rows = _fetch(_sql(plan, params, _HEAD.format(lag=LAG_COLUMNS)), params)
-    matched, pending, oldest, word = rows[0][-1], rows[0][-3], rows[0][-2], rows[0][4]
+    rows = _fetch(_sql(plan, params, _HEAD.format(lag=LAG_COLUMNS, counted=_COUNTED)), params)
+    matched, more, pending, oldest = rows[0][-2], rows[0][-1], rows[0][-4], rows[0][-3]
+    word = rows[0][4]
     found = [row for row in rows if row[1] is not None]  # score, id, exact, embedding
     head = found[: semantic.HEAD]
     order = semantic.rerank([(row[0], row[2], row[3]) for row in head], meaning, EXACT_LEAD)
@@ -351,10 +364,5 @@ def _reordered(
                 {"ids": ids, "scores": scores, "exacts": exacts, "word": word},
                 prepare=True,
             )
-            hits = [row[:-3] for row in cursor.fetchall() if row[3] is not None]
-    return Ranked(hits, matched, _complete(plan, matched), lag(pending, oldest))
-
-
-def _complete(plan: Plan, matched: int) -> bool:
-    """False when common words selected their newest WIDE_POOL documents only."""
-    return not (any(item.common is not None for item in plan.items) and matched >= WIDE_POOL)
+            hits = [row[:-4] for row in cursor.fetchall() if row[3] is not None]
+    return Ranked(hits, matched, not more, lag(pending, oldest))
