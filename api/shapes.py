@@ -367,4 +367,8 @@ class SearchResultSerializer(serializers.Serializer):
     next_offset = serializers.IntegerField(
         allow_null=True, help_text="`offset` of the next page, null on the last"
     )
-    query = serializers.JSONField(required=False)
+    query = serializers.JSONField(
+        required=False,
+        help_text="`{q, tokens, ignored}`: the query as sent, the words searched for (function "
+        "words dropped, at most 32) and the words of a longer question past those, ignored",
+    )

@@ -2,7 +2,7 @@
 
     search(context, q, *, type=None, status=None, kind=None, thread=None, since=None,
            until=None, transactions=None, limit=20, offset=0)
-        -> {hits, total, total_exact, next_offset, lag, query}
+        -> {hits, total, total_exact, next_offset, lag, query: {q, tokens, ignored}}
 
 - `q` goes through the same pipeline as the indexed text (`memory.search.textindex`: NFKC, case
   folding, ICU words, identifier parts, Korean syllable pairs, emoji); English function
@@ -37,6 +37,9 @@
 - `total`: how many documents match (hold a distinctive query word), counted up to
   TOTAL_CAP (`total_exact` false beyond). Pages: `offset` (0-based, below RANK_POOL) and
   `limit`; `next_offset` is the offset of the next page, or null.
+- `query`: ``{q, tokens, ignored}``: the query as sent, the words it searched for (function
+  words dropped, at most `memory.search.ranking.SCORED_CLAUSES`), and the words past that
+  limit, which neither select, score nor highlight (empty for any usual query).
 - `lag`: ``{pending_intents, oldest_pending_seconds}`` from the outbox (search may lag the
   facts a little; reading a frame or event by id never does, R35).
 - Errors: InvalidRequest with codes ``invalid_query`` (empty, too long, or no word or
@@ -316,6 +319,9 @@ def search(
     # A question's function words ("is the ...", "I'd") carry no meaning of their own.
     meaningful = [c for c in clauses if not is_stop_word(c[0])]
     clauses = meaningful or clauses
+    # A very long question scores its first SCORED_CLAUSES words; the rest are said ignored.
+    ignored = [t for t, _ in clauses[ranking.SCORED_CLAUSES :]]
+    clauses = clauses[: ranking.SCORED_CLAUSES]
     start, end = _time_range(since, until)
     ctx = resolve_context(context)
     include_tx = bool(transactions) or kind == TRANSACTION
@@ -341,5 +347,5 @@ def search(
         "total_exact": found.exact and total <= TOTAL_CAP,
         "next_offset": offset + len(hits) if more and hits else None,
         "lag": found.lag,
-        "query": {"q": q, "tokens": [t for t, _ in clauses]},
+        "query": {"q": q, "tokens": [t for t, _ in clauses], "ignored": ignored},
     }
