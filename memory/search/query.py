@@ -286,14 +286,17 @@ def _hit(row: tuple[Any, ...], wanted: list[str]) -> SearchHit:
     """A result row as a hit, its snippet cut around the query word that weighs most."""
     score, frame_pk, _, ref, status, kind, thread, created_at = row[:8]
     frame_id, body, window, cut, payload, first = row[8:14]
+    # The database sends one character past an event's window when its text goes on.
+    window = window or ""
+    after = len(window) > snippets.WINDOW_CHARS
+    window = window[: snippets.WINDOW_CHARS]
     if frame_pk is not None:
         text = vectors.frame_text(frame_id or ref, json.loads(body) if body else None)
-        window, cut = snippets.window(text, first)
+        window, cut, after = snippets.window(text, first)
     elif payload is not None:
-        window, cut = snippets.window(vectors.event_text(window or "", json.loads(payload)), first)
-    parts = snippets.snippet(window or "", wanted)["parts"]
-    if cut and parts and parts[0]["text"] != "…":
-        parts.insert(0, {"text": "…", "match": False})
+        text = vectors.event_text(window, json.loads(payload))
+        window, cut, after = snippets.window(text, first)
+    parts = snippets.snippet(window, wanted, cut_before=bool(cut), cut_after=after)["parts"]
     return search_hit(ref, frame_pk is not None, status, kind, thread, created_at, score, parts)
 
 

@@ -264,8 +264,9 @@ def plan(
 
 
 def _page(count: str, order: str, lag_columns: str) -> str:
+    # One character more than the window: the snippet knows whether the text goes on.
     return _PAGE.format(
-        count=count, order=order, lag=lag_columns, before=WINDOW_BEFORE, width=WINDOW_CHARS
+        count=count, order=order, lag=lag_columns, before=WINDOW_BEFORE, width=WINDOW_CHARS + 1
     )
 
 

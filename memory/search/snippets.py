@@ -2,16 +2,21 @@
 query match, as plain text and as ``parts`` ``[{text, match}]`` so a page can highlight
 with textContent, never HTML.
 
-- `snippet(text, query_tokens, width=SNIPPET_CHARS) -> {snippet, parts}`: segments `text`
-  with ICU (the same segments the index saw) and marks those that are, or whose identifier
-  parts or Korean syllable pairs are, one of `query_tokens`.
-- `window(text, first) -> (text, cut)`: WINDOW_CHARS of `text` starting WINDOW_BEFORE
-  characters before the first occurrence of `first` (case-insensitive), and whether the
-  start was cut (the database cuts event windows the same way, `memory.search.ranking`).
+- `snippet(text, query_tokens, width=SNIPPET_CHARS, *, cut_before=False, cut_after=False)
+  -> {snippet, parts}`: segments `text` with ICU (the same segments the index saw), marks
+  those that are, or whose identifier parts or Korean syllable pairs are, one of
+  `query_tokens`, and keeps about `width` characters around the first match, starting and
+  ending at segment boundaries (never part of a word; spaces at the ends left out), with
+  ``…`` where text was left out. A segment longer than `width` is the only one cut.
+- `window(text, first) -> (text, cut_before, cut_after)`: WINDOW_CHARS of `text` starting
+  WINDOW_BEFORE characters before the first occurrence of `first` (case-insensitive), and
+  whether text was left out before and after it (the database cuts event windows the same
+  way, `memory.search.ranking`).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
 from typing import Any
 
@@ -31,11 +36,12 @@ WINDOW_BEFORE = 60
 WINDOW_CHARS = 240
 
 
-def window(text: str, first: str) -> tuple[str, bool]:
-    """WINDOW_CHARS of `text` around the first `first` (lower case), and whether cut."""
+def window(text: str, first: str) -> tuple[str, bool, bool]:
+    """WINDOW_CHARS of `text` around the first `first` (lower case), and whether it was cut
+    before and after (`snippet`'s `cut_before`, `cut_after`)."""
     found = text.lower().find(first)
     start = max(0, found - WINDOW_BEFORE) if found >= 0 else 0
-    return text[start : start + WINDOW_CHARS], start > 0
+    return text[start : start + WINDOW_CHARS], start > 0, start + WINDOW_CHARS < len(text)
 
 
 def _matches(segment: str, wanted: set[str]) -> bool:
@@ -66,8 +72,63 @@ def _ascii_segments(text: str) -> Iterable[str]:
         yield text[position:]
 
 
-def snippet(text: str, query_tokens: Iterable[str], width: int = SNIPPET_CHARS) -> dict[str, Any]:
-    """A window of `text` around the first query match: ``{snippet, parts}``."""
+def _bounds(
+    text: str,
+    pieces: list[tuple[str, bool]],
+    first: int | None,
+    width: int,
+    cut_before: bool,
+    cut_after: bool,
+) -> tuple[int, int]:
+    """Where a snippet of about `width` around the first match (at offset `first`) starts
+    and ends: never inside a word (or an emoji sequence), spaces at either end left out.
+    Between words it may cut anywhere, so ICU's segments and the ASCII path's (which keeps
+    the text between two words as one piece) give the same snippet. The edge of a text cut
+    out of a longer one (`cut_before`, `cut_after`) may be inside a word: no place to cut
+    there. Only a word longer than the snippet is cut inside."""
+    starts = [0]
+    for segment, _ in pieces:
+        starts.append(starts[-1] + len(segment))
+    total = starts[-1]
+
+    def can_cut(at: int) -> bool:
+        if at == 0:
+            return not cut_before or first == 0
+        if at == total:
+            return not cut_after
+        n = bisect_right(starts, at) - 1
+        segment = pieces[n][0]
+        return starts[n] == at or (segment.isascii() and not _wordlike(segment))
+
+    low = max(0, (first or 0) - width // 4)
+    last = min(total, low + width if first is None else first)
+    start = next((at for at in range(low, last + 1) if can_cut(at)), low)
+    while start < last and text[start].isspace() and can_cut(start + 1):
+        start += 1
+    high = start + width
+    if high >= total and can_cut(total):
+        return start, total
+    least = start + 1 if first is None else first + 1
+    end = next((at for at in range(min(high, total), least - 1, -1) if can_cut(at)), None)
+    if end is None:
+        return start, min(high, total)
+    while end > least and text[end - 1].isspace() and can_cut(end - 1):
+        end -= 1
+    return start, end
+
+
+def snippet(
+    text: str,
+    query_tokens: Iterable[str],
+    width: int = SNIPPET_CHARS,
+    *,
+    cut_before: bool = False,
+    cut_after: bool = False,
+) -> dict[str, Any]:
+    """A window of `text` around the first query match: ``{snippet, parts}``, cut at word
+    boundaries (ICU's segments: no word is shown in part), with ``…`` where it was cut.
+    `cut_before` / `cut_after`: `text` itself was cut out of a longer text there (`window`),
+    so its first / last segment may be a piece of a word and is not shown."""
     wanted = set(query_tokens)
     pieces: list[tuple[str, bool]] = []
     first = None
@@ -78,8 +139,7 @@ def snippet(text: str, query_tokens: Iterable[str], width: int = SNIPPET_CHARS) 
             first = offset
         pieces.append((segment, match))
         offset += len(segment)
-    start = max(0, (first or 0) - width // 4)
-    end = start + width
+    start, end = _bounds(text, pieces, first, width, cut_before, cut_after)
     parts: list[dict[str, Any]] = []
     position = 0
     for segment, match in pieces:
@@ -93,8 +153,8 @@ def snippet(text: str, query_tokens: Iterable[str], width: int = SNIPPET_CHARS) 
         position = seg_end
         if position >= end:
             break
-    if start > 0:
+    if start > 0 or cut_before:
         parts.insert(0, {"text": "…", "match": False})
-    if end < len(text):
+    if end < len(text) or cut_after:
         parts.append({"text": "…", "match": False})
     return {"snippet": "".join(p["text"] for p in parts), "parts": parts}
