@@ -22,11 +22,12 @@ from typing import Any
 
 from memory.search.textindex import (
     _ASCII_WORD_ANYCASE,
-    _EMOJI,
     _NEEDS_PARTS,
     _cased_parts,
     _word_parts,
     _wordlike,
+    emoji,
+    emoji_parts,
     normalise,
     segments,
 )
@@ -52,9 +53,11 @@ def _matches(segment: str, wanted: set[str]) -> bool:
         return _NEEDS_PARTS.search(segment) is not None and any(
             p in wanted for p in _cased_parts(segment)
         )
-    if not _wordlike(segment):
-        found = _EMOJI.match(segment)
-        return found is not None and found.group() in wanted
+    if not _wordlike(segment):  # emoji: a flag or a ZWJ sequence is one, its parts count too
+        return any(
+            symbol in wanted or any(p in wanted for p in emoji_parts(symbol))
+            for symbol in emoji(segment)
+        )
     word = normalise(segment)
     return word in wanted or any(p in wanted for p in _word_parts(word))
 

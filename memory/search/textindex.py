@@ -12,7 +12,8 @@
   would split ``1.5`` or ``@e42`` differently and knows no Chinese words).
 - `terms(text)`: what is indexed and searched: each token followed by its parts
   (`parts(token)`: the pieces of identifiers split at ``_`` ``.`` ``:`` and camelCase, the
-  syllable pairs of Korean words), then the emoji of the text. `tokens` stays the ICU
+  syllable pairs of Korean words), then the emoji of the text (`emoji`: a flag or a ZWJ
+  sequence is one emoji, followed by the emoji it joins, `emoji_parts`). `tokens` stays the ICU
   definition; `terms` adds to it.
 - `index_terms(text, secondary=False)`: the lexemes the index stores: words, and their
   parts marked as secondary (``~part``); see `memory.search.vectors`.
@@ -156,11 +157,22 @@ _HANGUL_RUN = re.compile(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _SPLIT = re.compile(r"[_.:]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_]+")
-# Emoji (pictographs, dingbats, flags), without variation selectors or skin tones.
-_EMOJI = re.compile(
+# Emoji (pictographs, dingbats, flags), each whole as ICU segments it: a flag (two regional
+# indicators), a subdivision flag (black flag and tag letters), a ZWJ sequence (family,
+# profession: pictographs joined by U+200D). Variation selectors and skin tones are part of
+# the match and dropped from the symbol (`👍🏽` is indexed as `👍`).
+_PICTOGRAPH = (
     "[\U0001f000-\U0001f3fa\U0001f400-\U0001faff\u2600-\u27bf\u2b05-\u2b55\u231a\u231b"
     "\u23e9-\u23fa\u3297\u3299]"
 )
+_PRESENTATION = "[\ufe0e\ufe0f\U0001f3fb-\U0001f3ff]"  # variation selectors, skin tones
+_EMOJI = re.compile(
+    "[\U0001f1e6-\U0001f1ff]{2}"
+    "|\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"
+    f"|{_PICTOGRAPH}{_PRESENTATION}*(?:\u200d{_PICTOGRAPH}{_PRESENTATION}*)*"
+)
+_NOT_SYMBOL = re.compile(_PRESENTATION)
+ZWJ = "\u200d"
 _ASCII_WORD_ANYCASE = re.compile(_ASCII_WORD.pattern, re.IGNORECASE)
 
 
@@ -280,13 +292,26 @@ def _pairs(text: str) -> list[tuple[str, tuple[str, ...]]]:
             _ascii_pairs(chunk if chunk.isascii() else folded[position:start], found)
         found += map(_icu_pair, filter(_WORDLIKE.search, WordBreaker(folded[start:end], LOCALE)))
         position = end
-    found += [(symbol, ()) for symbol in emoji(text)]
+    found += [(symbol, emoji_parts(symbol)) for symbol in emoji(text)]
     return found
 
 
 def emoji(text: str) -> list[str]:
-    """The emoji of `text`, in order (pictographs, dingbats, flags; no modifiers)."""
-    return _EMOJI.findall(text)
+    """The emoji of `text`, in order, each whole (`_EMOJI`): a pictograph or dingbat, a flag
+    (``🇺🇸``, not ``🇺`` ``🇸``), a subdivision flag, a ZWJ sequence (``👨‍👩‍👧``), without
+    variation selectors or skin tones."""
+    return [_NOT_SYMBOL.sub("", found) for found in _EMOJI.findall(text)]
+
+
+@functools.lru_cache(maxsize=4096)
+def emoji_parts(symbol: str) -> tuple[str, ...]:
+    """The emoji a ZWJ sequence joins (``👩‍💻`` -> ``👩`` ``💻``), indexed as its parts like
+    an identifier's: ``💻`` finds ``👩‍💻`` as a part. Empty for any other emoji (a flag's
+    regional indicators are no symbols of their own)."""
+    if ZWJ not in symbol:
+        return ()
+    found = [piece for piece in symbol.split(ZWJ) if piece]
+    return tuple(found[:MAX_PARTS]) if len(found) > 1 else ()
 
 
 def terms(text: str) -> list[str]:
