@@ -272,13 +272,15 @@ def measure_forks(context: Any, back: int) -> None:
     print(f"fork back / bare copy: {statistics.median(old) / statistics.median(bare):.2f}x")
 
 
-def measure_as_of(context: Any, back: int) -> None:
-    """One frame (and a page of 100) as of `back` commits back against the present."""
+def as_of_and_present(
+    context: Any, back: int, target: str, repeat: int
+) -> tuple[list[float], list[float]]:
+    """Milliseconds of reading frame `target` (and its view) as of `back` commits back, and
+    of reading it now, interleaved read by read after a warm-up."""
     from memory.read import lists as reads
     from memory.versions import asof
     from memory.versions.points import resolve_point
 
-    target = "f5"
     point = resolve_point(context, context.version - back)
 
     def present() -> Any:
@@ -294,12 +296,26 @@ def measure_as_of(context: Any, back: int) -> None:
     for _ in range(50):
         present()
         past()
-    now_ms = timed(present, 500)
-    past_ms = timed(past, 500)
+    past_ms: list[float] = []
+    now_ms: list[float] = []
+    for _ in range(repeat):
+        past_ms += timed(past, 1)
+        now_ms += timed(present, 1)
+    return past_ms, now_ms
+
+
+def measure_as_of(context: Any, back: int) -> None:
+    """One frame (and a page of 100) as of `back` commits back against the present."""
+    from memory.read import lists as reads
+    from memory.versions import asof
+    from memory.versions.points import resolve_point
+
+    past_ms, now_ms = as_of_and_present(context, back, "f5", 500)
     print(describe("frame read, present", now_ms))
     print(describe(f"frame read as of {back} commits back", past_ms))
     as_of_ratio = statistics.median(past_ms) / statistics.median(now_ms)
     print(f"as-of / present: {as_of_ratio:.2f}x (target <= 5x)")
+    point = resolve_point(context, context.version - back)
     page_now = timed(lambda: reads.list_frames(context, limit=100), 50)
     page_past = timed(lambda: asof.frames_as_of(context, point, limit=100), 50)
     print(

@@ -26,6 +26,12 @@ figure is measured (the recall graph has a context of its own):
   (the same live rows, its history held at the smallest size): <= 1.5 (flat in history);
 - recall: the last page of a depth-4 recall in pages of 128 on a 5,000-node graph with cycles
   and a hub, against its first page: ratio <= 2;
+- search: the STATE-Bench test tasks' questions (and their two most distinctive words) in
+  `search`, whose history is copies of its STATE-Bench documents (so every query word
+  recurs through it), in turn with the same search in `search-small` (the same documents,
+  history at the smallest size): p50 ratio <= 1.5, p95 printed (`bench/scale_search.py`);
+- history: a fork of `commits` in turn with a bare SQL copy of the same rows (<= 2), and a
+  frame read as of half the context's commits back in turn with the present read (<= 5);
 - bulk append: the STATE-Bench train trajectories (100, or all 300 in a full run) appended
   over HTTP by one client to `appends` (its history grown like the others), in blocks of 500
   events sent alternately one request per event and as one `{"events": [...]}` request:
@@ -50,10 +56,12 @@ from typing import Any
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_all")
 
 from bench_engine import bench_throughput, seed_frames
+from bench_history import as_of_and_present, bare_copy, fork_once
 from bench_http import DATA, load_trajectories
 from bench_servers import interleaved_commits
 from common import ROOT, load_average, setup_django, stop_process, wait_ready
 from pg_limit import postgres_limit
+from scale_search import grow_search_history, search_against_bases, seed_search
 
 from morphz.devserver import free_port, uvicorn_command
 
@@ -268,7 +276,7 @@ def appends_bulk_and_single(
 # -- the run -----------------------------------------------------------------------------------
 
 
-def seed(sizes: list[int]) -> dict[str, Any]:
+def seed(sizes: list[int], quick: bool) -> dict[str, Any]:
     """The contexts every size measures, and the token of `commits`."""
     from memory.contexts import create_context, issue_token
     from memory.timeline.events import append_event
@@ -293,6 +301,13 @@ def seed(sizes: list[int]) -> dict[str, Any]:
     made["appends_token"] = issue_token(made["appends"], name="bench").raw
     made["graph"] = create_context("graph", capacity_tokens=2_000_000_000)
     build_graph(made["graph"].pk, GRAPH_NODES)
+    if DATA.is_dir():
+        made.update(seed_search(100 if quick else None))
+        grow_search_history(
+            made["search-small"].pk,
+            max(0, sizes[0] - history_size(made["search-small"].pk)),
+            made["search_originals"],
+        )
     print(f"seeded in {time.perf_counter() - began:.0f} s", flush=True)
     return made
 
@@ -324,6 +339,8 @@ def measure(table: Table, size: int, made: dict[str, Any], url: str, quick: bool
     first_page, last, pages = recall_first_and_last(made["graph"].pk, 2 if quick else 5)
     table.ratio(f"recall last page / first page ({GRAPH_NODES:,} nodes, depth 4, "
                 f"{pages} pages of 128)", size, last, first_page, "ms", "<= 2")  # fmt: skip
+    search_rows(table, size, made, quick)
+    history_rows(table, size, commits.pk, quick)
     appends = "events/s appended over HTTP: bulk / single, in turn (STATE-Bench)"
     if not url:
         return
@@ -333,6 +350,39 @@ def measure(table: Table, size: int, made: dict[str, Any], url: str, quick: bool
     events = [e for trajectory in load_trajectories(100 if quick else None) for e in trajectory]
     bulk, single = appends_bulk_and_single(url, "appends", made["appends_token"], events)
     table.ratio(appends, size, bulk, single, "/s", ">= 10")
+
+
+def search_rows(table: Table, size: int, made: dict[str, Any], quick: bool) -> None:
+    """Search against the same search with the smallest history, its history made of the
+    same documents again (`bench/scale_search.py`): p50 with its target, p95 to read."""
+    flat = f"search p50 / search at {table.sizes[0]:,} events, in turn (history recurring)"
+    tail = f"  the same at p95 / p95 at {table.sizes[0]:,} events"
+    if "search" not in made:
+        table.put(flat, size, f"not run: no STATE-Bench trajectories at {DATA}", "<= 1.5")
+        return
+    got = search_against_bases(made["search"].pk, made["search-small"].pk, 1 if quick else 2)
+    table.ratio(flat, size, got["search"][0], got["small"][0], "ms", "<= 1.5")
+    table.ratio(tail, size, got["search"][1], got["small"][1], "ms", "-")
+
+
+def history_rows(table: Table, size: int, context_id: int, quick: bool) -> None:
+    """A fork of `commits` against a bare SQL copy of the same rows, and a frame read as of
+    half the context's commits back against the present read, each in turn."""
+    from memory.models import Context, Frame
+
+    forks, copies = [], []
+    for _ in range(2 if quick else 3):
+        forks.append(fork_once(context_id))
+        copies.append(bare_copy(context_id))
+    table.ratio("fork / bare INSERT ... SELECT copy of the same rows, in turn", size,
+                p50(forks), p50(copies), "ms", "<= 2")  # fmt: skip
+    context = Context.objects.get(pk=context_id)
+    first = Frame.objects.filter(context_id=context_id).order_by("created_version", "id").first()
+    assert first is not None
+    past, now = as_of_and_present(context, context.version // 2, first.frame_id,
+                                  100 if quick else 300)  # fmt: skip
+    table.ratio("frame read as of half the commits back / the present read, in turn", size,
+                p50(past), p50(now), "ms", "<= 5")  # fmt: skip
 
 
 def throughput_against_limit(
@@ -374,7 +424,7 @@ def main() -> None:
 
     print(f"run_all ({'quick' if args.quick else 'full'}); {load_average()}", flush=True)
     setup_django(fresh=True)
-    made = seed(sizes)
+    made = seed(sizes, args.quick)
     server, url = (None, "") if args.skip_http else start_server()
     table = Table(sizes)
     try:
@@ -384,7 +434,9 @@ def main() -> None:
                 missing = size - history_size(grown.pk)
                 if missing > 0:
                     grow_history(grown.pk, missing)
-            print(f"history of 'scale', 'commits' and 'appends' now {size:,} events "
+            if "search" in made and (missing := size - history_size(made["search"].pk)) > 0:
+                grow_search_history(made["search"].pk, missing, made["search_originals"])
+            print(f"history of 'scale', 'commits', 'appends' and 'search' now {size:,} events "
                   f"({time.perf_counter() - began:.0f} s); {load_average()}", flush=True)  # fmt: skip
             measure(table, size, made, url, args.quick)
     finally:

@@ -35,13 +35,23 @@ The others never have all their documents visited: each adds its weight (from it
 beyond COUNT_CAP from PostgreSQL's statistics, never below the cap) to the candidates
 holding it, checked once per candidate on one copy of its vector; they select (the newest
 WIDE_POOL each) only when the selecting items found fewer than WIDEN_BELOW documents.
+
+History grows, the words a search needs do not: in a context of more than
+`statistics.RECENT_WINDOW` documents, a selecting item held by BROAD documents or more
+(so does the phrase, when each of its words is held by BROAD_PHRASE) selects among the newest
+RECENT_WINDOW documents only, weighing what its count over the whole context says, and
+common items select among them too. A rarer word still finds its documents wherever they
+are. Without this a two-word question over a million events read each of the tens of
+thousands of documents holding its words (2-3 s; bench/run_all.py's search rows).
 `Ranked.exact`: `matched` counts every document holding a selecting item, unless one of
-those common items held more than WIDE_POOL (its oldest were left out).
+those common items held more than WIDE_POOL (its oldest were left out) or an item
+selected among the newest documents only.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.db import connection
@@ -50,7 +60,7 @@ from memory.hotsql import bound_cursor
 from memory.search import semantic, vectors
 from memory.search.indexer import LAG_COLUMNS, lag
 from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
-from memory.search.statistics import context_size, document_counts, idf
+from memory.search.statistics import context_size, document_counts, idf, recent_since
 from memory.search.textindex import SECONDARY
 
 K1 = 1.5
@@ -67,6 +77,13 @@ COMMON_FRACTION = 0.1
 ROW_BUDGET = 1000  # documents the selecting items may hold together (estimated)
 WIDEN_BELOW = 200
 WIDE_POOL = 1000
+# In a context of more than statistics.RECENT_WINDOW documents, a selecting item held by
+# BROAD documents or more selects among the newest RECENT_WINDOW only (see the module), and
+# so does the phrase when each of its words is held by BROAD_PHRASE or more: the phrase is
+# checked on each document holding all its words, reading its positions (a whole vector).
+# Below these, reading each match costs less than the window (both indexes, ~15 ms).
+BROAD = 5000
+BROAD_PHRASE = 1000
 PHRASE_CLAUSES = 6
 SCORED_CLAUSES = 32  # the first words of a very long query (function words dropped first)
 
@@ -78,10 +95,16 @@ SCORED_CLAUSES = 32  # the first words of a very long query (function words drop
 _RANK_SQL = """
 WITH rare AS MATERIALIZED (
   SELECT d.id, q.item
-  FROM unnest(%(rare)s::tsquery[]) WITH ORDINALITY AS q(query, item)
+  FROM unnest(%(rare)s::tsquery[], %(recent)s::boolean[]) WITH ORDINALITY AS q(query, recent, item)
   CROSS JOIN LATERAL (
     SELECT d.id FROM memory_searchdocument d
-    WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters}
+    WHERE NOT q.recent AND d.context_id = %(ctx)s AND d.tokens @@ q.query{filters}
+    UNION ALL
+    -- A word in BROAD documents or more: among the newest RECENT_WINDOW only, found
+    -- through both indexes together rather than by reading each of its documents.
+    SELECT d.id FROM memory_searchdocument d
+    WHERE q.recent AND d.context_id = %(ctx)s AND d.created_at >= %(recent_since)s
+      AND d.tokens @@ q.query{filters}
   ) d
 ),
 wide AS (
@@ -90,9 +113,9 @@ wide AS (
   SELECT d.id, 0::bigint AS item, d.more
   FROM unnest(%(common)s::tsquery[]) AS q(query)
   CROSS JOIN LATERAL (
-    SELECT t.id, count(*) OVER () > {pool} AS more FROM (
+    SELECT t.id, count(*) OVER () > {pool} OR %(windowed)s AS more FROM (
       SELECT d.id, d.created_at FROM memory_searchdocument d
-      WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters}
+      WHERE d.context_id = %(ctx)s AND d.created_at >= %(recent_since)s AND d.tokens @@ q.query{filters}
       ORDER BY d.created_at DESC, d.id DESC LIMIT {pool} + 1
     ) t
     ORDER BY t.created_at DESC, t.id DESC LIMIT {pool}
@@ -100,8 +123,8 @@ wide AS (
   WHERE (SELECT count(*) FROM rare) < {widen}
 ),
 weights AS (
-  SELECT item, (%(forms)s::float8[])[item]
-         * ln(1 + (greatest(%(docs)s, count(*)) - count(*) + 0.5) / (count(*) + 0.5)) AS w
+  SELECT item, coalesce((%(fixed)s::float8[])[item], (%(forms)s::float8[])[item]
+         * ln(1 + (greatest(%(docs)s, count(*)) - count(*) + 0.5) / (count(*) + 0.5))) AS w
   FROM rare GROUP BY item
 ),
 found AS (
@@ -200,6 +223,7 @@ class Item:
     estimate: float  # documents of the context holding it (`statistics.document_counts`)
     common: float | None = None  # its weight, when it only scores (see `plan`)
     lexeme: str = ""  # as the index stores it (a secondary form marked SECONDARY)
+    recent: float | None = None  # its weight, when it selects among the newest only
 
 
 @dataclass
@@ -207,7 +231,8 @@ class Ranked:
     rows: list[tuple[Any, ...]]  # score, document, frame and event columns, snippet word,
     # whether it is the frame named by the query
     matched: int  # documents matched in all
-    exact: bool  # false when a common word selecting its newest WIDE_POOL left some out
+    exact: bool  # false when a common word selecting its newest WIDE_POOL left some out, or
+    # an item selected among the newest RECENT_WINDOW documents only
     lag: dict[str, Any]  # memory.search.indexer.lag
 
 
@@ -220,6 +245,7 @@ class Plan:
     documents: int
     average: float  # the context's average document length in words
     id_words: list[tuple[list[str], int]] = field(default_factory=list)  # (words, item)
+    since: datetime | None = None  # where the newest RECENT_WINDOW documents begin
 
 
 def plan(
@@ -256,11 +282,19 @@ def plan(
             budget > ROW_BUDGET and budget > item.estimate
         ):
             item.common = item.form_weight * idf(item.estimate, documents)
+    since = recent_since(ctx, include_tx)
+    if since is not None:
+        for item in items:
+            if item.common is None and item.estimate >= BROAD:
+                item.recent = item.form_weight * idf(item.estimate, documents)
     if 2 <= len(clauses) <= PHRASE_CLAUSES:
         # Words found next to each other, in the query's order, count once more.
         phrase = " <-> ".join(vectors.clause_any(t, p) for t, p in clauses)
         items.append(Item(phrase, 1.0, items[0].first, 0.0))
-    return Plan(ctx, filters, params, items, documents, average, id_words)
+        if since is not None and all(word.estimate >= BROAD_PHRASE for word in items[:-1:2]):
+            rarest = min(word.estimate for word in items[:-1:2])
+            items[-1].recent = idf(rarest, documents)  # it holds at most as many as each word
+    return Plan(ctx, filters, params, items, documents, average, id_words, since)
 
 
 def _page(count: str, order: str, lag_columns: str) -> str:
@@ -281,6 +315,10 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     rare = [item for item in plan.items if item.common is None]
     common = [item for item in plan.items if item.common is not None]
     params["rare"] = [item.literal for item in rare]
+    params["recent"] = [item.recent is not None for item in rare]
+    params["fixed"] = [item.recent for item in rare]
+    params["recent_since"] = plan.since or "-infinity"
+    params["windowed"] = plan.since is not None
     params["forms"] = [item.form_weight for item in rare]
     params["firsts"] = [item.first for item in rare] or [plan.items[0].first]
     params["common"] = [item.literal for item in common]
@@ -336,7 +374,12 @@ def ranked(plan: Plan, limit: int, offset: int, meaning: bytes | None = None) ->
     rows = _fetch(_sql(plan, params, select), params)
     matched, more, pending, oldest = rows[0][-2], rows[0][-1], rows[0][-4], rows[0][-3]
     hits = [row[:-4] for row in rows if row[3] is not None]
-    return Ranked(hits, matched, not more, lag(pending, oldest))
+    return Ranked(hits, matched, not more and not _windowed(plan), lag(pending, oldest))
+
+
+def _windowed(plan: Plan) -> bool:
+    """Whether an item selected among the newest documents only (the count may be short)."""
+    return any(item.recent is not None for item in plan.items)
 
 
 def _reordered(
@@ -366,4 +409,4 @@ def _reordered(
                 prepare=True,
             )
             hits = [row[:-4] for row in cursor.fetchall() if row[3] is not None]
-    return Ranked(hits, matched, not more, lag(pending, oldest))
+    return Ranked(hits, matched, not more and not _windowed(plan), lag(pending, oldest))

@@ -3,12 +3,13 @@ many there are and their average length, how many hold each query word, and Post
 list of the most common words over all contexts.
 
     context_size(ctx, include_tx) -> (documents, average length in words)
+    recent_since(ctx, include_tx) -> when the newest RECENT_WINDOW documents begin (or None)
     document_counts(ctx, [(literal, lexeme)], filters, params, documents) -> [documents holding each]
     idf(df, documents) -> BM25's inverse document frequency
     forget_statistics()  # measure again on the next search
 
-A context of CACHED_FROM documents or more keeps its figures for STATS_SECONDS: its size
-and average length, and each word's count (per filters and their values). An agent's
+A context of CACHED_FROM documents or more keeps its figures for STATS_SECONDS: its size,
+average length and where its newest RECENT_WINDOW documents begin, and each word's count (per filters and their values). An agent's
 queries share their common words, which cost most to count, so the next query does not
 count them again; the figures may lag new documents by that long.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from datetime import datetime
 from typing import Any
 
 from cachetools import TTLCache
@@ -28,10 +30,17 @@ from memory.search import vectors
 STATS_SECONDS = 60.0
 CACHED_FROM = 1000  # smaller contexts are measured on every search (cheaply)
 COUNT_CAP = 5000  # each query word's documents in the context are counted up to this many
+# A word held by ranking.BROAD documents or more selects among the context's newest this
+# many (`memory.search.ranking`): each match is a row read, so a word every hundredth
+# event says costs ten thousand reads in a million-event history.
+RECENT_WINDOW = 50_000
 COUNTS_KEPT = 20_000  # counts kept at most: ~10 MB with everyday words, more for long identifiers
 
 _CONTEXT_SQL = """
-SELECT count(*), coalesce(avg(d.length), 0) FROM memory_searchdocument d
+SELECT count(*), coalesce(avg(d.length), 0),
+       (SELECT r.created_at FROM memory_searchdocument r WHERE r.context_id = %(ctx)s{recent_kind}
+        ORDER BY r.created_at DESC OFFSET {window} - 1 LIMIT 1)
+FROM memory_searchdocument d
 WHERE d.context_id = %(ctx)s{kind}
 """
 # How many of the context's documents (filters applied) hold each item, up to COUNT_CAP:
@@ -54,8 +63,8 @@ class _Cache:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        # (context, transactions included) -> (documents, average length)
-        self.contexts: TTLCache[tuple[int, bool], tuple[int, float]] = TTLCache(
+        # (context, transactions included) -> (documents, average length, recent since)
+        self.contexts: TTLCache[tuple[int, bool], tuple[int, float, datetime | None]] = TTLCache(
             COUNTS_KEPT, STATS_SECONDS
         )
         self.common_loaded = -math.inf
@@ -65,18 +74,24 @@ class _Cache:
         # of CACHED_FROM documents or more.
         self.counts: TTLCache[tuple[Any, ...], int] = TTLCache(COUNTS_KEPT, STATS_SECONDS)
 
-    def context(self, ctx: int, include_tx: bool) -> tuple[int, float]:
+    def context(self, ctx: int, include_tx: bool) -> tuple[int, float, datetime | None]:
         with self.lock:
             cached = self.contexts.get((ctx, include_tx))
         if cached is not None:
             return cached
+        sql = _CONTEXT_SQL.format(
+            kind=_kind_filter(include_tx),
+            recent_kind=_kind_filter(include_tx, "r"),
+            window=RECENT_WINDOW,
+        )
         with connection.cursor() as cursor:
-            cursor.execute(_CONTEXT_SQL.format(kind=_kind_filter(include_tx)), {"ctx": ctx})
-            count, average = cursor.fetchone()
+            cursor.execute(sql, {"ctx": ctx})
+            count, average, since = cursor.fetchone()
+        figures = (count, float(average), since)
         if count >= CACHED_FROM:
             with self.lock:
-                self.contexts[(ctx, include_tx)] = (count, float(average))
-        return count, float(average)
+                self.contexts[(ctx, include_tx)] = figures
+        return figures
 
     def frequencies(self) -> tuple[dict[str, float], float]:
         """The share of all documents holding each lexeme PostgreSQL's statistics list (kept
@@ -103,7 +118,15 @@ _cache = _Cache()
 def context_size(ctx: int, include_tx: bool) -> tuple[int, float]:
     """How many documents the context has (transaction events counted when `include_tx`)
     and their average length in words."""
-    return _cache.context(ctx, include_tx)
+    documents, average, _ = _cache.context(ctx, include_tx)
+    return documents, average
+
+
+def recent_since(ctx: int, include_tx: bool) -> datetime | None:
+    """The `created_at` of the context's RECENT_WINDOW-th newest document (transaction
+    events counted when `include_tx`): where its newest RECENT_WINDOW begin; None when the
+    context holds fewer."""
+    return _cache.context(ctx, include_tx)[2]
 
 
 def forget_statistics() -> None:
@@ -114,8 +137,8 @@ def forget_statistics() -> None:
         _cache.common_loaded = -math.inf
 
 
-def _kind_filter(include_tx: bool) -> str:
-    return "" if include_tx else " AND d.kind <> 'transaction'"
+def _kind_filter(include_tx: bool, alias: str = "d") -> str:
+    return "" if include_tx else f" AND {alias}.kind <> 'transaction'"
 
 
 def idf(df: float, documents: int) -> float:
