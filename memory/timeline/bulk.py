@@ -52,7 +52,7 @@ def append_events(
     writes nothing twice). An item may deliver a request appended earlier in the batch.
 
     One result per item, in order. Takes the context row lock once for the batch.
-    InvalidRequest (`details` name `events.<index>.<field>`) for 1-MAX_BULK_EVENTS items
+    InvalidRequest (`details` name `events[<index>].<field>`) for 1-MAX_BULK_EVENTS items
     or an item out of shape, Conflict `idempotency_key_reused`, RuleViolation `unknown_ref`.
     `replaying` (memory.versions.replay only): see `events.content_problem`."""
     if not isinstance(items, list) or not 1 <= len(items) <= MAX_BULK_EVENTS:
@@ -70,7 +70,10 @@ def _check_item(index: int, item: Any, replaying: bool = False) -> _Item:
             f"events[{index}]: {message}",
             code=code,
             details=[
-                {"index": index, "field": f"events.{index}.{field}" if field else f"events.{index}"}
+                {
+                    "index": index,
+                    "field": f"events[{index}].{field}" if field else f"events[{index}]",
+                }
             ],
         )
 
