@@ -73,7 +73,12 @@ class ForkIn(StrictSerializer):
         max_value=MAX_VERSION,
         help_text="the point to fork at (end of that version); default: now",
     )
-    name = StrictCharField(required=False, allow_blank=True, max_length=200)
+    name = StrictCharField(
+        required=False,
+        allow_null=True,
+        max_length=200,
+        help_text="default: `<source name> (fork at vN)`",
+    )
 
 
 class EvaluationListQuery(StrictSerializer):
@@ -223,7 +228,7 @@ class ForkView(ContextAPIView):
             self.ctx.pk,
             slug=data.get("slug") or None,
             at_version=data.get("at_version"),
-            name=data.get("name") or "",
+            name=data.get("name"),
         )
         return Response(result.as_dict(), status=201)
 
