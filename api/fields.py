@@ -161,7 +161,6 @@ def as_of_field() -> serializers.Field:
 def cursor_field() -> serializers.Field:
     return StrictCharField(
         required=False,
-        allow_blank=True,
         max_length=500,
         help_text="`next_cursor` of the previous page",
     )
