@@ -67,6 +67,20 @@ class StrictIntegerField(serializers.IntegerField):
         return int(super().to_internal_value(data))
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A flag that is one: a JSON `true` or `false` in a body (not `"true"`, `"yes"`, `1`),
+    or in a query string the usual spellings (`true`/`false`, `1`/`0`, `yes`/`no`)."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if self.context.get("source") == "query":
+            if not isinstance(data, str):
+                self.fail("invalid", input=data)
+            return bool(super().to_internal_value(data))
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 class StrictRegexField(StrictCharField, serializers.RegexField):
     """A RegexField that refuses numbers and booleans, as StrictCharField does."""
 

@@ -16,6 +16,7 @@ from api.base import ContextAPIView, not_found
 from api.bounds import bounded_input
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
+    StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
     StrictSerializer,
@@ -45,15 +46,6 @@ from memory.vocabulary import is_frame_id
 MAX_VERSION = 2**63 - 1
 
 # -- input ---------------------------------------------------------------------------------
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """true or false only (not "yes", 1 or "on"): freezing is not a guess."""
-
-    def to_internal_value(self, data: Any) -> bool:
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
 
 
 class ContextPatchIn(StrictSerializer):
