@@ -85,6 +85,10 @@ class StrictRegexField(StrictCharField, serializers.RegexField):
     """A RegexField that refuses numbers and booleans, as StrictCharField does."""
 
 
+class StrictSlugField(StrictCharField, serializers.SlugField):
+    """A SlugField that refuses numbers and booleans, as StrictCharField does."""
+
+
 class ContentField(StrictCharField):
     """Event content or transaction text: at most MAX_CONTENT_CHARS characters (the one
     content limit, defined in memory.events). Longer is 413 `too_large`, like a body over

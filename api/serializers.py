@@ -119,7 +119,7 @@ class FrameBodyIn(StrictSerializer):
         help_text='the body alone: "(goal ship-v2) (stage paused)" or \'{"goal": "ship-v2"}\'',
     )
     form = serializers.ChoiceField(choices=["fields", "json"], help_text="how `text` is written")
-    base_version = serializers.IntegerField(
+    base_version = StrictIntegerField(
         required=False, allow_null=True, min_value=0, max_value=MAX_SEQ
     )
     reason = StrictCharField(required=False, allow_null=True, allow_blank=True)

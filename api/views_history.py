@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from api.base import ContextAPIView, not_found
 from api.bounds import bounded_input
+from api.fields import StrictSlugField
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
     StrictBooleanField,
@@ -55,7 +56,7 @@ class ContextPatchIn(StrictSerializer):
 
 
 class ForkIn(StrictSerializer):
-    slug = serializers.SlugField(
+    slug = StrictSlugField(
         required=False, allow_null=True, max_length=64, help_text="default: `<source>-fork-<hex>`"
     )
     at_version = StrictIntegerField(
