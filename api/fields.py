@@ -35,9 +35,11 @@ class _ProhibitSurrogates(ProhibitSurrogateCharactersValidator):
 
 class StrictCharField(serializers.CharField):
     """A CharField that refuses numbers and booleans instead of turning them into text
-    ({"thread": 123} is not "123")."""
+    ({"thread": 123} is not "123"), and takes text as written: surrounding spaces are not cut
+    off (" main " is not the thread "main")."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
         super().__init__(*args, **kwargs)
         self.validators = [
             _ProhibitSurrogates() if isinstance(v, ProhibitSurrogateCharactersValidator) else v
