@@ -26,6 +26,7 @@ from memory.timeline.events import (
     content_problem,
     next_event,
     parse_event_ref,
+    same_event,
 )
 from memory.timeline.inserts import Counters, insert_events
 from memory.vocabulary import event_ref
@@ -150,10 +151,8 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
         key = item.idempotency_key
         first = existing.get(key) if key is not None else None
         if key is not None and first is not None:
-            if (
-                first.kind != item.kind
-                or first.content != item.content
-                or first.thread != item.thread
+            if not same_event(
+                first, item.kind, item.content, item.payload, item.thread, item.delivered_seqs
             ):
                 raise _key_reused(index, key, first, in_batch.get(key))
             outcomes.append(first)
