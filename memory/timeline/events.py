@@ -259,7 +259,10 @@ def _check_append(
     if idempotency_key is not None and (
         not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200
     ):
-        raise InvalidRequest("idempotency_key must be a string of 1-200 characters")
+        raise InvalidRequest(
+            "idempotency_key must be a string of 1-200 characters",
+            details=[{"field": "idempotency_key"}],
+        )
     if not isinstance(delivers, list):
         raise InvalidRequest("delivers must be a list of event references")
     return [parse_event_ref(ref) for ref in delivers]
