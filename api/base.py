@@ -225,7 +225,7 @@ def encode_cursor(after: Any, filters: dict[str, Any], *, context: int) -> str:
 def decode_cursor(cursor: str | None, filters: dict[str, Any], kind: type, *, context: int) -> Any:
     """The `after` key of a cursor made for these filters on this context; None when no
     cursor was given."""
-    if not cursor:
+    if cursor is None:
         return None
     try:
         padded = cursor + "=" * (-len(cursor) % 4)

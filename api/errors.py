@@ -197,6 +197,8 @@ CODE_BY_FIELD: dict[str, str] = {
     "as_observation": "invalid_flag",
     "transactions": "invalid_flag",
     "frozen": "invalid_flag",
+    "continuation": "invalid_flag",
+    "include_instructions": "invalid_flag",
 }
 
 

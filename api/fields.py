@@ -35,9 +35,11 @@ class _ProhibitSurrogates(ProhibitSurrogateCharactersValidator):
 
 class StrictCharField(serializers.CharField):
     """A CharField that refuses numbers and booleans instead of turning them into text
-    ({"thread": 123} is not "123")."""
+    ({"thread": 123} is not "123"), and takes text as written: surrounding spaces are not cut
+    off (" main " is not the thread "main")."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
         super().__init__(*args, **kwargs)
         self.validators = [
             _ProhibitSurrogates() if isinstance(v, ProhibitSurrogateCharactersValidator) else v
@@ -67,8 +69,26 @@ class StrictIntegerField(serializers.IntegerField):
         return int(super().to_internal_value(data))
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A flag that is one: a JSON `true` or `false` in a body (not `"true"`, `"yes"`, `1`),
+    or in a query string the usual spellings (`true`/`false`, `1`/`0`, `yes`/`no`)."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if self.context.get("source") == "query":
+            if not isinstance(data, str):
+                self.fail("invalid", input=data)
+            return bool(super().to_internal_value(data))
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 class StrictRegexField(StrictCharField, serializers.RegexField):
     """A RegexField that refuses numbers and booleans, as StrictCharField does."""
+
+
+class StrictSlugField(StrictCharField, serializers.SlugField):
+    """A SlugField that refuses numbers and booleans, as StrictCharField does."""
 
 
 class ContentField(StrictCharField):
@@ -161,7 +181,6 @@ def as_of_field() -> serializers.Field:
 def cursor_field() -> serializers.Field:
     return StrictCharField(
         required=False,
-        allow_blank=True,
         max_length=500,
         help_text="`next_cursor` of the previous page",
     )

@@ -15,6 +15,7 @@ from rest_framework import serializers
 from api.errors import ApiError
 from api.fields import (
     ContentField,
+    StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
     StrictSerializer,
@@ -73,12 +74,12 @@ class EventBulkAppendIn(StrictSerializer):
 class EvaluationIn(StrictSerializer):
     thread = thread_field()
     idempotency_key = idempotency_field()
-    continuation = serializers.BooleanField(
+    continuation = StrictBooleanField(
         required=False,
         default=False,
         help_text="a model continuation: claims nothing and never advances the tick",
     )
-    include_instructions = serializers.BooleanField(
+    include_instructions = StrictBooleanField(
         required=False,
         default=False,
         help_text="put the model protocol's instructions ahead of the compiled text",
@@ -118,7 +119,7 @@ class FrameBodyIn(StrictSerializer):
         help_text='the body alone: "(goal ship-v2) (stage paused)" or \'{"goal": "ship-v2"}\'',
     )
     form = serializers.ChoiceField(choices=["fields", "json"], help_text="how `text` is written")
-    base_version = serializers.IntegerField(
+    base_version = StrictIntegerField(
         required=False, allow_null=True, min_value=0, max_value=MAX_SEQ
     )
     reason = StrictCharField(required=False, allow_null=True, allow_blank=True)
@@ -132,8 +133,8 @@ class RecallIn(StrictSerializer):
     direction = serializers.ChoiceField(
         choices=("ancestors", "descendants", "both"), required=False, default="ancestors"
     )
-    include_bodies = serializers.BooleanField(required=False, default=True)
-    include_events = serializers.BooleanField(required=False, default=False)
+    include_bodies = StrictBooleanField(required=False, default=True)
+    include_events = StrictBooleanField(required=False, default=False)
     max_nodes = StrictIntegerField(
         required=False, default=RECALL_DEFAULT_NODES, min_value=1, max_value=RECALL_MAX_NODES
     )
@@ -142,7 +143,7 @@ class RecallIn(StrictSerializer):
         required=False, allow_null=True, min_value=0, max_value=MAX_SEQ
     )
     evaluation = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=MAX_SEQ)
-    as_observation = serializers.BooleanField(
+    as_observation = StrictBooleanField(
         required=False,
         default=False,
         help_text="append the result as a recall_result observation (R30)",
@@ -207,7 +208,7 @@ class RelationListQuery(StrictSerializer):
     subject = StrictCharField(required=False, max_length=FRAME_ID_MAX)
     object = StrictCharField(required=False, max_length=FRAME_ID_MAX)
     name = StrictCharField(required=False, max_length=RELATION_NAME_MAX)
-    include_removed = serializers.BooleanField(required=False, default=False)
+    include_removed = StrictBooleanField(required=False, default=False)
     cursor = cursor_field()
     limit = limit_field(100, 500)
     as_of = as_of_field()
@@ -242,7 +243,7 @@ class SearchQuery(StrictSerializer):
     until = StrictCharField(
         required=False, max_length=40, help_text="exclusive; ISO 8601 with offset"
     )
-    transactions = serializers.BooleanField(
+    transactions = StrictBooleanField(
         required=False,
         default=None,  # absent: left out unless kind=transaction; `transactions=` is 400
         help_text="include transaction events (left out by default: they echo the frames)",

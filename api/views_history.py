@@ -14,8 +14,10 @@ from rest_framework.response import Response
 
 from api.base import ContextAPIView, not_found
 from api.bounds import bounded_input
+from api.fields import StrictSlugField
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
+    StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
     StrictSerializer,
@@ -47,15 +49,6 @@ MAX_VERSION = 2**63 - 1
 # -- input ---------------------------------------------------------------------------------
 
 
-class StrictBooleanField(serializers.BooleanField):
-    """true or false only (not "yes", 1 or "on"): freezing is not a guess."""
-
-    def to_internal_value(self, data: Any) -> bool:
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
-
-
 class ContextPatchIn(StrictSerializer):
     frozen = StrictBooleanField(
         help_text="true: every write is refused with 409 `context_frozen`; false: unfreeze"
@@ -63,7 +56,7 @@ class ContextPatchIn(StrictSerializer):
 
 
 class ForkIn(StrictSerializer):
-    slug = serializers.SlugField(
+    slug = StrictSlugField(
         required=False, allow_null=True, max_length=64, help_text="default: `<source>-fork-<hex>`"
     )
     at_version = StrictIntegerField(
@@ -73,7 +66,12 @@ class ForkIn(StrictSerializer):
         max_value=MAX_VERSION,
         help_text="the point to fork at (end of that version); default: now",
     )
-    name = StrictCharField(required=False, allow_blank=True, max_length=200)
+    name = StrictCharField(
+        required=False,
+        allow_null=True,
+        max_length=200,
+        help_text="default: `<source name> (fork at vN)`",
+    )
 
 
 class EvaluationListQuery(StrictSerializer):
@@ -223,7 +221,7 @@ class ForkView(ContextAPIView):
             self.ctx.pk,
             slug=data.get("slug") or None,
             at_version=data.get("at_version"),
-            name=data.get("name") or "",
+            name=data.get("name"),
         )
         return Response(result.as_dict(), status=201)
 

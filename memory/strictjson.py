@@ -54,10 +54,56 @@ def loads_strict(text: str | bytes) -> Any:
         raise TooDeep() from None
 
 
+class _Seen(dict[str, Any]):
+    """An object read by `duplicate_place`: its first value of each key, and the first key
+    given twice."""
+
+    duplicate: str | None = None
+
+
+def _keep_first(pairs: list[tuple[str, Any]]) -> _Seen:
+    obj = _Seen()
+    for key, value in pairs:
+        if key not in obj:
+            obj[key] = value
+        elif obj.duplicate is None:
+            obj.duplicate = key
+    return obj
+
+
+def _first_duplicate(value: Any, path: str) -> str | None:
+    # Children before their parent, in order: the order objects close in the text, so the
+    # first found is the one `loads_strict` refused.
+    children: list[tuple[Any, str]] = []
+    if isinstance(value, dict):
+        children = [(child, f"{path}.{key}" if path else key) for key, child in value.items()]
+    elif isinstance(value, list):
+        children = [(child, f"{path}[{i}]") for i, child in enumerate(value)]
+    for child, child_path in children:
+        found = _first_duplicate(child, child_path)
+        if found is not None:
+            return found
+    if isinstance(value, _Seen) and value.duplicate is not None:
+        return f"{path}.{value.duplicate}" if path else value.duplicate
+    return None
+
+
+def duplicate_place(text: str | bytes, key: str) -> str:
+    """Where in `text` (which `loads_strict` refused with DuplicateKey(key)) the key given
+    twice is, as API fields are named (`payload.a`, `events[1].content`); `key` alone when
+    the text cannot be walked (too deep)."""
+    try:
+        tree = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_keep_first)
+        return _first_duplicate(tree, "") or key
+    except (RecursionError, ValueError):
+        return key
+
+
 def read_json(text: str | bytes, what: str = "the body") -> Any:
     """`loads_strict(text)` with its failures as the errors a client gets (one wording for
     the API's request bodies and the explorer's body edits): InvalidRequest naming a key
-    given twice (details `[{field, reason: "duplicate_key"}]`) or nesting too deep to decode
+    given twice (details `[{field, reason: "duplicate_key"}]`, `field` its place, like
+    `payload.a`) or nesting too deep to decode
     (TOO_DEEP, as the API's depth check says it), ParseError for malformed JSON (details
     `[{line, column, expected}]`) or NaN/Infinity."""
     from memory.errors import InvalidRequest, ParseError
@@ -67,7 +113,7 @@ def read_json(text: str | bytes, what: str = "the body") -> Any:
     except DuplicateKey as exc:
         raise InvalidRequest(
             f"{what} gives the key {exc.key!r} twice; give each key once",
-            details=[{"field": exc.key, "reason": "duplicate_key"}],
+            details=[{"field": duplicate_place(text, exc.key), "reason": "duplicate_key"}],
         ) from None
     except json.JSONDecodeError as exc:
         raise ParseError(

@@ -22,6 +22,7 @@ from morphz_client.errors import (
     DatabaseUnavailableError,
     InvalidPathValueError,
     InvalidRefError,
+    MorphzAPIError,
     MorphzError,
     ServerError,
     error_for,
@@ -106,6 +107,33 @@ def _params(**values: Any) -> dict[str, Any]:
 
 def _body(**values: Any) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
+
+
+_ITEM = re.compile(r"\bevents\[([0-9]+)\]")
+
+
+def _in_whole_list(exc: MorphzAPIError, start: int, appended: list[AppendedEvent]) -> None:
+    """Make the error of the batch that began at item `start` name items by their index in the
+    whole list (the server counts from the batch's first item), and record what earlier
+    batches wrote."""
+
+    def shift(text: str) -> str:
+        return _ITEM.sub(lambda m: f"events[{int(m.group(1)) + start}]", text)
+
+    details = []
+    for item in exc.details:
+        if isinstance(item, dict):
+            item = dict(item)
+            for key in ("index", "other_index"):
+                if isinstance(item.get(key), int):
+                    item[key] += start
+            if isinstance(item.get("field"), str):
+                item["field"] = shift(item["field"])
+        details.append(item)
+    exc.details = details
+    exc.message = shift(exc.message)
+    exc.args = (f"{exc.status} {exc.code}: {exc.message}",)
+    exc.appended = list(appended)
 
 
 class _TransportFailure(Exception):
@@ -269,15 +297,20 @@ class MorphzClient:
         """Append many events in order through the bulk path (R50), `batch` (1-1000) per request;
         one `AppendedEvent` per item, in the order given.
 
-        Each request is atomic: a bad item raises (its `index` in `details`) and writes nothing of
-        its batch (earlier batches stay written; give items idempotency keys and retry the whole
-        list safely)."""
+        Each request is atomic: a bad item raises, its index in `events` named by `details`
+        (`index`, `field` like `events[5].kind`) and the message, and writes nothing of its
+        batch; earlier batches stay written, as the error's `appended` lists (give items
+        idempotency keys and retry the whole list safely)."""
         if not 1 <= batch <= 1000:
             raise ValueError("batch must be 1-1000")
         out: list[AppendedEvent] = []
         for start in range(0, len(events), batch):
             chunk = [_body(**item) for item in events[start : start + batch]]
-            answer = self._request("POST", self._ctx("events/"), json={"events": chunk})
+            try:
+                answer = self._request("POST", self._ctx("events/"), json={"events": chunk})
+            except MorphzAPIError as exc:
+                _in_whole_list(exc, start, out)
+                raise
             out.extend(cast(list[AppendedEvent], answer["events"]))
         return out
 

@@ -15,7 +15,9 @@ class MorphzError(Exception):
 
 
 class MorphzAPIError(MorphzError):
-    """The server refused the request. `code` is stable; `details` is structured."""
+    """The server refused the request. `code` is stable; `details` is structured.
+    `appended`: the events `append_events` wrote in batches before the refused one (else
+    empty)."""
 
     def __init__(self, status: int, code: str, message: str, details: list[Any]) -> None:
         super().__init__(f"{status} {code}: {message}")
@@ -23,6 +25,7 @@ class MorphzAPIError(MorphzError):
         self.code = code
         self.message = message
         self.details = details
+        self.appended: list[Any] = []
 
 
 class InvalidRequestError(MorphzAPIError):

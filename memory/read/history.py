@@ -66,6 +66,9 @@ def _check_int(value: Any, name: str, code: str, minimum: int, maximum: int) -> 
     return value
 
 
+_PAST_ANY_TEXT = 2**30  # characters: more than PostgreSQL's 1 GB text can hold
+
+
 def read_event_chunk(
     context: Context | int,
     seq: int | str,
@@ -79,9 +82,14 @@ def read_event_chunk(
     number = parse_seq(seq)
     offset = _check_int(offset, "offset", "invalid_offset", 0, 10**12)
     length = _check_int(length, "length", "invalid_length", 1, CHUNK_MAX)
+    # PostgreSQL's string positions are 32-bit and a text holds under 2**30 characters: a
+    # larger offset is past the end whatever the event, and is read (nothing) from there.
     row = (
         Event.objects.filter(context=ctx, seq=number)
-        .annotate(chunk=Substr("content", offset + 1, length), total=Length("content"))
+        .annotate(
+            chunk=Substr("content", min(offset, _PAST_ANY_TEXT) + 1, length),
+            total=Length("content"),
+        )
         .values(
             *EVENT_ROW_COLUMNS,
             "payload",

@@ -26,6 +26,7 @@ from memory.timeline.events import (
     content_problem,
     next_event,
     parse_event_ref,
+    same_event,
 )
 from memory.timeline.inserts import Counters, insert_events
 from memory.vocabulary import event_ref
@@ -52,7 +53,7 @@ def append_events(
     writes nothing twice). An item may deliver a request appended earlier in the batch.
 
     One result per item, in order. Takes the context row lock once for the batch.
-    InvalidRequest (`details` name `events.<index>.<field>`) for 1-MAX_BULK_EVENTS items
+    InvalidRequest (`details` name `events[<index>].<field>`) for 1-MAX_BULK_EVENTS items
     or an item out of shape, Conflict `idempotency_key_reused`, RuleViolation `unknown_ref`.
     `replaying` (memory.versions.replay only): see `events.content_problem`."""
     if not isinstance(items, list) or not 1 <= len(items) <= MAX_BULK_EVENTS:
@@ -70,7 +71,10 @@ def _check_item(index: int, item: Any, replaying: bool = False) -> _Item:
             f"events[{index}]: {message}",
             code=code,
             details=[
-                {"index": index, "field": f"events.{index}.{field}" if field else f"events.{index}"}
+                {
+                    "index": index,
+                    "field": f"events[{index}].{field}" if field else f"events[{index}]",
+                }
             ],
         )
 
@@ -147,10 +151,8 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
         key = item.idempotency_key
         first = existing.get(key) if key is not None else None
         if key is not None and first is not None:
-            if (
-                first.kind != item.kind
-                or first.content != item.content
-                or first.thread != item.thread
+            if not same_event(
+                first, item.kind, item.content, item.payload, item.thread, item.delivered_seqs
             ):
                 raise _key_reused(index, key, first, in_batch.get(key))
             outcomes.append(first)

@@ -72,7 +72,10 @@ def evaluate_or_replay(
     if idempotency_key is not None and (
         not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200
     ):
-        raise InvalidRequest("idempotency_key must be a string of 1-200 characters")
+        raise InvalidRequest(
+            "idempotency_key must be a string of 1-200 characters",
+            details=[{"field": "idempotency_key"}],
+        )
     thread_name = check_thread(thread) if thread else None
     try:
         with context_gate(context_id):

@@ -156,6 +156,35 @@ def _append(context_id: int, **kwargs: Any) -> AppendResult:
 
 
 @transaction.atomic
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two JSON values are the same: objects whatever their key order, numbers by
+    value (`1E2` is `100`), but a boolean is not a number (`true` is not `1`)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+def same_event(
+    existing: Event, kind: str, content: str, payload: Any, thread: str, delivered: list[int]
+) -> bool:
+    """Whether an append is a retry of `existing`, the event holding its idempotency key:
+    the same event in full (kind, content, payload, thread, delivers), else the key is
+    reused for a different event."""
+    return (
+        existing.kind == kind
+        and existing.content == content
+        and existing.thread == thread
+        and list(existing.delivers) == list(delivered)
+        and same_json(existing.payload, payload)
+    )
+
+
 def _append_locked(
     context_id: int,
     *,
@@ -176,7 +205,7 @@ def _append_locked(
             context_id=context.pk, idempotency_key=idempotency_key
         ).first()
         if existing is not None:
-            if existing.kind != kind or existing.content != content or existing.thread != thread:
+            if not same_event(existing, kind, content, payload, thread, delivered_seqs):
                 raise Conflict(
                     f"idempotency_key {idempotency_key!r} was already used for a different event ({existing.ref})",
                     code="idempotency_key_reused",
@@ -230,7 +259,10 @@ def _check_append(
     if idempotency_key is not None and (
         not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200
     ):
-        raise InvalidRequest("idempotency_key must be a string of 1-200 characters")
+        raise InvalidRequest(
+            "idempotency_key must be a string of 1-200 characters",
+            details=[{"field": "idempotency_key"}],
+        )
     if not isinstance(delivers, list):
         raise InvalidRequest("delivers must be a list of event references")
     return [parse_event_ref(ref) for ref in delivers]

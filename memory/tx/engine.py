@@ -179,7 +179,10 @@ def _request_hash(
     if key is None:
         return ""
     if not isinstance(key, str) or not 0 < len(key) <= 200:
-        raise InvalidRequest("idempotency_key must be a string of 1-200 characters")
+        raise InvalidRequest(
+            "idempotency_key must be a string of 1-200 characters",
+            details=[{"field": "idempotency_key"}],
+        )
     canonical = json.dumps(
         {"text": text, "data": data, "thread": thread, "evaluation": evaluation},
         sort_keys=True,

@@ -29,7 +29,7 @@ def parse_submission(*, text: str | None = None, data: Any = None) -> dict[str, 
     try:
         return txlang.validate_json(data)
     except txlang.TxValidationError as exc:
-        raise InvalidRequest(str(exc), details=[{"path": exc.path}]) from None
+        raise InvalidRequest(str(exc), details=[{"field": exc.path}]) from None
 
 
 def one_thread(given: str | None, declared: str | None) -> str:

@@ -1,6 +1,6 @@
 """Forks (R53): an independent context whose history and state equal the source's at a point.
 
-    fork_context(source, *, slug=None, at_version=None, name="") -> ForkResult
+    fork_context(source, *, slug=None, at_version=None, name=None) -> ForkResult
 
 Copies, as of the point (see `memory.versions.points`), every row the source holds:
 events, evaluations, transaction records, frames with their revisions, relations,
@@ -236,13 +236,20 @@ def fork_context(
     *,
     slug: str | None = None,
     at_version: Any = None,
-    name: str = "",
+    name: str | None = None,
     token_name: str = "fork",
 ) -> ForkResult:
-    """Fork `source` at `at_version` (default: now) into a new context `slug`."""
+    """Fork `source` at `at_version` (default: now) into a new context `slug`, named `name`
+    (None: `<source name> (fork at vN)`; an empty or blank name is InvalidRequest, not the
+    default)."""
     source_pk = source.pk if isinstance(source, Context) else source
     if slug is not None:
         check_slug(slug)
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise InvalidRequest(
+            "name must not be empty: leave it out for the default name",
+            details=[{"field": "name"}],
+        )
     try:
         with transaction.atomic():
             forked = _fork(source_pk, slug, at_version, name, token_name)
@@ -267,7 +274,7 @@ def fork_context(
 
 
 def _fork(
-    source_pk: int, slug: str | None, at_version: Any, name: str, token_name: str
+    source_pk: int, slug: str | None, at_version: Any, name: str | None, token_name: str
 ) -> ForkResult:
     # Share lock: writers of the source (which take FOR UPDATE) wait until the copy is done.
     with connection.cursor() as cur:

@@ -50,7 +50,7 @@ def test_key_reused_for_a_different_evaluation_is_409(api: Api) -> None:
 def test_bad_bodies_are_400(api: Api) -> None:
     for body, code in (
         ({"thread": "bad thread"}, "invalid_thread"),
-        ({"continuation": "maybe"}, "invalid_request"),
+        ({"continuation": "maybe"}, "invalid_flag"),  # a boolean flag, as docs/rest.md says
         ({"extra": 1}, "invalid_request"),
     ):
         response = api.post("evaluations/", body)

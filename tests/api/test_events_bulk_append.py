@@ -67,7 +67,7 @@ def test_one_bad_item_refuses_the_batch_and_writes_nothing(api: Api) -> None:
     assert response.status_code == 400
     error = error_of(response)
     assert error["code"] == "invalid_kind"  # as a single append's bad kind
-    assert any(d["field"] == "events.1.kind" for d in error["details"])
+    assert any(d["field"] == "events[1].kind" for d in error["details"])
     assert stored() == []
     assert Context.objects.get(slug="alpha").last_seq == 0
 

@@ -28,7 +28,7 @@ def test_an_empty_user_message_in_a_bulk_append_writes_nothing(api: Api) -> None
     response = api.post("events/", {"events": events})
     assert response.status_code == 400
     error = error_of(response)
-    assert error["details"][0]["field"] == "events.1.content"
+    assert error["details"][0]["field"] == "events[1].content"
     assert not Event.objects.filter(context__slug="alpha").exists()
 
 

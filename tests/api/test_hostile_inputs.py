@@ -36,7 +36,8 @@ def test_a_duplicate_json_key_is_400_naming_the_key(
     error = error_of(response)
     assert error["code"] == "invalid_request"
     assert repr(key) in error["message"]
-    assert error["details"][0]["field"] == key
+    # its place in the body (test_duplicate_key_names_its_place.py): the key, or ends in it
+    assert error["details"][0]["field"].split(".")[-1] == key
     assert not Event.objects.filter(context__slug="alpha").exists()
     assert not TransactionRecord.objects.filter(context__slug="alpha").exists()
 

@@ -19,7 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("source", help="slug of the context to fork")
         parser.add_argument("destination", nargs="?", default=None, help="slug of the fork")
         parser.add_argument("--at-version", type=int, default=None)
-        parser.add_argument("--name", default="")
+        parser.add_argument("--name", default=None)
 
     def handle(self, *args: Any, **options: Any) -> None:
         source = Context.objects.filter(slug=options["source"]).first()
