@@ -27,8 +27,8 @@ original = ranking.plan
 MODE = {"m": "base"}
 
 
-def plan(ctx_id, clauses, filters, params, include_tx):
-    p = original(ctx_id, clauses, filters, params, include_tx)
+def plan(ctx_id, clauses, filters, params, include_tx, window=True):
+    p = original(ctx_id, clauses, filters, params, include_tx, window)
     if MODE["m"] == "base":
         return p
     kept = clauses[: ranking.SCORED_CLAUSES]

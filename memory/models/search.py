@@ -67,6 +67,13 @@ class SearchDocument(models.Model):
         indexes = [
             GinIndex(fields=["tokens"], name="search_tokens_gin"),
             models.Index(fields=["context", "created_at"], name="search_context_time_idx"),
+            # Frames in time: a long history's search finds frames older than its newest
+            # documents through this and the word index together (memory.search.ranking).
+            models.Index(
+                fields=["context", "created_at"],
+                name="search_frame_time_idx",
+                condition=Q(frame__isnull=False),
+            ),
             # What the index worker still has to embed (documents from before embeddings).
             models.Index(
                 fields=["id"],

@@ -35,7 +35,9 @@
   created_at, score, snippet, snippet_parts: [{text, match}], next}`` where `next` says what
   to call to go further: ``{"recall": {"frame_id": ...}}`` or ``{"read": "@e42"}``.
 - `total`: how many documents match (hold a distinctive query word), counted up to
-  TOTAL_CAP (`total_exact` false beyond). Pages: `offset` (0-based, below RANK_POOL) and
+  TOTAL_CAP (`total_exact` false beyond, and where common words selected their newest
+  documents only or, in a long unfiltered history, a broad word its newest
+  `statistics.RECENT_WINDOW`: `memory.search.ranking`). Pages: `offset` (0-based, below RANK_POOL) and
   `limit`; `next_offset` is the offset of the next page, or null.
 - `query`: ``{q, tokens, ignored}``: the query as sent, the words it searched for (function
   words dropped, at most `memory.search.ranking.SCORED_CLAUSES`), and the words past that
@@ -331,7 +333,8 @@ def search(
     values = {"status": status, "kind": kind, "thread": thread}
     filters, params = _filters(type, values, start, end, include_tx)
     params["exact"] = exact
-    plan = ranking.plan(ctx.pk, clauses, filters, params, include_tx)
+    unfiltered = type is None and start is None and end is None and not any(values.values())
+    plan = ranking.plan(ctx.pk, clauses, filters, params, include_tx, window=unfiltered)
     # A question in plain words is reordered by meaning; a word or two is a lookup, where
     # what the words match (an identifier's parts, a phrase) is the better evidence.
     asked = semantic.enabled() and semantic.is_question(q, len(meaningful))

@@ -37,12 +37,15 @@ holding it, checked once per candidate on one copy of its vector; they select (t
 WIDE_POOL each) only when the selecting items found fewer than WIDEN_BELOW documents.
 
 History grows, the words a search needs do not: in a context of more than
-`statistics.RECENT_WINDOW` documents, a selecting item held by BROAD documents or more
-(so does the phrase, when each of its words is held by BROAD_PHRASE) selects among the newest
-RECENT_WINDOW documents only, weighing what its count over the whole context says, and
-common items select among them too. A rarer word still finds its documents wherever they
-are. Without this a two-word question over a million events read each of the tens of
-thousands of documents holding its words (2-3 s; bench/run_all.py's search rows).
+`statistics.RECENT_WINDOW` documents, an unfiltered search limits its broad items. A
+selecting item held by BROAD documents or more (the phrase, when each of its words is held
+by BROAD_PHRASE) selects among the newest RECENT_WINDOW documents and the frames older than
+them, weighing what its count over the whole context says (the phrase: its count among
+them, scaled); common items select among them too. An older event found by a rarer item
+still weighs the limited items it holds, and a rarer word finds its documents wherever they
+are. A filtered search is never limited (the newest may hold none that pass). Without this
+a two-word question over a million events read each of the tens of thousands of documents
+holding its words (2-3 s; bench/run_all.py's search rows).
 `Ranked.exact`: `matched` counts every document holding a selecting item, unless one of
 those common items held more than WIDE_POOL (its oldest were left out) or an item
 selected among the newest documents only.
@@ -57,7 +60,7 @@ from typing import Any
 from django.db import connection
 
 from memory.hotsql import bound_cursor
-from memory.search import semantic, vectors
+from memory.search import semantic, statistics, vectors
 from memory.search.indexer import LAG_COLUMNS, lag
 from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
 from memory.search.statistics import context_size, document_counts, idf, recent_since
@@ -105,6 +108,11 @@ WITH rare AS MATERIALIZED (
     SELECT d.id FROM memory_searchdocument d
     WHERE q.recent AND d.context_id = %(ctx)s AND d.created_at >= %(recent_since)s
       AND d.tokens @@ q.query{filters}
+    UNION ALL
+    -- Frames older than that: what the agent chose to keep is never left out (few rows).
+    SELECT d.id FROM memory_searchdocument d
+    WHERE q.recent AND d.context_id = %(ctx)s AND d.frame_id IS NOT NULL
+      AND d.created_at < %(recent_since)s AND d.tokens @@ q.query{filters}
   ) d
 ),
 wide AS (
@@ -123,9 +131,11 @@ wide AS (
   WHERE (SELECT count(*) FROM rare) < {widen}
 ),
 weights AS (
+  -- A word limited to the newest documents weighs its count over the whole context
+  -- (`fixed`); the phrase then weighs its count among them, scaled to the context.
   SELECT item, coalesce((%(fixed)s::float8[])[item], (%(forms)s::float8[])[item]
-         * ln(1 + (greatest(%(docs)s, count(*)) - count(*) + 0.5) / (count(*) + 0.5))) AS w
-  FROM rare GROUP BY item
+         * ln(1 + (greatest(%(docs)s, n) - n + 0.5) / (n + 0.5))) AS w
+  FROM (SELECT item, count(*) * (%(scale)s::float8[])[item] AS n FROM rare GROUP BY item) c
 ),
 found AS (
   SELECT m.id, sum(coalesce(w.w, 0)) AS w
@@ -203,6 +213,11 @@ WITH hits AS (
 ),
 first AS (SELECT %(word)s::text AS word)
 """
+# What a limited item (number k of `rare`) weighs in an event older than the newest
+# documents: its weight as the statement counted it, or as `plan` estimated it.
+_OLDER_EVENT = """CASE WHEN d.created_at < %(recent_since)s AND d.frame_id IS NULL
+  AND v.tokens @@ %(o{k})s::tsquery
+  THEN coalesce((SELECT w FROM weights WHERE item = {k}), {fallback}) ELSE 0 END"""
 _ONCE = """
   CROSS JOIN LATERAL (SELECT d.tokens || ''::tsvector AS tokens OFFSET 0) v"""
 # What the query words a frame's id holds weigh (their primary form): a selecting word's
@@ -224,6 +239,7 @@ class Item:
     common: float | None = None  # its weight, when it only scores (see `plan`)
     lexeme: str = ""  # as the index stores it (a secondary form marked SECONDARY)
     recent: float | None = None  # its weight, when it selects among the newest only
+    phrase_scale: float | None = None  # documents / RECENT_WINDOW, for a limited phrase
 
 
 @dataclass
@@ -254,8 +270,11 @@ def plan(
     filters: str,
     params: dict[str, Any],
     include_tx: bool,
+    window: bool = True,
 ) -> Plan:
-    """The query's items (see the module); the ones that only score get their weight here."""
+    """The query's items (see the module); the ones that only score get their weight here.
+    `window`: whether broad items may be limited to the newest documents (false for a
+    filtered search: the newest documents of the context may hold none that pass)."""
     clauses = clauses[:SCORED_CLAUSES]
     documents, average = context_size(ctx, include_tx)
     items: list[Item] = []
@@ -282,7 +301,7 @@ def plan(
             budget > ROW_BUDGET and budget > item.estimate
         ):
             item.common = item.form_weight * idf(item.estimate, documents)
-    since = recent_since(ctx, include_tx)
+    since = recent_since(ctx, include_tx) if window else None
     if since is not None:
         for item in items:
             if item.common is None and item.estimate >= BROAD:
@@ -293,7 +312,8 @@ def plan(
         items.append(Item(phrase, 1.0, items[0].first, 0.0))
         if since is not None and all(word.estimate >= BROAD_PHRASE for word in items[:-1:2]):
             rarest = min(word.estimate for word in items[:-1:2])
-            items[-1].recent = idf(rarest, documents)  # it holds at most as many as each word
+            items[-1].recent = idf(rarest, documents)  # if none of the newest holds it
+            items[-1].phrase_scale = documents / statistics.RECENT_WINDOW
     return Plan(ctx, filters, params, items, documents, average, id_words, since)
 
 
@@ -316,7 +336,8 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     common = [item for item in plan.items if item.common is not None]
     params["rare"] = [item.literal for item in rare]
     params["recent"] = [item.recent is not None for item in rare]
-    params["fixed"] = [item.recent for item in rare]
+    params["fixed"] = [item.recent if item.phrase_scale is None else None for item in rare]
+    params["scale"] = [item.phrase_scale or 1.0 for item in rare]
     params["recent_since"] = plan.since or "-infinity"
     params["windowed"] = plan.since is not None
     params["forms"] = [item.form_weight for item in rare]
@@ -324,11 +345,18 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     params["common"] = [item.literal for item in common]
     # What the common items a candidate holds weigh, checked once per candidate, on one
     # copy of its vector (each `@@` on the stored one would read it from TOAST again).
-    bonus = " + ".join(
+    terms = [
         f"CASE WHEN v.tokens @@ %(c{n})s::tsquery THEN {item.common:.6f} ELSE 0 END"
         for n, item in enumerate(common)
-    )
+    ]
     params.update({f"c{n}": item.literal for n, item in enumerate(common)})
+    # An event older than the newest documents, found by a rarer word, still weighs the
+    # limited items it holds (older frames were found by them).
+    for k, item in enumerate(rare, start=1):
+        if item.recent is not None:
+            terms.append(_OLDER_EVENT.format(k=k, fallback=f"{item.recent:.6f}"))
+            params[f"o{k}"] = item.literal
+    bonus = " + ".join(terms)
     position = {id(item): n for n, item in enumerate(rare, start=1)}
     # Every query word a frame's id holds counts once more, selecting or not (a word common
     # in the context used to lose its id bonus).

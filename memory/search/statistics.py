@@ -87,7 +87,7 @@ class _Cache:
         with connection.cursor() as cursor:
             cursor.execute(sql, {"ctx": ctx})
             count, average, since = cursor.fetchone()
-        figures = (count, float(average), since)
+        figures = (count, float(average), since if count > RECENT_WINDOW else None)
         if count >= CACHED_FROM:
             with self.lock:
                 self.contexts[(ctx, include_tx)] = figures

@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 
 from memory.contexts import create_context
+from memory.models import Event
 from memory.search import ranking, statistics
 from memory.search.indexer import drain
 from memory.search.query import search
 from memory.timeline.events import append_event
+from memory.tx.engine import submit_transaction
 
 WINDOW = 20
 BROAD = 10
@@ -26,6 +28,7 @@ BROAD = 10
 def small_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(statistics, "RECENT_WINDOW", WINDOW)
     monkeypatch.setattr(ranking, "BROAD", BROAD)
+    monkeypatch.setattr(ranking, "BROAD_PHRASE", BROAD)
     statistics.forget_statistics()
     yield
     statistics.forget_statistics()
@@ -71,9 +74,31 @@ def test_a_common_word_selects_among_the_newest_documents(db: Any, small_bounds:
 
 
 def test_a_rare_word_finds_its_document_outside_the_window(db: Any, small_bounds: None) -> None:
-    context = context_of("rare-anywhere", history(old_broad=12, filler=180, new_broad=3))
-    result = search(context, "zeppelin parcel", limit=50)
-    assert refs(result)[0] == "@e1"  # the oldest event, 194 documents before the newest
+    contents = [*history(old_broad=12, filler=180, new_broad=3), "zeppelin filler new 1"]
+    context = context_of("rare-anywhere", contents)
+    found = refs(search(context, "zeppelin parcel", limit=50))
+    # the oldest event, 195 documents before the newest, holds both words: it weighs the
+    # broad one too and comes before the new event holding the rare word alone
+    assert found[:2] == ["@e1", "@e196"]
+
+
+def test_a_filtered_search_is_not_limited_to_the_newest(db: Any, small_bounds: None) -> None:
+    context = context_of("filtered-whole", history(old_broad=12, filler=180, new_broad=3))
+    until = Event.objects.get(context=context, seq=13).created_at
+    result = search(context, "parcel", until=until, limit=50)
+    assert sorted(refs(result)) == sorted(f"@e{seq}" for seq in range(1, 13))
+    assert result["total_exact"] is True
+
+
+def test_an_old_frame_is_found_by_a_broad_word(db: Any, small_bounds: None) -> None:
+    context = create_context("old-frame", capacity_tokens=50_000_000)
+    derive = {"op": "derive", "id": "depot", "from": [], "body": {"note": "parcel depot"}}
+    submit_transaction(context.pk, data={"base_version": None, "reason": "r", "ops": [derive]})
+    for text in history(old_broad=12, filler=180, new_broad=3):
+        append_event(context.pk, kind="agent_message", content=text)
+    drain(batch_size=500)
+    found = refs(search(context, "parcel", limit=50))
+    assert "depot" in found and "@e1" not in found  # the frame is older than every event
 
 
 def test_a_context_smaller_than_the_window_is_searched_whole(db: Any, small_bounds: None) -> None:
