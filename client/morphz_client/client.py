@@ -118,6 +118,7 @@ def _in_whole_list(exc: MorphzAPIError, start: int, appended: list[AppendedEvent
     batches wrote."""
 
     def shift(text: str) -> str:
+        """`text` with each `events[i]` moved on by `start`."""
         return _ITEM.sub(lambda m: f"events[{int(m.group(1)) + start}]", text)
 
     details = []

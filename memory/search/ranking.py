@@ -60,6 +60,7 @@ from typing import Any
 from django.db import connection
 
 from memory.hotsql import bound_cursor
+from memory.search import ranking_sql as sql
 from memory.search import semantic, statistics, vectors
 from memory.search.indexer import LAG_COLUMNS, lag
 from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
@@ -89,145 +90,6 @@ BROAD = 5000
 BROAD_PHRASE = 1000
 PHRASE_CLAUSES = 6
 SCORED_CLAUSES = 32  # the first words of a very long query (function words dropped first)
-
-# One statement, planned quickly: the selecting items come as an array, each a
-# parameterised GIN scan that returns ids only; their weights are computed here from how
-# many documents hold each (BM25's idf). Common items select (the newest WIDE_POOL each,
-# weighing nothing there) only when the rare ones found fewer than WIDEN_BELOW. Each
-# candidate is then read once by primary key for the rest of its score.
-_RANK_SQL = """
-WITH rare AS MATERIALIZED (
-  SELECT d.id, q.item
-  FROM unnest(%(rare)s::tsquery[], %(recent)s::boolean[]) WITH ORDINALITY AS q(query, recent, item)
-  CROSS JOIN LATERAL (
-    SELECT d.id FROM memory_searchdocument d
-    WHERE NOT q.recent AND d.context_id = %(ctx)s AND d.tokens @@ q.query{filters}
-    UNION ALL
-    -- A word in BROAD documents or more: among the newest RECENT_WINDOW only, found
-    -- through both indexes together rather than by reading each of its documents.
-    SELECT d.id FROM memory_searchdocument d
-    WHERE q.recent AND d.context_id = %(ctx)s AND d.created_at >= %(recent_since)s
-      AND d.tokens @@ q.query{filters}
-    UNION ALL
-    -- Frames older than that: what the agent chose to keep is never left out (few rows).
-    SELECT d.id FROM memory_searchdocument d
-    WHERE q.recent AND d.context_id = %(ctx)s AND d.frame_id IS NOT NULL
-      AND d.created_at < %(recent_since)s AND d.tokens @@ q.query{filters}
-  ) d
-),
-wide AS (
-  -- One document more than the pool is looked at, so `more` tells a word holding exactly
-  -- {pool} documents (all of them taken) from one holding more (some left out).
-  SELECT d.id, 0::bigint AS item, d.more
-  FROM unnest(%(common)s::tsquery[]) AS q(query)
-  CROSS JOIN LATERAL (
-    SELECT t.id, count(*) OVER () > {pool} OR %(windowed)s AS more FROM (
-      SELECT d.id, d.created_at FROM memory_searchdocument d
-      WHERE d.context_id = %(ctx)s AND d.created_at >= %(recent_since)s AND d.tokens @@ q.query{filters}
-      ORDER BY d.created_at DESC, d.id DESC LIMIT {pool} + 1
-    ) t
-    ORDER BY t.created_at DESC, t.id DESC LIMIT {pool}
-  ) d
-  WHERE (SELECT count(*) FROM rare) < {widen}
-),
-weights AS (
-  -- A word limited to the newest documents weighs its count over the whole context
-  -- (`fixed`); the phrase then weighs its count among them, scaled to the context.
-  SELECT item, coalesce((%(fixed)s::float8[])[item], (%(forms)s::float8[])[item]
-         * ln(1 + (greatest(%(docs)s, n) - n + 0.5) / (n + 0.5))) AS w
-  FROM (SELECT item, count(*) * (%(scale)s::float8[])[item] AS n FROM rare GROUP BY item) c
-),
-found AS (
-  SELECT m.id, sum(coalesce(w.w, 0)) AS w
-  FROM (SELECT id, item FROM rare UNION ALL SELECT id, item FROM wide) m
-  LEFT JOIN weights w ON w.item = m.item
-  GROUP BY m.id
-),
-summed AS (
-  -- Each candidate once more, by primary key: what the common words it holds weigh, and
-  -- for a frame what the query words its id holds weigh.
-  SELECT d.id, d.created_at, d.frame_id IS NOT NULL AND lower(d.ref) = ANY(%(exact)s::text[]) AS exact,
-         (f.w + {bonus}
-          + CASE WHEN d.frame_id IS NULL THEN 0 ELSE {id_weight} * ({named}) END)
-         * (CASE WHEN d.frame_id IS NOT NULL THEN {frame} WHEN d.kind = 'transaction' THEN {tx}
-                 ELSE 1 END)
-         * {k1p1} / (1 + {k1} * (1 - {b} + {b} * d.length / %(avg)s)) AS score
-  FROM found f JOIN memory_searchdocument d ON d.id = f.id{once}
-),
-hits AS (
-  -- The frame named by the query comes first, and scores above every other hit so a
-  -- client sorting by score keeps it there (EXACT_LEAD more than the best of the rest).
-  SELECT id, exact, CASE WHEN exact THEN greatest(score, {lead} + coalesce(
-           (SELECT max(o.score) FROM summed o WHERE NOT o.exact), 0)) ELSE score END AS score,
-         created_at FROM summed
-  ORDER BY exact DESC, score DESC, created_at DESC, id DESC
-  LIMIT %(limit)s OFFSET %(offset)s
-),
-first AS (  -- snippets open at the query word that weighs most
-  SELECT coalesce((SELECT (%(firsts)s::text[])[item] FROM weights
-                   ORDER BY w DESC, item LIMIT 1), (%(firsts)s::text[])[1]) AS word
-)
-{select}"""
-# The page: each hit with what its snippet is cut from. {count} and {order} differ between
-# the one-statement ranking and the page of a head reordered by meaning (`_PAGE_OF_IDS`).
-_PAGE = """
-SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.created_at,
-       f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, h.exact, {lag}, c.n, c.more
-FROM {count} c
-CROSS JOIN first fw
-LEFT JOIN hits h ON true
-LEFT JOIN memory_searchdocument d ON d.id = h.id
-LEFT JOIN memory_frame f ON f.id = d.frame_id
-LEFT JOIN LATERAL (
-  -- The window is cut here so a huge log never leaves the database; when the first query
-  -- word is not in the content it was found in the payload, which comes along then.
-  SELECT substr(ev.content, greatest(1, w.pos - {before}), {width}) AS window,
-         w.pos > {before} + 1 AS cut,
-         CASE WHEN w.raw = 0 AND ev.kind <> 'transaction' THEN ev.payload::text END AS payload
-  FROM memory_event ev
-  CROSS JOIN LATERAL (SELECT strpos(lower(ev.content), fw.word) AS raw) r
-  CROSS JOIN LATERAL (SELECT r.raw, coalesce(nullif(r.raw, 0), 1) AS pos) w
-  WHERE ev.id = d.event_id
-) e ON true
-ORDER BY {order}
-"""
-# How many documents matched, and whether a common word that selected left some of its
-# documents out (it held more than WIDE_POOL): the count is exact otherwise.
-_COUNTED = "(SELECT count(*) AS n, EXISTS (SELECT 1 FROM wide WHERE more) AS more FROM summed)"
-_RANKED_ORDER = "h.exact DESC, h.score DESC, d.created_at DESC, d.id DESC"
-# The head to reorder by meaning: ids, scores and embeddings only (no snippet is cut for a
-# hit the page will not show; a window reads a whole event's text).
-_HEAD = """
-SELECT h.score, h.id, h.exact, d.embedding, fw.word, {lag}, c.n, c.more
-FROM {counted} c
-CROSS JOIN first fw
-LEFT JOIN hits h ON true
-LEFT JOIN memory_searchdocument d ON d.id = h.id
-ORDER BY h.exact DESC, h.score DESC, h.created_at DESC, h.id DESC
-"""
-# The page of a reordered head: its ids in their new order with their new scores.
-_PAGE_OF_IDS = """
-WITH hits AS (
-  SELECT * FROM unnest(%(ids)s::bigint[], %(scores)s::float8[], %(exacts)s::boolean[])
-    WITH ORDINALITY AS h(id, score, exact, n)
-),
-first AS (SELECT %(word)s::text AS word)
-"""
-# What a limited item (number k of `rare`) weighs in an event older than the newest
-# documents: its weight as the statement counted it, or as `plan` estimated it.
-_OLDER_EVENT = """CASE WHEN d.created_at < %(recent_since)s AND d.frame_id IS NULL
-  AND v.tokens @@ %(o{k})s::tsquery
-  THEN coalesce((SELECT w FROM weights WHERE item = {k}), {fallback}) ELSE 0 END"""
-_ONCE = """
-  CROSS JOIN LATERAL (SELECT d.tokens || ''::tsvector AS tokens OFFSET 0) v"""
-# What the query words a frame's id holds weigh (their primary form): a selecting word's
-# weight as counted in the statement, a scoring-only word's as `plan` computed it.
-_NAMED = """coalesce((
-           SELECT sum(coalesce(n.w, i.w)) FROM unnest(%(named_words)s::text[],
-             %(named_items)s::bigint[], %(named_weights)s::float8[]) AS i(words, item, w)
-           LEFT JOIN weights n ON n.item = i.item
-           WHERE string_to_array(i.words, ' ')
-             <@ regexp_split_to_array(lower(d.ref), '[^[:alnum:]]+')), 0)"""
 
 
 @dataclass
@@ -319,12 +181,12 @@ def plan(
 
 def _page(count: str, order: str, lag_columns: str) -> str:
     # One character more than the window: the snippet knows whether the text goes on.
-    return _PAGE.format(
+    return sql.PAGE.format(
         count=count, order=order, lag=lag_columns, before=WINDOW_BEFORE, width=WINDOW_CHARS + 1
     )
 
 
-_PAGE_OF_IDS_SQL = _PAGE_OF_IDS + _page(
+_PAGE_OF_IDS_SQL = sql.PAGE_OF_IDS + _page(
     "(SELECT 0::bigint AS n, false AS more)", "h.n", "0, NULL::timestamptz"
 )
 
@@ -354,7 +216,7 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     # limited items it holds (older frames were found by them).
     for k, item in enumerate(rare, start=1):
         if item.recent is not None:
-            terms.append(_OLDER_EVENT.format(k=k, fallback=f"{item.recent:.6f}"))
+            terms.append(sql.OLDER_EVENT.format(k=k, fallback=f"{item.recent:.6f}"))
             params[f"o{k}"] = item.literal
     bonus = " + ".join(terms)
     position = {id(item): n for n, item in enumerate(rare, start=1)}
@@ -364,13 +226,13 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     params["named_words"] = [" ".join(words) for words, _ in named]
     params["named_items"] = [position.get(id(item), 0) for _, item in named]
     params["named_weights"] = [item.common or 0.0 for _, item in named]
-    return _RANK_SQL.format(
+    return sql.RANK_SQL.format(
         select=select,
         filters=plan.filters,
         bonus=f"({bonus})" if bonus else "0::float8",
-        once=_ONCE if bonus else "",
+        once=sql.ONCE if bonus else "",
         lag=LAG_COLUMNS,
-        named=_NAMED,
+        named=sql.NAMED,
         pool=WIDE_POOL,
         widen=WIDEN_BELOW,
         id_weight=ID_WEIGHT,
@@ -383,9 +245,9 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     )
 
 
-def _fetch(sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _fetch(statement: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(statement, params)
         return cursor.fetchall()
 
 
@@ -398,7 +260,7 @@ def ranked(plan: Plan, limit: int, offset: int, meaning: bytes | None = None) ->
     if meaning is not None and offset < semantic.HEAD:
         return _reordered(plan, params, limit, offset, meaning)
     params.update({"limit": limit, "offset": offset})
-    select = _page(_COUNTED, _RANKED_ORDER, LAG_COLUMNS)
+    select = _page(sql.COUNTED, sql.RANKED_ORDER, LAG_COLUMNS)
     rows = _fetch(_sql(plan, params, select), params)
     matched, more, pending, oldest = rows[0][-2], rows[0][-1], rows[0][-4], rows[0][-3]
     hits = [row[:-4] for row in rows if row[3] is not None]
@@ -416,7 +278,7 @@ def _reordered(
     """The head (ids, scores, embeddings) in one statement, reordered here, then the page's
     hits with their snippets in a second: no window is cut for a hit not shown."""
     params.update({"limit": max(semantic.HEAD, offset + limit), "offset": 0})
-    rows = _fetch(_sql(plan, params, _HEAD.format(lag=LAG_COLUMNS, counted=_COUNTED)), params)
+    rows = _fetch(_sql(plan, params, sql.HEAD.format(lag=LAG_COLUMNS, counted=sql.COUNTED)), params)
     matched, more, pending, oldest = rows[0][-2], rows[0][-1], rows[0][-4], rows[0][-3]
     word = rows[0][4]
     found = [row for row in rows if row[1] is not None]  # score, id, exact, embedding
