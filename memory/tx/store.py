@@ -69,13 +69,14 @@ def write_commit(
 
 
 def _json(value: Any) -> str:
+    """A body's or the operations' stored text: the text every other write stores."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _frame_state(f: FrameState) -> dict[str, Any]:
-    """`f`'s stored state, by column (`FRAME_STATE_COLUMNS`); the body as JSON text."""
+def _frame_state(f: FrameState, body: str) -> dict[str, Any]:
+    """`f`'s stored state, by column (`FRAME_STATE_COLUMNS`); the body as its JSON text."""
     state = {column: getattr(f, column) for column in FRAME_STATE_COLUMNS}
-    state["body"] = _json(f.body)
+    state["body"] = body
     return state
 
 
@@ -111,6 +112,8 @@ def commit_document(
     columns keep the order of keys, which `jsonb` would not. Timestamps are Python's clock,
     like every other event write, so time filters order them all alike."""
     touched = [f for f in outcome.frames.values() if f.touched]
+    written = [f for f in outcome.frames.values() if f.touched or f.created]
+    bodies = {f.frame_id: _json(f.body) for f in written}  # once each: state and revision
     resolved, requested = request_rows(touched, tick=context.tick, version=context.version)
     return {
         "context": context.pk,
@@ -124,17 +127,26 @@ def commit_document(
         "payload": {"version": context.version, "base_version": row.base_version},
         "record": _record(row),
         "created": [
-            {"frame_id": f.frame_id, **_frame_state(f)}
+            {"frame_id": f.frame_id, **_frame_state(f, bodies[f.frame_id])}
             for f in outcome.frames.values()
             if f.created
         ],
         "updated": [
-            {"id": f.pk, **_frame_state(f), "changed_version": f.changed_version}
+            {
+                "id": f.pk,
+                **_frame_state(f, bodies[f.frame_id]),
+                "changed_version": f.changed_version,
+            }
             for f in touched
             if not f.created
         ],
         "revisions": [
-            {**_frame_ref(f), "revision": f.revision, "body": _json(f.body), "sources": f.sources}
+            {
+                **_frame_ref(f),
+                "revision": f.revision,
+                "body": bodies[f.frame_id],
+                "sources": f.sources,
+            }
             for f in touched
             if f.revised
         ],
