@@ -62,10 +62,6 @@ def build(context_id: int, frames: int, events: int, revise_every: int) -> None:
 
 BARE_COPY = [
     "SET LOCAL morphz.copying = 'on'",
-    # The joins by natural key find the rows just copied by their unique indexes: planned
-    # on statistics that have not seen those rows, a copy of 100,000 events took 50 s
-    # (the fork, which analyses its own mapping tables, 6.6 s) and the ratio said nothing.
-    "SET LOCAL enable_seqscan = off",
     "INSERT INTO memory_evaluation (context_id, thread, idempotency_key, continuation, tick, "
     "advanced_tick, view_version, claimed_seqs, last_seq, result, created_at) "
     "SELECT %(dst)s, thread, idempotency_key, continuation, tick, advanced_tick, view_version, "
