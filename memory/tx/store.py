@@ -101,6 +101,14 @@ def _record(row: CommitRow) -> dict[str, Any]:
     }
 
 
+def _updated_row(f: FrameState, body: str) -> dict[str, Any]:
+    return {"id": f.pk, **_frame_state(f, body), "changed_version": f.changed_version}
+
+
+def _revision_row(f: FrameState, body: str) -> dict[str, Any]:
+    return {**_frame_ref(f), "revision": f.revision, "body": body, "sources": f.sources}
+
+
 def commit_document(
     context: LockedContext, outcome: ApplyOutcome, row: CommitRow
 ) -> dict[str, Any]:
@@ -131,25 +139,8 @@ def commit_document(
             for f in outcome.frames.values()
             if f.created
         ],
-        "updated": [
-            {
-                "id": f.pk,
-                **_frame_state(f, bodies[f.frame_id]),
-                "changed_version": f.changed_version,
-            }
-            for f in touched
-            if not f.created
-        ],
-        "revisions": [
-            {
-                **_frame_ref(f),
-                "revision": f.revision,
-                "body": bodies[f.frame_id],
-                "sources": f.sources,
-            }
-            for f in touched
-            if f.revised
-        ],
+        "updated": [_updated_row(f, bodies[f.frame_id]) for f in touched if not f.created],
+        "revisions": [_revision_row(f, bodies[f.frame_id]) for f in touched if f.revised],
         "pending": PENDING,
         "resolved": resolved,
         "requested": requested,
