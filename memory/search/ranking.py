@@ -149,6 +149,7 @@ def plan(
             (token, SECONDARY + token), forms, (1.0, SECONDARY_WEIGHT), strict=True
         ):
             items.append(Item(literal, weight, first, 0.0, lexeme=lexeme))
+    words = items[::2]  # each clause's primary form: the word as said
     estimates = document_counts(
         ctx, [(item.literal, item.lexeme) for item in items], filters, params, documents
     )
@@ -172,8 +173,8 @@ def plan(
         # Words found next to each other, in the query's order, count once more.
         phrase = " <-> ".join(vectors.clause_any(t, p) for t, p in clauses)
         items.append(Item(phrase, 1.0, items[0].first, 0.0))
-        if since is not None and all(word.estimate >= BROAD_PHRASE for word in items[:-1:2]):
-            rarest = min(word.estimate for word in items[:-1:2])
+        if since is not None and all(word.estimate >= BROAD_PHRASE for word in words):
+            rarest = min(word.estimate for word in words)
             items[-1].recent = idf(rarest, documents)  # if none of the newest holds it
             items[-1].phrase_scale = documents / statistics.RECENT_WINDOW
     return Plan(ctx, filters, params, items, documents, average, id_words, since)

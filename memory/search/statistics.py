@@ -38,8 +38,10 @@ COUNTS_KEPT = 20_000  # counts kept at most: ~10 MB with everyday words, more fo
 
 _CONTEXT_SQL = """
 SELECT count(*), coalesce(avg(d.length), 0),
-       (SELECT r.created_at FROM memory_searchdocument r WHERE r.context_id = %(ctx)s{recent_kind}
-        ORDER BY r.created_at DESC OFFSET {window} - 1 LIMIT 1)
+       -- only a context of more than {window} documents has a window (read only then)
+       CASE WHEN count(*) > {window} THEN (
+         SELECT r.created_at FROM memory_searchdocument r WHERE r.context_id = %(ctx)s{recent_kind}
+         ORDER BY r.created_at DESC OFFSET {window} - 1 LIMIT 1) END
 FROM memory_searchdocument d
 WHERE d.context_id = %(ctx)s{kind}
 """
@@ -87,7 +89,7 @@ class _Cache:
         with connection.cursor() as cursor:
             cursor.execute(sql, {"ctx": ctx})
             count, average, since = cursor.fetchone()
-        figures = (count, float(average), since if count > RECENT_WINDOW else None)
+        figures = (count, float(average), since)
         if count >= CACHED_FROM:
             with self.lock:
                 self.contexts[(ctx, include_tx)] = figures
