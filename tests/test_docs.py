@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -57,13 +58,15 @@ def test_the_readme_lists_every_docs_page() -> None:
 
 
 def test_the_readme_layout_names_every_top_level_folder() -> None:
+    # The repository's folders, not the working directory's: a data folder a person keeps
+    # inside the checkout (or an untracked build output) is not part of the layout.
     text = (ROOT / "README.md").read_text()
     layout = text.split("## Layout", 1)[1].split("\n## ", 1)[0]
-    ignored = {line.strip().rstrip("/") for line in (ROOT / ".gitignore").read_text().splitlines()}
-    folders = [
-        p.name
-        for p in ROOT.iterdir()
-        if p.is_dir() and not p.name.startswith(".") and p.name not in ignored
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    folders = {path.split("/", 1)[0] for path in tracked if "/" in path}
+    missing = [
+        name for name in sorted(folders) if not name.startswith(".") and f"`{name}/" not in layout
     ]
-    missing = [name for name in sorted(folders) if f"`{name}/" not in layout]
     assert missing == []
