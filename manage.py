@@ -13,8 +13,17 @@ def main() -> None:
     try:
         ensure_database()
         from django.core.management import execute_from_command_line
+        from django.db import DatabaseError
 
-        execute_from_command_line(sys.argv)
+        try:
+            execute_from_command_line(sys.argv)
+        except DatabaseError as exc:
+            from morphz.database_hint import database_hint
+
+            hint = None if "--traceback" in sys.argv else database_hint(exc)
+            if hint is None:
+                raise
+            sys.exit(f"morphz: {hint}")
     except ConfigError as exc:
         sys.exit(f"morphz: configuration error: {exc}")
 

@@ -2,13 +2,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from memory.contexts import create_context, issue_token
 from memory.errors import MorphzError
+from memory.management.data_command import DataCommand
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = "Create a context and print a new API token for it (the token alone on the last line)."
 
     def add_arguments(self, parser: CommandParser) -> None:

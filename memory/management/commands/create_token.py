@@ -2,13 +2,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from memory.contexts import issue_token
+from memory.management.data_command import DataCommand
 from memory.models import Context
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = "Print a new API token for an existing context (the token alone on the last line)."
 
     def add_arguments(self, parser: CommandParser) -> None:

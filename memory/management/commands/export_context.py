@@ -2,14 +2,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
+from memory.management.data_command import DataCommand
 from memory.models import Context, Evaluation
 from memory.versions.exchange import export_context
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = "Export a context to one file (gzip JSON Lines, see docs/history.md)."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -2,14 +2,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from memory.errors import MorphzError
+from memory.management.data_command import DataCommand
 from memory.models import Context
 from memory.versions.forks import fork_context
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = (
         "Fork a context at a version (default: now) into a new context; prints the new "
         "token alone on the last line."

@@ -2,13 +2,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from memory.contexts import set_frozen
+from memory.management.data_command import DataCommand
 from memory.models import Context
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = "Freeze a context (every write refused with context_frozen), or --unfreeze it."
 
     def add_arguments(self, parser: CommandParser) -> None:

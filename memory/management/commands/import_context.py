@@ -2,14 +2,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
 from memory.errors import MorphzError
+from memory.management.data_command import DataCommand
 from memory.versions.exchange import import_context, read_export
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = (
         "Import a context from an export file: rebuilt through the engine and verified "
         "against the exported state; prints the new token alone on the last line."

@@ -3,13 +3,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
 
 from memory.demo.loader import DEMO_SLUG, load_demo
+from memory.management.data_command import DataCommand
 from morphz.config import data_dir
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = (
         "Load the demo context (the design document's two worked examples) and the demo login. "
         "Does nothing to an existing demo context; always prints how to log in."

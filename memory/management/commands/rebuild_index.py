@@ -6,14 +6,15 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
+from memory.management.data_command import DataCommand
 from memory.models import Context
 from memory.search.documents import count_facts, rebuild
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = "Rebuild the search index of every context (or the named ones) from the facts."
 
     def add_arguments(self, parser: CommandParser) -> None:

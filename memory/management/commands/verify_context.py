@@ -3,13 +3,14 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from memory.management.data_command import DataCommand
 from memory.models import Context
 from memory.versions.replay import verify_context
 
 
-class Command(BaseCommand):
+class Command(DataCommand):
     help = (
         "Rebuild a context's state from its history alone and compare it with the stored "
         "state (R51): prints OK, or each difference and exits with status 1."

@@ -1,0 +1,105 @@
+"""One line with the fix when a command meets the wrong database, instead of a traceback.
+
+A management command pointed at a fresh data folder (a new `MORPHZ_DATA_DIR`), at an empty
+database or at a server that is not there fails deep inside the first query, in a
+70-line traceback ending in `relation "memory_context" does not exist`. `database_hint`
+turns the three causes a newcomer meets into one sentence naming where the command looked
+and what to run; anything else is left to Django's own report (None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import psycopg.errors
+from psycopg.conninfo import make_conninfo
+
+from morphz.config import data_dir, database_config
+
+MIGRATE = ".venv/bin/python manage.py migrate"
+
+
+def where() -> str:
+    """Which database this process uses, in the words of its settings (no password)."""
+    config = database_config()
+    if config.embedded:
+        return f"the embedded PostgreSQL in MORPHZ_DATA_DIR={data_dir()}"
+    host = f"{config.host}:{config.port}" if config.port else config.host
+    return f"DATABASE_URL (database {config.name!r} on {host or 'localhost'})"
+
+
+def database_hint(exc: BaseException) -> str | None:
+    """The fix for `exc` (a Django database error) in one line, or None when it is not a
+    missing or outdated schema or an unreachable server."""
+    from django.db import utils
+
+    cause = exc.__cause__
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(cause, psycopg.errors.UndefinedTable):
+        return (
+            f"{where()} has no Morphz tables ({first}): run `{MIGRATE}` to create them, or "
+            "set MORPHZ_DATA_DIR or DATABASE_URL to the database you meant"
+        )
+    if isinstance(cause, psycopg.errors.UndefinedColumn):
+        return (
+            f"the tables in {where()} are older than this code ({first}): "
+            f"run `{MIGRATE}` to bring them up to date"
+        )
+    if isinstance(exc, utils.OperationalError):
+        return (
+            f"cannot reach {where()}: {first}; check DATABASE_URL (unset, the embedded "
+            "server under MORPHZ_DATA_DIR is used), then run "
+            f"`{MIGRATE}` if the database is new"
+        )
+    return None
+
+
+def database_problem(db: Mapping[str, Any] | None = None) -> str | None:
+    """Before a command touches memory: the reason it cannot, in one line, or None.
+
+    `db` is a Django database settings dict (default: the default database). Connects
+    once, directly (not through the pool, whose retries print a warning per attempt), and compares the `memory` migrations on disk with those the database records:
+    unreachable, empty (a new MORPHZ_DATA_DIR) and behind (migrations not applied) each get
+    their fix. Costs one connection and one query (a few milliseconds)."""
+    from django.apps import apps
+    from django.conf import settings
+
+    if db is None:
+        db = settings.DATABASES["default"]
+    keys = {
+        "dbname": "NAME",
+        "user": "USER",
+        "password": "PASSWORD",
+        "host": "HOST",
+        "port": "PORT",
+    }
+    params = {key: str(db[name]) for key, name in keys.items() if db.get(name)}
+    try:
+        with psycopg.connect(make_conninfo(connect_timeout=3, **params)) as conn:
+            applied: set[str] = set()
+            if conn.execute("SELECT to_regclass('django_migrations')").fetchone() != (None,):
+                rows = conn.execute("SELECT name FROM django_migrations WHERE app = 'memory'")
+                applied = {name for (name,) in rows}
+    except psycopg.OperationalError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "no answer"
+        return (
+            f"cannot reach {where()}: {first}; check DATABASE_URL (unset, the embedded "
+            "server under MORPHZ_DATA_DIR is used)"
+        )
+    folder = Path(apps.get_app_config("memory").path) / "migrations"
+    on_disk = sorted(p.stem for p in folder.glob("[0-9]*.py"))
+    if not applied:
+        return (
+            f"{where()} has no Morphz tables: run `{MIGRATE}` to create them, or set "
+            "MORPHZ_DATA_DIR or DATABASE_URL to the database you meant"
+        )
+    pending = [name for name in on_disk if name not in applied]
+    if pending:
+        return (
+            f"the tables in {where()} are older than this code ({len(pending)} migration(s) "
+            f"not applied, the first {pending[0]}): run `{MIGRATE}`"
+        )
+    return None
