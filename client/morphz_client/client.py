@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from types import TracebackType
 from typing import Any, cast
@@ -103,6 +103,10 @@ def _params(**values: Any) -> dict[str, Any]:
             value = value.isoformat()
         out[key] = value
     return out
+
+
+# The keys of the transaction's JSON form (`submit` takes them as one dict too).
+_JSON_FORM = frozenset({"base_version", "reason", "ops"})
 
 
 def _body(**values: Any) -> dict[str, Any]:
@@ -392,7 +396,7 @@ class MorphzClient:
 
     def submit(
         self,
-        text: str | None = None,
+        text: str | Mapping[str, Any] | None = None,
         *,
         ops: list[dict[str, Any]] | None = None,
         base_version: int | None = None,
@@ -402,10 +406,24 @@ class MorphzClient:
         idempotency_key: str | None = None,
     ) -> Receipt:
         """Submit a transaction: its text form, or the JSON form (`ops` with `base_version`
-        and `reason`). Raises ParseError, RuleViolationError or ConflictError on rejection.
+        and `reason`) as keywords or as one dict (`submit({"base_version": 3, "reason":
+        "...", "ops": [...]})`). Raises ParseError, RuleViolationError or ConflictError on
+        rejection; TypeError for a dict key the JSON form does not have.
 
         With `idempotency_key` the submission is retried after a dropped connection: the
         server answers a retry with the first receipt and writes nothing (R49)."""
+        if isinstance(text, Mapping):
+            if ops is not None or base_version is not None or reason is not None:
+                raise ValueError("pass the JSON form either as a dict or as keywords, not both")
+            unknown = sorted(set(text) - _JSON_FORM)
+            if unknown or "ops" not in text:
+                wrong = f"has no key {', '.join(map(repr, unknown))}" if unknown else "needs ops"
+                raise TypeError(
+                    f"submit(): the JSON form {wrong}; its keys are base_version, reason and "
+                    'ops (the text form is a string: submit("(context-tx ...)"))'
+                )
+            ops, base_version, reason = text["ops"], text.get("base_version"), text.get("reason")
+            text = None
         if (text is None) == (ops is None):
             raise ValueError("pass either text or ops")
         if text is not None:
