@@ -2,7 +2,8 @@
  * dashed arrows, event leaves on demand.
  *
  * Layout: fCoSE (a force-directed layout made for Cytoscape) run with a fixed random seed on
- * nodes in a fixed order, so a reload puts every node where it was. Frames with no edge at
+ * nodes in a fixed order, so the same graph is laid out the same way. Once laid out, frames
+ * keep their place (place.js): a reload or a new frame moves nothing. Frames with no edge at
  * all are grouped in one box and tiled, instead of scattering across the canvas. The first
  * view fits the graph but never zooms out below a readable label size (then it centres on
  * the busiest frame) nor in beyond a comfortable one (small graphs do not blow up); labels
@@ -12,6 +13,7 @@
 
 import { $, el, clear, emit, isEventRef } from "./dom.js";
 import { model } from "./model.js";
+import { placeNew, remember, remembered } from "./place.js";
 
 const FONT_SIZE = 14;
 const FONT_FAMILY = getComputedStyle(document.documentElement).fontFamily || "sans-serif";
@@ -309,23 +311,67 @@ export function sync(fullLayout) {
     }
   });
   const addedNodes = cy.collection(added.filter((s) => s.group === "nodes").map((s) => cy.getElementById(s.data.id)));
+  const past = model.asOf !== null;
   if (fullLayout) {
-    runLayout(layoutOptions(true));
-    packPieces();
+    layOutAfresh();
     startView();
+  } else if (!laidOut || past !== shownPast || (past && model.asOf !== shownAsOf)) {
+    // The first paint, or a move between now and the past (or between two past versions).
+    if (past) {
+      layOutAfresh(); // only what existed then, packed; never remembered
+      fitPast();
+    } else {
+      restore();
+      startView();
+    }
   } else if (addedNodes.nonempty()) {
-    // New nodes start beside a neighbour; a short incremental layout settles them without
-    // throwing the rest of the graph around. Large graphs keep their layout as it is.
-    addedNodes.forEach((node, i) => {
-      const neighbour = node.neighborhood("node").difference(addedNodes);
-      const base = neighbour.nonempty() ? neighbour.first().position() : cy.elements().boundingBox();
-      node.position({ x: (base.x ?? base.x2) + 50 + 12 * i, y: (base.y ?? base.y1) + 40 });
-    });
-    if (cy.nodes().length <= 300) runLayout(Object.assign(layoutOptions(false), { quality: "proof" }));
+    // New frames go into free spots beside their neighbours; every other frame stays put.
+    placeNew(cy, addedNodes.not(".group"));
   }
+  laidOut = true;
+  shownPast = past;
+  shownAsOf = model.asOf;
+  if (!past) remember(model.context.slug, cy.nodes(".frame"));
   select(selected);
   $("graph-empty").hidden = model.frames.size > 0;
   document.body.dataset.graphNodes = String(cy.nodes().length);
+  countOutOfView();
+}
+
+let laidOut = false;
+let shownPast = false;
+let shownAsOf = null;
+
+function layOutAfresh() {
+  runLayout(layoutOptions(true));
+  packPieces();
+}
+
+/* The present as the person left it: remembered positions, and new frames placed beside
+ * their neighbours. Nothing remembered (a first visit, another browser): a fresh layout. */
+function restore() {
+  const known = remembered(model.context.slug);
+  const frames = cy.nodes(".frame");
+  const kept = frames.filter((n) => known.has(n.data("fid")));
+  if (kept.empty()) {
+    layOutAfresh();
+    return;
+  }
+  kept.forEach((n) => {
+    n.position(known.get(n.data("fid")));
+  });
+  placeNew(cy, cy.nodes().not(".group").difference(kept));
+}
+
+/* The past view shows a version's whole graph: fitted into the canvas (never zoomed up
+ * beyond the start limit), whatever its size. */
+function fitPast() {
+  if (cy.nodes(".frame").empty()) return;
+  cy.fit(cy.elements(), 24);
+  if (cy.zoom() > MAX_START_ZOOM) {
+    cy.zoom(MAX_START_ZOOM);
+    cy.center(cy.elements());
+  }
 }
 
 /* Fit, but keep labels readable and small graphs small. A graph too big to fit readably
@@ -361,6 +407,59 @@ export function mark(className, ids) {
   cy.nodes().removeClass(className);
   for (const id of ids) cy.getElementById("f:" + id).addClass(className);
 }
+
+// ---------------------------------------------------------------- what is out of view
+/* The canvas fills the window below the status bar (which grows with the time-travel
+ * banner), so the graph never runs below the fold; frames outside the visible part of the
+ * canvas are counted in the toolbar, with a button that shows them all. */
+const graphBox = $("graph");
+const offview = $("graph-offview");
+
+function fitToWindow() {
+  const top = graphBox.getBoundingClientRect().top + window.scrollY;
+  const height = Math.max(300, Math.floor(window.innerHeight - top - 10));
+  if (graphBox.style.height !== height + "px") {
+    graphBox.style.height = height + "px";
+    cy.resize();
+    if (model.asOf !== null) fitPast();
+  }
+  countOutOfView();
+}
+
+/* Frames not wholly inside the part of the canvas the window shows. */
+export function outOfView() {
+  const rect = graphBox.getBoundingClientRect();
+  const x1 = Math.max(0, -rect.left);
+  const y1 = Math.max(0, -rect.top);
+  const x2 = Math.min(rect.width, window.innerWidth - rect.left);
+  const y2 = Math.min(rect.height, window.innerHeight - rect.top);
+  return cy.nodes(".frame").filter((n) => {
+    const b = n.renderedBoundingBox({ includeLabels: false });
+    return b.x1 < x1 || b.y1 < y1 || b.x2 > x2 || b.y2 > y2;
+  });
+}
+
+let counting = 0;
+function countOutOfView() {
+  cancelAnimationFrame(counting);
+  counting = requestAnimationFrame(() => {
+    const hidden = outOfView().length;
+    const total = cy.nodes(".frame").length;
+    clear(offview);
+    offview.hidden = hidden === 0;
+    offview.dataset.hidden = String(hidden);
+    if (!hidden) return;
+    const show = el("button", { type: "button", text: "show all" });
+    show.addEventListener("click", fit);
+    offview.append(hidden + " of " + total + " frames out of view ", show);
+  });
+}
+
+cy.on("viewport resize", countOutOfView);
+window.addEventListener("resize", fitToWindow);
+window.addEventListener("scroll", countOutOfView, { passive: true });
+new ResizeObserver(fitToWindow).observe(document.querySelector(".statusbar"));
+fitToWindow();
 
 // ---------------------------------------------------------------- hover explanations
 const tip = $("graph-tip");

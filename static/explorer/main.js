@@ -38,7 +38,7 @@ $("toggle-events").addEventListener("change", (evt) => graph.setShowEvents(evt.t
 $("relayout").addEventListener("click", () => graph.sync(true));
 $("fit").addEventListener("click", graph.fit);
 
-renderAll(true);
+renderAll(false); // the first paint: remembered positions, or a fresh layout
 refreshEvaluations().then(renderEvaluations);
 on("tick", () => refreshEvaluations().then(renderEvaluations));
 performance.mark("morphz:first-render"); // read by bench/bench_live.py
