@@ -28,7 +28,7 @@ export function remember(slug, frames) {
   const positions = {};
   frames.forEach((node) => {
     const p = node.position();
-    positions[node.data("fid")] = { x: Math.round(p.x * 10) / 10, y: Math.round(p.y * 10) / 10 };
+    positions[node.data("fid")] = { x: p.x, y: p.y }; // unrounded: a reload fits the same zoom
   });
   try {
     localStorage.setItem(key(slug), JSON.stringify({ v: VERSION, positions }));
