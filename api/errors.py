@@ -85,6 +85,13 @@ STATUS_BY_CODE: dict[str, int] = {
     "relation_exists": 422,
     "not_observation": 422,
     "request_pending": 422,
+    # A reply taken apart (R57, R59; docs/agents.md): refusals of one part of a reply, and
+    # a pending action's cancellation
+    "unknown_tool": 400,
+    "duplicate_transaction": 409,
+    "reply_rejected": 409,
+    "not_an_action": 422,
+    "action_not_pending": 409,
     # 500: our fault, logged
     "internal_error": 500,
     # 503: PostgreSQL unreachable; nothing was written

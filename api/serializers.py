@@ -328,6 +328,20 @@ class ReplyIn(StrictSerializer):
     )
     thread = thread_field()
     evaluation = evaluation_field("the evaluation the reply answers")
+    tools = serializers.ListField(
+        child=StrictCharField(min_length=1, max_length=200, trim_whitespace=False),
+        required=False,
+        allow_null=True,
+        max_length=128,
+        help_text="the agent's own tool names: a call to any other name (not a memory tool) "
+        "is refused `unknown_tool` instead of registered",
+    )
+    on_rejection = serializers.ChoiceField(
+        choices=["withhold", "proceed"],
+        required=False,
+        help_text="`withhold` (default): a rejected transaction withholds the reply's actions "
+        "and message; `proceed`: they are written all the same",
+    )
     idempotency_key = StrictCharField(
         required=False,
         allow_null=True,

@@ -26,7 +26,11 @@ class ReplyResultSerializer(serializers.Serializer):
     reads = serializers.ListField(child=serializers.JSONField())
     actions = serializers.ListField(child=serializers.JSONField())
     message = serializers.JSONField(allow_null=True)
+    rejected = serializers.BooleanField(
+        help_text="a transaction was rejected: the actions and message were withheld"
+    )
     conflict = serializers.BooleanField()
+    hints = serializers.ListField(child=serializers.CharField())
     version = serializers.IntegerField()
     tick = serializers.IntegerField()
     feedback = serializers.CharField(help_text="what the model should read next")
@@ -56,8 +60,11 @@ class ReplyView(ContextAPIView):
         "`(context-tx ...)` form in the text), runs its memory reads (results enter as "
         "`recall_result` observations), registers every other tool call as an action "
         "(refused in maintenance) and records the text as an `agent_message` with "
-        "`delivers`. Each part succeeds or fails on its own; `feedback` is what the model "
-        "reads next. 200 even when a part was rejected: see each part's `status`.",
+        "`delivers` (the markers removed from the text). A reply is one unit: when a "
+        "transaction is rejected its actions and message are withheld (`on_rejection: "
+        "proceed` writes them anyway); the memory reads run. A transaction given twice "
+        "commits once. `feedback` is what the model reads next. 200 even when a part was "
+        "rejected: see `rejected` and each part's `status`.",
         request=ReplyIn,
         examples=[
             OpenApiExample(
@@ -94,5 +101,7 @@ class ReplyView(ContextAPIView):
             thread=data.get("thread"),
             evaluation_id=data.get("evaluation"),
             idempotency_key=idempotency_key(request, data.get("idempotency_key")),
+            tools=data.get("tools"),
+            on_rejection=data.get("on_rejection") or "withhold",
         )
         return Response(result)

@@ -220,6 +220,7 @@ class MemoryAgent:
                 ],
                 thread=self.thread,
                 evaluation=evaluation["id"],
+                tools=list(self.tools),
             )
             step = Step(dict(evaluation), reply, outcome)
             steps.append(step)

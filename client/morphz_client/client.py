@@ -609,13 +609,18 @@ class MorphzClient:
         thread: str | None = None,
         evaluation: int | None = None,
         idempotency_key: str | None = None,
+        tools: list[str] | None = None,
+        on_rejection: str | None = None,
     ) -> dict[str, Any]:
         """Send a model reply to be taken apart: transactions commit, memory reads run,
         other tool calls are registered as actions, the text is recorded. Returns each
         part's outcome and `feedback`, the text the model should read next.
 
-        With `idempotency_key` (1-180 characters) a retry of the same reply writes no
-        part twice. Raises InvalidRequestError for a malformed reply (nothing written)."""
+        A reply is one unit: when a transaction is rejected its actions and message are
+        withheld (`on_rejection="proceed"` writes them anyway). `tools`: the agent's own
+        tool names; a call to another name is refused `unknown_tool`. With
+        `idempotency_key` (1-180 characters) a retry of the same reply writes no part
+        twice. Raises InvalidRequestError for a malformed reply (nothing written)."""
         body = _body(
             text=text,
             tool_calls=tool_calls,
@@ -623,6 +628,8 @@ class MorphzClient:
             thread=thread,
             evaluation=evaluation,
             idempotency_key=idempotency_key,
+            tools=tools,
+            on_rejection=on_rejection,
         )
         return cast(dict[str, Any], self._request("POST", self._ctx("replies/"), json=body))
 

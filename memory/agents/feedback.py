@@ -52,8 +52,27 @@ def render_feedback(result: dict[str, Any]) -> str:
             lines.extend(f"  note: {note}" for note in entry.get("notes") or [])
         elif entry["status"] == "rejected":
             lines.extend(_rejection_lines(entry))
+        elif entry["status"] == "duplicate":
+            taken = f" as {entry['ref']}" if entry.get("ref") else ""
+            lines.append(
+                "- the same transaction was given twice in this reply (text and tool call, or "
+                f"two calls): taken once{taken}; do not write it again"
+            )
         else:
             lines.append("- a later transaction was skipped (an earlier one was rejected)")
+    withheld = [a for a in result["actions"] if a["status"] == "withheld"]
+    message = result["message"]
+    what = []
+    if withheld:
+        names = ", ".join(a["name"] for a in withheld)
+        what.append(f"{len(withheld)} action(s) not registered ({names})")
+    if message is not None and message.get("status") == "withheld":
+        what.append("its message not recorded or delivered")
+    if what:
+        lines.append(
+            f"- reply NOT taken: {'; '.join(what)}, because a transaction was rejected; fix "
+            "the transaction and send the whole reply again (actions and text included)"
+        )
     for entry in result["reads"]:
         if entry["status"] == "ok":
             lines.append(f"- {entry['name']}: result in {entry['ref']}")
@@ -61,7 +80,11 @@ def render_feedback(result: dict[str, Any]) -> str:
             error = entry["error"]
             lines.append(f"- {entry['name']} failed: {error['code']}: {error['message']}")
     for entry in result["actions"]:
-        if entry["status"] == "registered":
+        if entry["status"] == "withheld":
+            continue
+        if entry["status"] == "cancelled":
+            lines.append(f"- action {entry['cancels']} cancelled ({entry['ref']})")
+        elif entry["status"] == "registered":
             lines.append(
                 f"- action {entry['ref']} {entry['name']} registered; its result arrives as a "
                 "new observation"
@@ -69,15 +92,17 @@ def render_feedback(result: dict[str, Any]) -> str:
         else:
             error = entry["error"]
             lines.append(f"- action {entry['name']} refused: {error['code']}: {error['message']}")
-    message = result["message"]
-    if message is not None and message.get("error"):
+    if message is not None and message.get("status") == "withheld":
+        pass
+    elif message is not None and message.get("error"):
         error = message["error"]
         lines.append(f"- reply NOT recorded: {error['code']}: {error['message']}")
     elif message is not None:
-        line = f"- reply recorded as {message['ref']}"
+        line = f"- reply recorded as {message['ref']} on thread {message['thread']}"
         if message["delivers"]:
             line += f", delivers {' '.join(message['delivers'])}"
         if message.get("delivery_error"):
             line += f"; delivery refused: {message['delivery_error']['message']}"
         lines.append(line)
+    lines.extend(f"- hint: {hint}" for hint in result.get("hints") or [])
     return "\n".join(lines) if lines else "- nothing to do in that reply"

@@ -5,6 +5,7 @@ memory reads, external actions, calls that failed). memory.agents.replies runs t
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,11 +15,15 @@ from memory.errors import InvalidRequest, MorphzError
 from memory.strictjson import loads_strict
 
 TX_TOOL = "context_tx"
+CANCEL_TOOL = "cancel_action"
+MEMORY_TOOLS = (TX_TOOL, *READ_TOOLS, CANCEL_TOOL)
 MAX_TOOL_CALLS = 64
 MAX_TEXT_CHARS = 1_000_000
 
 _FENCE_RE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(\s*)```")
-_DELIVERS_RE = re.compile(r"\(\s*delivers((?:\s+@e[1-9][0-9]{0,17})+)\s*\)")
+_DELIVERS_RE = re.compile(r"[ \t]*\(\s*delivers((?:\s+@e[1-9][0-9]{0,17})+)\s*\)")
+# What a model writes when it means (delivers @e17): a colon, a JSON list, a ref without @.
+_DELIVERS_NEAR_RE = re.compile(r"\(\s*delivers\s*(?::|\[|\s+e[0-9]|\s+\"@)")
 _FORM_START = "(context-tx"
 
 
@@ -142,27 +147,89 @@ def error_json(exc: MorphzError) -> dict[str, Any]:
 
 @dataclass
 class Parts:
-    """A reply sorted by path: transactions, memory reads, actions, calls that failed."""
+    """A reply sorted by path: transactions, memory reads, cancellations, actions, calls
+    that failed, and hints for near-miss syntax found in the text."""
 
     rest: str
     delivers: list[str]
     transactions: list[tuple[str, str | None, Any]] = field(default_factory=list)
     reads: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    cancels: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
     externals: list[dict[str, Any]] = field(default_factory=list)
     bad_calls: list[dict[str, Any]] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
 
 
-def sort_parts(text: str, calls: list[dict[str, Any]], given_delivers: list[str]) -> Parts:
+def check_tools(tools: Any) -> list[str] | None:
+    """The agent's own tool names as the reply names them (None: not named, any name is
+    registered); InvalidRequest unless a list of at most 128 names of 1-200 characters."""
+    if tools is None:
+        return None
+    if (
+        not isinstance(tools, list)
+        or len(tools) > 128
+        or not all(isinstance(t, str) and 0 < len(t) <= 200 for t in tools)
+    ):
+        raise InvalidRequest(
+            "tools must be a list of at most 128 tool names of 1-200 characters",
+            details=[{"field": "tools"}],
+        )
+    return list(tools)
+
+
+def unknown_tool(name: str, tools: list[str]) -> InvalidRequest:
+    """A call to a name that is neither a memory tool nor one of the agent's (R59): refused
+    `unknown_tool`, with the closest name when one is near."""
+    known = [*MEMORY_TOOLS, *tools]
+    near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    return InvalidRequest(
+        f"no tool named {name!r}{hint}: the tools are {', '.join(known)}; nothing was registered",
+        code="unknown_tool",
+        details=[{"name": name, "tools": known}],
+    )
+
+
+def strip_deliveries(text: str) -> tuple[str, list[str]]:
+    """The text without its `(delivers @e17)` markers (the user never sees them), and the
+    refs they name, in order, each once."""
+    refs: list[str] = []
+    for match in _DELIVERS_RE.finditer(text):
+        refs.extend(r for r in match.group(1).split() if r not in refs)
+    cleaned = _DELIVERS_RE.sub("", text)
+    return "\n".join(line.rstrip() for line in cleaned.split("\n")).strip(), refs
+
+
+def delivery_hints(text: str) -> list[str]:
+    """Hints for deliveries written in a form that delivers nothing (R59)."""
+    if _DELIVERS_NEAR_RE.search(text):
+        return [
+            "a delivery is written (delivers @e17) in the reply text: no colon, no list, the "
+            "ref with its @; the form you wrote delivered nothing"
+        ]
+    return []
+
+
+def sort_parts(
+    text: str,
+    calls: list[dict[str, Any]],
+    given_delivers: list[str],
+    tools: list[str] | None = None,
+) -> Parts:
     """The reply's parts by path; the delivered refs are the given ones and those written as
-    `(delivers @e17)` in the text."""
+    `(delivers @e17)` in the text (removed from it). With `tools`, a call to a name that is
+    neither a memory tool nor one of them is a failed call (`unknown_tool`)."""
     forms, rest = extract_forms(text)
+    hints = delivery_hints(rest)
+    rest, written = strip_deliveries(rest)
     delivers = list(given_delivers)
-    for match in _DELIVERS_RE.finditer(rest):
-        delivers.extend(r for r in match.group(1).split() if r not in delivers)
-    parts = Parts(rest, delivers, [("text", None, form) for form in forms])
+    delivers.extend(r for r in written if r not in delivers)
+    parts = Parts(rest, delivers, [("text", None, form) for form in forms], hints=hints)
     for call in calls:
         try:
             args = _arguments(call["arguments"])
+            if tools is not None and call["name"] not in (*MEMORY_TOOLS, *tools):
+                raise unknown_tool(call["name"], tools)
         except InvalidRequest as exc:
             parts.bad_calls.append(
                 {"tool_call_id": call["id"], "name": call["name"], "error": error_json(exc)}
@@ -172,6 +239,8 @@ def sort_parts(text: str, calls: list[dict[str, Any]], given_delivers: list[str]
             parts.transactions.append(("tool_call", call["id"], args.get("tx")))
         elif call["name"] in READ_TOOLS:
             parts.reads.append((call, args))
+        elif call["name"] == CANCEL_TOOL:
+            parts.cancels.append((call, args))
         else:
             parts.externals.append({**call, "arguments": args})
     return parts

@@ -1,19 +1,15 @@
-"""Taking a model reply apart (R46).
+"""Taking a model reply apart (R46, R57): the transactions commit through the engine, the
+memory reads run, every other tool call is registered as an action, the text is recorded as
+an agent message delivering the requests it names.
 
-A model's reply may hold, side by side: a `context_tx` tool call or a `(context-tx …)` form
-in its text (bare or in a code fence), memory reads (`recall`, `search`, `read_event`,
-`frame`), ordinary tool calls that act on the world, and text for the user. Each part takes
-its own path:
-
-- transactions commit through the engine (`memory.tx.engine.submit_transaction`), in order; a
-  rejected one stops the ones after it (they are reported as skipped);
-- memory reads run now and their results enter as `recall_result` observations (R30) that the
-  model reads in its next input (a `read_event` chunk never exceeds one observation's budget);
-- every other tool call is registered through the action gate (`register_action`, refused in
-  maintenance) and the caller runs it; its result comes back as a `tool_result` naming the
-  action in `delivers`;
-- the text (without its transaction forms) is recorded as an `agent_message`, with
-  `delivers` for the requests it answers (`(delivers @e17)` in the text, or given).
+A reply is one unit (R57). The order: (1) its transactions commit, in order; a transaction
+given twice (in the text and as a tool call, or in two calls) commits once; (2) its memory
+reads run, always; (3) unless a transaction was rejected, its cancellations, its actions and
+its message are written, the message without its `(delivers @e17)` markers, delivering them.
+A rejected transaction withholds (3): no action is registered, no message recorded or
+delivered, and the answer says what to fix; `on_rejection="proceed"` (the client's explicit
+choice, per reply) writes them all the same. A transaction refused only because it retires
+a request the same reply delivers waits for the delivery, then commits.
 
 Each part is its own database transaction: an external action never shares the commit of a
 memory change (R12). The reply is read and sorted by `memory.agents.parts`; `feedback`
@@ -21,24 +17,41 @@ memory change (R12). The reply is read and sorted by `memory.agents.parts`; `fee
 are in `memory.agents.reads`. With an idempotency key, each part is written under a key of
 its own derived from it (`<key>:tx:0`, `<key>:read:1`, `<key>:action:0`, `<key>:message`),
 so a retried reply (a lost response, a crash half-way) writes each part at most once: parts
-already written answer their first result, the rest are written now (R49).
+already written answer their first result, the rest are written now (R49). A rejected reply
+leaves nothing under its key but the transactions that did commit (its reads run without
+the key), so the fixed reply sent again under the same key goes through whole.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from memory.agents.feedback import render_feedback
-from memory.agents.parts import Parts, check_reply, error_json, sort_parts
+from memory.agents.parts import (
+    Parts,
+    check_reply,
+    check_tools,
+    error_json,
+    sort_parts,
+)
 from memory.agents.reads import run_read
 from memory.errors import Conflict, InvalidRequest, MorphzError, NotFound
-from memory.kinds import AGENT_MESSAGE
+from memory.kinds import AGENT_MESSAGE, USER_MESSAGE
 from memory.models import Context, Event, Frame
+from memory.timeline.actions import cancel_action
 from memory.timeline.events import append_event, check_thread, register_action
 from memory.tx.engine import SYSTEM, Author, check_evaluation, submit_transaction
 from memory.tx.lang import TxError, parse_text
+from memory.vocabulary import seq_of
 
 MAX_REPLY_KEY_CHARS = 180  # room for the part suffix within the 200 of an idempotency key
+ON_REJECTION = ("withhold", "proceed")
+
+# A field of two or more bare words: the language reads it as a list, which a model writing
+# (note two words) rarely means (R59).
+_BARE_LIST_RE = re.compile(r"\(([a-z][A-Za-z0-9_.:-]*)((?:[ \t]+[^\s()\[\]\"@;]+){2,})\)")
 
 
 def _part_key(key: str | None, part: str, index: int | None = None) -> str | None:
@@ -48,56 +61,134 @@ def _part_key(key: str | None, part: str, index: int | None = None) -> str | Non
     return f"{key}:{part}" if index is None else f"{key}:{part}:{index}"
 
 
-def _commit_all(
-    context_id: int,
-    sources: list[tuple[str, str | None, Any]],
-    *,
-    author: Author,
-    thread: str,
-    evaluation_id: int | None,
-    key: str | None,
-) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    failed = False
-    for index, (source, call_id, tx_text) in enumerate(sources):
-        entry: dict[str, Any] = {"source": source, "tool_call_id": call_id}
-        if failed:
-            entry.update(status="skipped", error=None)
-            out.append(entry)
-            continue
+def _same_ops(tx_text: Any) -> str | None:
+    """What makes two transactions of one reply the same: their operations (R57)."""
+    if not isinstance(tx_text, str):
+        return None
+    try:
+        return json.dumps(parse_text(tx_text)["ops"], sort_keys=True)
+    except TxError:
+        return " ".join(tx_text.split())
+
+
+class _Commits:
+    """The reply's transactions as they commit; see `_commit_all`."""
+
+    def __init__(
+        self,
+        context_id: int,
+        *,
+        author: Author,
+        thread: str,
+        evaluation_id: int | None,
+        key: str | None,
+    ) -> None:
+        self.context_id = context_id
+        self.author = author
+        self.thread = thread
+        self.evaluation_id = evaluation_id
+        self.key = key
+
+    def submit(self, index: int, tx_text: Any, entry: dict[str, Any]) -> None:
+        """Commit one transaction; `entry` gets its status and receipt or error."""
         try:
             if not isinstance(tx_text, str) or not tx_text.strip():
                 raise InvalidRequest(
                     "context_tx needs `tx`: the transaction text, starting with (context-tx",
                     details=[{"field": "tx"}],
                 )
-            dropped = _dropped_fields(context_id, tx_text)
+            dropped = _dropped_fields(self.context_id, tx_text)
             result = submit_transaction(
-                context_id,
+                self.context_id,
                 text=tx_text,
-                author=author,
-                thread=thread,
-                evaluation_id=evaluation_id,
-                idempotency_key=_part_key(key, "tx", index),
+                author=self.author,
+                thread=self.thread,
+                evaluation_id=self.evaluation_id,
+                idempotency_key=_part_key(self.key, "tx", index),
             )
         except MorphzError as exc:
-            failed = True
             entry.update(status="rejected", error=error_json(exc))
-        else:
-            entry.update(
-                status="committed",
-                ref=result.event_ref,
-                transaction=result.record_id,
-                receipt=result.receipt,
-            )
-            if dropped:
-                entry["notes"] = [
-                    f"revise {frame_id} dropped {', '.join(keys)} (revise replaces the whole "
-                    "body; write every field you keep)"
-                    for frame_id, keys in dropped.items()
-                ]
+            return
+        entry.pop("error", None)
+        entry.update(
+            status="committed",
+            ref=result.event_ref,
+            transaction=result.record_id,
+            receipt=result.receipt,
+        )
+        notes = [
+            f"revise {frame_id} dropped {', '.join(keys)} (revise replaces the whole body; "
+            "write every field you keep)"
+            for frame_id, keys in dropped.items()
+        ] + _syntax_notes(tx_text)
+        if notes:
+            entry["notes"] = notes
+
+
+def _commit_all(commits: _Commits, parts: Parts) -> list[dict[str, Any]]:
+    """Commit the reply's transactions in order. After a rejection the rest are skipped; a
+    repeat of an earlier transaction is `duplicate` (committed once); one refused only for
+    retiring a request this reply delivers is `waiting` (committed after the delivery)."""
+    out: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    failed = False
+    for index, (source, call_id, tx_text) in enumerate(parts.transactions):
+        entry: dict[str, Any] = {"source": source, "tool_call_id": call_id}
         out.append(entry)
+        same = _same_ops(tx_text)
+        if same is not None and same in seen:
+            first = out[seen[same]]
+            entry.update(
+                status="duplicate",
+                duplicate_of=seen[same],
+                ref=first.get("ref"),
+                error={
+                    "code": "duplicate_transaction",
+                    "message": f"the same transaction as transaction {seen[same]} of this "
+                    "reply (written twice); it was taken once",
+                    "details": [{"index": index, "duplicate_of": seen[same]}],
+                },
+            )
+            continue
+        if same is not None:
+            seen[same] = index
+        if failed:
+            entry.update(status="skipped", error=None)
+            continue
+        commits.submit(index, tx_text, entry)
+        if entry["status"] == "rejected":
+            if _waits_for_delivery(entry["error"], parts.delivers):
+                entry["status"] = "waiting"
+            else:
+                failed = True
     return out
+
+
+def _waits_for_delivery(error: dict[str, Any], delivers: list[str]) -> bool:
+    """Whether a rejection is only `request_pending` for requests this reply delivers."""
+    ops = [d for d in error.get("details") or [] if isinstance(d, dict) and "index" in d]
+    return bool(ops) and all(
+        d.get("code") == "request_pending" and d.get("ref") in delivers for d in ops
+    )
+
+
+def _syntax_notes(tx_text: str) -> list[str]:
+    """Notes on what the transaction says that a model often does not mean (R59): a field
+    of bare words read as a list, a field key ending in a colon."""
+    notes = []
+    for key, words in _BARE_LIST_RE.findall(tx_text):
+        if key in ("context-tx", "derive", "revise", "relate", "unrelate", "from"):
+            continue
+        items = words.split()
+        if key.endswith(":"):
+            continue
+        notes.append(
+            f"({key} {' '.join(items)}) is the list [{' '.join(items)}] of {len(items)} "
+            f'words; for one text write ({key} "{" ".join(items)}")'
+        )
+    for key in re.findall(r"\(([a-z][A-Za-z0-9_.-]*):[ \t]", tx_text):
+        notes.append(f"field key {key}: has a colon in its name; a field is ({key} value)")
+    return notes
 
 
 def _dropped_fields(context_id: int, tx_text: str) -> dict[str, list[str]]:
@@ -159,8 +250,26 @@ def _run_reads(
 def _register_actions(
     context_id: int, parts: Parts, thread: str, key: str | None
 ) -> list[dict[str, Any]]:
-    """Each external call through the action gate, in its own database transaction."""
+    """Each cancellation, then each external call through the action gate, each in its own
+    database transaction."""
     actions = []
+    for index, (call, args) in enumerate(parts.cancels):
+        entry = {"tool_call_id": call["id"], "name": call["name"], "arguments": args}
+        try:
+            event = cancel_action(
+                context_id,
+                args.get("ref"),
+                reason=args.get("reason"),
+                by="agent",
+                thread=thread,
+                extra=[k for k in args if k not in ("ref", "reason")],
+                idempotency_key=_part_key(key, "cancel", index),
+            )
+        except MorphzError as exc:
+            entry.update(status="refused", error=error_json(exc))
+        else:
+            entry.update(status="cancelled", ref=event.ref, cancels=args.get("ref"))
+        actions.append(entry)
     for index, call in enumerate(parts.externals):
         entry = {"tool_call_id": call["id"], "name": call["name"], "arguments": call["arguments"]}
         try:
@@ -176,7 +285,40 @@ def _register_actions(
         else:
             entry.update(status="registered", ref=event.ref)
         actions.append(entry)
-    return actions + [{**bad, "status": "refused"} for bad in parts.bad_calls]
+    return actions
+
+
+def _withheld(parts: Parts) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The actions and message of a rejected reply, written as nothing (R57)."""
+    error = {
+        "code": "reply_rejected",
+        "message": "not written: a transaction of this reply was rejected; fix it and send "
+        "the whole reply again",
+        "details": [],
+    }
+    actions = [
+        {
+            "tool_call_id": call["id"],
+            "name": call["name"],
+            "arguments": args,
+            "status": "withheld",
+            "error": error,
+        }
+        for call, args in parts.cancels
+    ] + [
+        {
+            "tool_call_id": call["id"],
+            "name": call["name"],
+            "arguments": call["arguments"],
+            "status": "withheld",
+            "error": error,
+        }
+        for call in parts.externals
+    ]
+    message = None
+    if parts.rest or parts.delivers:
+        message = {"ref": None, "delivers": [], "status": "withheld", "error": error}
+    return actions, message
 
 
 def _check_key(idempotency_key: Any) -> None:
@@ -189,6 +331,14 @@ def _check_key(idempotency_key: Any) -> None:
         )
 
 
+def _check_on_rejection(on_rejection: Any) -> None:
+    if on_rejection not in ON_REJECTION:
+        raise InvalidRequest(
+            f"on_rejection must be one of {', '.join(ON_REJECTION)}",
+            details=[{"field": "on_rejection"}],
+        )
+
+
 def take_apart_reply(
     context_id: int,
     reply: Any,
@@ -197,52 +347,76 @@ def take_apart_reply(
     thread: str | None = None,
     evaluation_id: int | None = None,
     idempotency_key: str | None = None,
+    tools: list[str] | None = None,
+    on_rejection: str = "withhold",
 ) -> dict[str, Any]:
     """Split a model reply into its parts and send each along its path (module docstring).
 
     `reply` is `{text, tool_calls: [{id, name, arguments}], delivers}` (arguments an object
-    or a JSON string). Returns `{transactions, reads, actions, message, conflict, version,
-    tick, feedback}`; raises InvalidRequest only for a malformed reply (nothing written).
-    `idempotency_key` (1-180 characters): a retry writes no part twice (module docstring);
-    the same key with another reply gets each changed part refused `idempotency_key_reused`.
+    or a JSON string). Returns `{transactions, reads, actions, message, rejected, conflict,
+    version, tick, feedback}`; raises InvalidRequest only for a malformed reply (nothing
+    written). `tools`: the agent's own tool names; a call to any other name (not a memory
+    tool) is refused `unknown_tool` (R59). `on_rejection`: `withhold` (default; R57) or
+    `proceed`. `thread`: the reply's thread; without one, the thread of the requests it
+    delivers when they share one, else `main`. `idempotency_key` (1-180 characters): a
+    retry writes no part twice (module docstring); the same key with another reply gets
+    each changed part refused `idempotency_key_reused`.
     """
     _check_key(idempotency_key)
+    _check_on_rejection(on_rejection)
     text, calls, given_delivers = check_reply(reply)
-    thread_name = check_thread(thread)
+    tool_names = check_tools(tools)
+    thread_given = check_thread(thread) if thread is not None else None
     context = Context.objects.filter(pk=context_id).first()
     if context is None:
         raise NotFound(f"context {context_id} does not exist")
     check_evaluation(context_id, evaluation_id)  # as transactions do: nothing written
-    parts = sort_parts(text, calls, given_delivers)
-    # Memory first: digesting may bring the context out of maintenance before the gate,
-    # and the reads see the commit.
-    transactions = _commit_all(
+    parts = sort_parts(text, calls, given_delivers, tool_names)
+    thread_name = thread_given or _thread_of(context_id, parts.delivers)
+    commits = _Commits(
         context_id,
-        parts.transactions,
         author=author,
         thread=thread_name,
         evaluation_id=evaluation_id,
         key=idempotency_key,
     )
-    reads = _run_reads(context, parts.reads, thread_name, idempotency_key)
-    actions = _register_actions(context_id, parts, thread_name, idempotency_key)
-    message = _record_message(
-        context_id,
-        parts.rest,
-        parts.delivers,
-        thread_name,
-        (transactions, reads, actions),
-        _part_key(idempotency_key, "message"),
-    )
+    # Memory first: digesting may bring the context out of maintenance before the gate,
+    # and the reads see the commit.
+    transactions = _commit_all(commits, parts)
+    rejected = any(t["status"] in ("rejected", "waiting") for t in transactions)
+    if any(t["status"] == "rejected" for t in transactions):
+        for entry in transactions:
+            if entry["status"] == "waiting":
+                entry["status"] = "rejected"
+    # A rejected reply's reads run without its key: nothing of it stays under the key.
+    reads = _run_reads(context, parts.reads, thread_name, None if rejected else idempotency_key)
+    rejected = any(t["status"] == "rejected" for t in transactions)
+    if rejected and on_rejection == "withhold":
+        actions, message = _withheld(parts)
+    else:
+        actions = _register_actions(context_id, parts, thread_name, idempotency_key)
+        message = _record_message(
+            context_id,
+            parts,
+            thread_name,
+            (transactions, reads, actions),
+            _part_key(idempotency_key, "message"),
+        )
+        for index, entry in enumerate(transactions):
+            if entry["status"] == "waiting":  # its request is delivered now
+                commits.submit(index, parts.transactions[index][2], entry)
+    actions += [{**bad, "status": "refused"} for bad in parts.bad_calls]
     context.refresh_from_db()
     result: dict[str, Any] = {
         "transactions": transactions,
         "reads": reads,
         "actions": actions,
         "message": message,
+        "rejected": any(t["status"] == "rejected" for t in transactions),
         "conflict": any(
             t["status"] == "rejected" and t["error"]["code"] == Conflict.code for t in transactions
         ),
+        "hints": parts.hints,
         "version": context.version,
         "tick": context.tick,
     }
@@ -250,14 +424,28 @@ def take_apart_reply(
     return result
 
 
+def _thread_of(context_id: int, delivers: list[str]) -> str:
+    """The thread a reply answers when it names none: that of the requests it delivers,
+    when they share one (R57 threads); else `main`."""
+    seqs = [s for s in (seq_of(r) for r in delivers) if s is not None]
+    if not seqs:
+        return check_thread(None)
+    threads = set(
+        Event.objects.filter(context_id=context_id, seq__in=seqs, kind=USER_MESSAGE).values_list(
+            "thread", flat=True
+        )
+    )
+    return threads.pop() if len(threads) == 1 else check_thread(None)
+
+
 def _record_message(
     context_id: int,
-    text: str,
-    delivers: list[str],
+    parts: Parts,
     thread: str,
     outcomes: tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]],
     key: str | None,
 ) -> dict[str, Any] | None:
+    text, delivers = parts.rest, parts.delivers
     if not text and not delivers:
         return None
     transactions, reads, actions = outcomes
@@ -293,4 +481,5 @@ def _record_message(
         entry.update(delivers=[], delivery_error=error_json(exc))
         event = append([], None if key is None else f"{key}:undelivered")
     entry["ref"] = event.ref
+    entry["thread"] = thread
     return entry

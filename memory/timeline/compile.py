@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from django.db import connection
 
 from memory.hotsql import pipeline
-from memory.kinds import ACTION, REQUEST_OPEN, USER_MESSAGE
+from memory.kinds import ACTION, AGENT_MESSAGE, REQUEST_OPEN, USER_MESSAGE
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context
 from memory.pressure import pressure_state
@@ -79,7 +79,15 @@ def _preview(text: str, limit: int = EVENT_PREVIEW_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-_NEEDS_QUOTES = re.compile(r'[ ()\[\]{}";\n\t]')
+# Every character str.splitlines() breaks at is quoted, so no value starts a line (R58).
+_NEEDS_QUOTES = re.compile(r'[ ()\[\]{}";\n\t\r\v\f\x1c-\x1e\x85\u2028\u2029]')
+# json.dumps escapes the control characters but keeps these line breaks as they are.
+_LINE_BREAKS_ESCAPED = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def quoted(text: str) -> str:
+    """`text` as one quoted JSON string on one line, whatever line breaks it holds."""
+    return json.dumps(text, ensure_ascii=False).translate(_LINE_BREAKS_ESCAPED)
 
 
 def render_value(value: Any) -> str:
@@ -87,7 +95,7 @@ def render_value(value: Any) -> str:
     if isinstance(value, str):
         # One regex scan (a generator over the characters cost a quarter of compile).
         if not value or _NEEDS_QUOTES.search(value):
-            return json.dumps(value, ensure_ascii=False)
+            return quoted(value)
         return value
     if isinstance(value, dict):
         return " ".join(f"({key} {render_value(item)})" for key, item in value.items())
@@ -105,7 +113,7 @@ def render_frame_header(item: dict[str, Any]) -> str:
     if retire:
         header += f" due-tick {retire['due_tick']} ticks-left {retire['ticks_left']}"
         if retire["reason"]:
-            header += f" reason {json.dumps(retire['reason'], ensure_ascii=False)}"
+            header += f" reason {quoted(retire['reason'])}"
     header += "]"
     if item["sources"]:
         header += f" (from {' '.join(item['sources'])})"
@@ -142,15 +150,37 @@ def _body(text: str) -> tuple[Any, str]:
     return value, rendered
 
 
+FENCE = "|"
+
+
+def fence(content: str) -> str:
+    """An observation's text fenced (R58): every line, at every break a model may read as
+    one (str.splitlines: \\r, \\u2028 and the rest), starts with `| `. No other line of the
+    compiled input starts with `|`, so nothing inside can read as the state line, a frame,
+    a relation, another observation or an open request."""
+    lines = content.splitlines() or [""]
+    return "\n".join(f"{FENCE} {line}" if line else FENCE for line in lines)
+
+
 def render_observation(item: Observation) -> str:
     """An observation as prompt text: a header `[ref kind thread=… flags]` (open request,
-    delivered actions, a preview's size in characters), then its content."""
+    delivered actions, a preview's size in characters), then its content, fenced."""
     flag = " OPEN REQUEST" if item.get("request") == REQUEST_OPEN else ""
     if item.get("delivers"):
         flag += f" delivers {' '.join(item['delivers'])}"
     if item.get("preview"):
         flag += f" preview of {item['preview']['size']:,} chars"
-    return f"[{item['ref']} {item['kind']} thread={item['thread']}{flag}]\n{item['content']}"
+    return f"[{item['ref']} {item['kind']} thread={item['thread']}{flag}]\n{fence(item['content'])}"
+
+
+def render_open_request(request: dict[str, Any]) -> str:
+    """One open request on the state line: its thread and the last message the agent sent
+    on that thread (R57: threads a model can use)."""
+    line = f"  {request['ref']} thread={request['thread']}"
+    last = request.get("last_agent_message")
+    if last is None:
+        return line + " · you have sent nothing on this thread"
+    return line + f" · you last sent {last['ref']}: {quoted(last['preview'])}"
 
 
 def compile_active_context(context: Context) -> dict[str, Any]:
@@ -172,7 +202,15 @@ def compile_active_context(context: Context) -> dict[str, Any]:
         f"pressure {state.level} ({state.used_tokens}/{state.capacity_tokens} tokens)"
     )
     if open_requests:
-        state_text += "\nopen requests: " + ", ".join(r["ref"] for r in open_requests)
+        last_sent = {
+            thread: {"ref": event_ref(seq), "preview": _preview(text, LAST_SENT_CHARS)}
+            for thread, seq, text in rows.last_sent
+        }
+        for request in open_requests:
+            request["last_agent_message"] = last_sent.get(request["thread"])
+        state_text += "\nopen requests:\n" + "\n".join(
+            render_open_request(r) for r in open_requests
+        )
     if actions:
         state_text += "\npending actions: " + ", ".join(f"{a['ref']} {a['name']}" for a in actions)
     relations_text = "\n".join(f"{s} {n} {o}" for s, n, o in rows.relations)
@@ -229,6 +267,15 @@ _ACTIONS_SQL = (
     "SELECT seq, thread, payload::text FROM memory_event "
     "WHERE context_id = %s AND request_state = %s AND kind = %s ORDER BY seq"
 )
+# For each thread with an open request, the agent's last message on it (event_thread_idx
+# read backwards from the thread's end).
+_LAST_SENT_SQL = (
+    "SELECT t.thread, m.seq, substring(m.content, 1, %s) FROM (SELECT DISTINCT thread "
+    "FROM memory_event WHERE context_id = %s AND active AND request_state = %s AND kind = %s) t "
+    "CROSS JOIN LATERAL (SELECT seq, content FROM memory_event WHERE context_id = %s "
+    "AND thread = t.thread AND kind = %s ORDER BY seq DESC LIMIT 1) m"
+)
+LAST_SENT_CHARS = 160
 
 
 class _Rows(NamedTuple):
@@ -236,6 +283,7 @@ class _Rows(NamedTuple):
     observations: list[tuple[Any, ...]]
     relations: list[tuple[str, str, str]]
     actions: list[tuple[Any, ...]]
+    last_sent: list[tuple[str, int, str]]
 
 
 def _read_rows(context: Context) -> _Rows:
@@ -244,12 +292,23 @@ def _read_rows(context: Context) -> _Rows:
     # head and tail, never its whole content (R47).
     budget = context.observation_budget_tokens
     with ExitStack() as stack:
-        cursors = [stack.enter_context(connection.cursor()) for _ in range(4)]
+        cursors = [stack.enter_context(connection.cursor()) for _ in range(5)]
         stack.enter_context(pipeline())
         cursors[0].execute(_FRAMES_SQL, [context.pk])
         cursors[1].execute(_OBSERVATIONS_SQL, [budget * 4 + 8, budget * 4, context.pk])
         cursors[2].execute(_RELATIONS_SQL, [context.pk])
         cursors[3].execute(_ACTIONS_SQL, [context.pk, REQUEST_OPEN, ACTION])
+        cursors[4].execute(
+            _LAST_SENT_SQL,
+            [
+                LAST_SENT_CHARS + 8,
+                context.pk,
+                REQUEST_OPEN,
+                USER_MESSAGE,
+                context.pk,
+                AGENT_MESSAGE,
+            ],
+        )
         return _Rows(*(cursor.fetchall() for cursor in cursors))
 
 

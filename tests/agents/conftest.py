@@ -77,7 +77,7 @@ def first_example_policy(prompt: str) -> tuple[str, list[tuple[str, dict[str, An
     from morphz_client.agent import state_version
 
     base = state_version(prompt)
-    packaged = re.search(r"\[(@e\d+) tool_result[^\]]*\]\npackaged (\S+)", prompt)
+    packaged = re.search(r"\[(@e\d+) tool_result[^\]]*\]\n\| packaged (\S+)", prompt)
     if packaged:
         ref, artifact = packaged.group(1), packaged.group(2)
         tx = (

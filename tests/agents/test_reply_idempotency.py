@@ -69,10 +69,11 @@ def test_without_a_key_a_second_send_writes_again(ctx: Any) -> None:
     take_apart_reply(ctx.pk, _reply(request.ref))
     events = Event.objects.count()
     second = take_apart_reply(ctx.pk, _reply(request.ref))
-    # The stale transaction is refused (base version 1 is past); the two reads, the action and
-    # the message are written again: that is what the key is for.
+    # The stale transaction is refused (base version 1 is past); the two reads run again
+    # (that is what the key is for); the action and the message are withheld (R57).
     assert second["transactions"][0]["status"] == "rejected"
-    assert Event.objects.count() == events + 4
+    assert Event.objects.count() == events + 2
+    assert [a["status"] for a in second["actions"]] == ["withheld"]
 
 
 def test_the_same_key_with_another_reply_refuses_the_changed_parts(ctx: Any) -> None:

@@ -67,7 +67,7 @@ def _chat_policy(system: str, prompt: str, tools: list[str]) -> Any:
 
     from morphz_client.agent import state_version
 
-    request = re.findall(r"\[(@e\d+) user_message[^\]]*OPEN REQUEST\]\n(.*)", prompt)
+    request = re.findall(r"\[(@e\d+) user_message[^\]]*OPEN REQUEST\]\n\| (.*)", prompt)
     ref, text = request[-1]
     if text.startswith("remember"):
         colour = text.split()[-1]

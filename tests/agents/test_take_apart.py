@@ -60,7 +60,8 @@ def test_reply_with_fenced_form_tool_call_and_delivery(ctx: Any) -> None:
     }
     message = Event.objects.get(context=ctx, seq=int(out["message"]["ref"][2:]))
     assert message.kind == "agent_message" and message.delivers == [request.seq]
-    assert message.content == f"Yes, the suite passed. (delivers {request.ref})"
+    # The marker is structure (`delivers`), not words the user reads (R57).
+    assert message.content == "Yes, the suite passed."
     request.refresh_from_db()
     assert request.request_state == "delivered"
     assert "committed: version 2" in out["feedback"]

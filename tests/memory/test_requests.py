@@ -29,7 +29,10 @@ def test_open_request_is_listed_in_compiled_state(release_team):
     request = agent.observe("please ship v1", kind="user_message")
     result = agent.evaluate()
     assert [r["ref"] for r in result["context"]["state"]["open_requests"]] == [request]
-    assert f"open requests: {request}" in result["text"]
+    assert (
+        f"open requests:\n  {request} thread=main · you have sent nothing on this thread"
+        in result["text"]
+    )
 
 
 def test_delivering_an_unknown_ref_is_refused(release_team):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from memory.kinds import ACTIVE, RETIRING
@@ -15,6 +16,17 @@ from memory.tx.apply.state import (
 )
 from memory.tx.retirement import cancel_window
 from memory.vocabulary import seq_of
+
+_BARE_EVENT_REF = re.compile(r"e[1-9][0-9]{0,17}")
+
+
+def unknown_frame(frame_id: str, what: str = "does not exist in this context") -> str:
+    """The message for a frame id that names no frame, with a hint when the id is an event
+    ref written without its @ (R59: `retire e58` means @e58)."""
+    message = f"frame {frame_id!r} {what}"
+    if _BARE_EVENT_REF.fullmatch(frame_id):
+        message += f"; an event ref is written with @: @{frame_id}"
+    return message
 
 
 class ApplierBase:
@@ -61,7 +73,7 @@ class ApplierBase:
                 index,
                 op,
                 "unknown_ref",
-                f"frame {frame_id!r} does not exist in this context",
+                unknown_frame(frame_id),
                 frame_id,
             )
         return frame
@@ -80,9 +92,7 @@ class ApplierBase:
                 return False
             return True
         if ref not in self.frames:
-            self._fail(
-                index, op, "unknown_ref", f"frame {ref!r} does not exist in this context", ref
-            )
+            self._fail(index, op, "unknown_ref", unknown_frame(ref), ref)
             return False
         return True
 

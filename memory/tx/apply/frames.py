@@ -6,7 +6,7 @@ from typing import Any
 
 from memory.kinds import ACTIVE, RETIRED, RETIRING
 from memory.tokens import estimate_frame_tokens
-from memory.tx.apply.base import ApplierBase
+from memory.tx.apply.base import ApplierBase, unknown_frame
 from memory.tx.apply.state import FrameState, RelationKey, RelationState
 
 
@@ -67,7 +67,7 @@ class FrameOperations(ApplierBase):
                 index,
                 "revise",
                 "unknown_ref",
-                f"frame {frame_id!r} does not exist; derive it first",
+                unknown_frame(frame_id, "does not exist; derive it first"),
                 frame_id,
             )
             return {}
@@ -118,7 +118,7 @@ class FrameOperations(ApplierBase):
                     index,
                     op["op"],
                     "unknown_ref",
-                    f"frame {end!r} does not exist in this context",
+                    unknown_frame(end),
                     end,
                 )
                 ok = False

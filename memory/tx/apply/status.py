@@ -50,8 +50,8 @@ class StatusOperations(ApplierBase):
                 index,
                 "retire",
                 "request_pending",
-                f"{ref} is a user request not yet delivered; reply or deliver work naming it "
-                f'(delivers: ["{ref}"]) before retiring it',
+                f"{ref} is a user request not yet delivered; deliver it first: write (delivers "
+                f"{ref}) in the reply that answers it (that reply may retire it too)",
                 ref,
             )
             return None
