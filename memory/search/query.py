@@ -101,6 +101,24 @@ STOP_WORDS = frozenset(_STOP_WORDS.split())
 _CONTRACTION = re.compile(r"[a-z]+(?:['\u2019\u2018](?:d|m|ll|re|ve)|n['\u2019\u2018]t)")
 
 
+# Words that say how a question is asked, not what about (R62): they score like any word,
+# but a document holding only these of the query's words is no hit ("what is my favorite
+# color?" must not answer with every document saying "what" or "my").
+_FUNCTION_WORDS = """
+    i me my mine myself you your yours yourself we us our ours he him his she her hers
+    they them its what which who whom whose when where why how do does did done have has
+    had can could would should shall may might must am were been being was any some all
+    about from up out so just very also than too more most s t
+"""
+FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
+
+
+def is_function_word(token: str) -> bool:
+    """Whether a query word only says how a question is asked (`FUNCTION_WORDS`, or a stop
+    word): it never makes a hit alone when the query has a content word."""
+    return token in FUNCTION_WORDS or is_stop_word(token)
+
+
 def is_stop_word(token: str) -> bool:
     """Whether a query word is an English function word that does not score: a stop word,
     a single Latin letter (a, I, an initial) or a contraction (`_CONTRACTION`)."""
@@ -284,8 +302,9 @@ def exact_ids(q: str, clauses: list[tuple[str, list[str]]]) -> list[str]:
     return ids
 
 
-def _hit(row: tuple[Any, ...], wanted: list[str]) -> SearchHit:
-    """A result row as a hit, its snippet cut around the query word that weighs most."""
+def _hit(row: tuple[Any, ...], wanted: list[str], content: list[str]) -> SearchHit:
+    """A result row as a hit, its snippet cut around the query word that weighs most, with
+    the query's content words it holds and the live frames superseding it."""
     score, frame_pk, _, ref, status, kind, thread, created_at = row[:8]
     frame_id, body, window, cut, payload, first = row[8:14]
     # The database sends one character past an event's window when its text goes on.
@@ -299,7 +318,17 @@ def _hit(row: tuple[Any, ...], wanted: list[str]) -> SearchHit:
         text = vectors.event_text(window, json.loads(payload))
         window, cut, after = snippets.window(text, first)
     parts = snippets.snippet(window, wanted, cut_before=bool(cut), cut_after=after)["parts"]
-    return search_hit(ref, frame_pk is not None, status, kind, thread, created_at, score, parts)
+    hit = search_hit(ref, frame_pk is not None, status, kind, thread, created_at, score, parts)
+    held, successors = row[15], row[16]
+    matched = [word for word, found in zip(content, held or [], strict=False) if found]
+    hit["coverage"] = {
+        "matched": matched,
+        "missing": [word for word in content if word not in matched],
+        "share": round(len(matched) / len(content), 3) if content else 1.0,
+    }
+    if successors:
+        hit["superseded_by"] = list(successors)
+    return hit
 
 
 def search(
@@ -333,6 +362,13 @@ def search(
     values = {"status": status, "kind": kind, "thread": thread}
     filters, params = _filters(type, values, start, end, include_tx)
     params["exact"] = exact
+    content = [(t, ps) for t, ps in clauses if not is_function_word(t)]
+    literals = [vectors.clause_any(t, ps) for t, ps in content]
+    # A query with both kinds of word: a hit must hold a content word (R62).
+    params["content"] = " | ".join(literals) if content and len(content) < len(clauses) else None
+    params["words"] = literals
+    # Live memory first (R60), unless a status is asked for.
+    params["stale"] = status is None
     unfiltered = type is None and start is None and end is None and not any(values.values())
     plan = ranking.plan(ctx.pk, clauses, filters, params, include_tx, window=unfiltered)
     # A question in plain words is reordered by meaning; a word or two is a lookup, where
@@ -342,7 +378,8 @@ def search(
     found = ranking.ranked(plan, limit, offset, meaning or None)
     said = [t for t, _ in clauses] + [p for _, ps in clauses for p in ps]
     wanted = [form for word in said for form in vectors.spellings(word)]
-    hits = [_hit(row, wanted) for row in found.rows]
+    content_words = [t for t, _ in content]
+    hits = [_hit(row, wanted, content_words) for row in found.rows]
     # The matches are counted whatever the page: an offset past the end finds no hits but
     # does not change how many documents match.
     total = found.matched

@@ -77,6 +77,9 @@ ID_WEIGHT = 1.0
 EXACT_LEAD = 0.01  # how far the frame named by the query scores above the next hit
 FRAME_FACTOR = 2.0
 TRANSACTION_FACTOR = 0.3
+# A frame retiring, retired or superseded scores this share of a live one (R60): live
+# memory first for the same match, while a much better stale match still shows.
+STALE_FACTOR = 0.5
 COMMON_FRACTION = 0.1
 ROW_BUDGET = 1000  # documents the selecting items may hold together (estimated)
 WIDEN_BELOW = 200
@@ -237,6 +240,7 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
         pool=WIDE_POOL,
         widen=WIDEN_BELOW,
         id_weight=ID_WEIGHT,
+        stale=STALE_FACTOR,
         lead=EXACT_LEAD,
         frame=FRAME_FACTOR,
         tx=TRANSACTION_FACTOR,
@@ -296,7 +300,13 @@ def _reordered(
         with connection.wrap_database_errors, bound_cursor() as cursor:
             cursor.execute(
                 _PAGE_OF_IDS_SQL,
-                {"ids": ids, "scores": scores, "exacts": exacts, "word": word},
+                {
+                    "ids": ids,
+                    "scores": scores,
+                    "exacts": exacts,
+                    "word": word,
+                    "words": plan.params["words"],
+                },
                 prepare=True,
             )
             hits = [row[:-4] for row in cursor.fetchall() if row[3] is not None]

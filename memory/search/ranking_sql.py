@@ -66,8 +66,16 @@ summed AS (
           + CASE WHEN d.frame_id IS NULL THEN 0 ELSE {id_weight} * ({named}) END)
          * (CASE WHEN d.frame_id IS NOT NULL THEN {frame} WHEN d.kind = 'transaction' THEN {tx}
                  ELSE 1 END)
+         -- Live memory first (R60): a frame retiring, retired or superseded by a live
+         -- relation weighs less than a live one saying the same, unless a status is asked.
+         * (CASE WHEN %(stale)s AND d.frame_id IS NOT NULL AND (d.status <> 'active' OR EXISTS (
+                   SELECT 1 FROM memory_relation r WHERE r.object_id = d.frame_id
+                     AND r.name = 'supersedes' AND r.removed_version IS NULL))
+                 THEN {stale} ELSE 1 END)
          * {k1p1} / (1 + {k1} * (1 - {b} + {b} * d.length / %(avg)s)) AS score
   FROM found f JOIN memory_searchdocument d ON d.id = f.id{once}
+  -- Honest misses (R62): a document holding none of the query's content words is no hit.
+  WHERE %(content)s::tsquery IS NULL OR d.tokens @@ %(content)s::tsquery
 ),
 hits AS (
   -- The frame named by the query comes first, and scores above every other hit so a
@@ -87,7 +95,13 @@ first AS (  -- snippets open at the query word that weighs most
 # the one-statement ranking and the page of a head reordered by meaning (`PAGE_OF_IDS`).
 PAGE = """
 SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.created_at,
-       f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, h.exact, {lag}, c.n, c.more
+       f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, h.exact,
+       -- Which content words the hit holds, and the live frames superseding it.
+       ARRAY(SELECT d.tokens @@ w FROM unnest(%(words)s::tsquery[]) AS w),
+       ARRAY(SELECT s.frame_id FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id
+             WHERE r.object_id = d.frame_id AND r.name = 'supersedes'
+               AND r.removed_version IS NULL AND s.status = 'active' ORDER BY s.frame_id),
+       {lag}, c.n, c.more
 FROM {count} c
 CROSS JOIN first fw
 LEFT JOIN hits h ON true

@@ -120,6 +120,8 @@ class SearchHit(TypedDict):
     snippet: str
     snippet_parts: list[dict[str, Any]]
     next: dict[str, Any]
+    coverage: NotRequired[dict[str, Any]]  # {matched, missing: [word], share} (R62)
+    superseded_by: NotRequired[list[str]]  # live frames superseding this one (R60)
 
 
 def search_hit(
