@@ -55,10 +55,12 @@ STATUS_BY_CODE: dict[str, int] = {
     "unknown_evaluation": 400,
     "invalid_version": 400,
     "invalid_export": 400,
+    "invalid_signature": 400,
     "conflicting_filters": 400,
     # 401, 403, 404, 405, 406: who may ask what
     "not_authenticated": 401,
     "permission_denied": 403,
+    "scope_insufficient": 403,
     "not_found": 404,
     "method_not_allowed": 405,
     "not_acceptable": 406,
@@ -85,6 +87,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "relation_exists": 422,
     "not_observation": 422,
     "request_pending": 422,
+    "not_erasable": 422,
     # 500: our fault, logged
     "internal_error": 500,
     # 503: PostgreSQL unreachable; nothing was written

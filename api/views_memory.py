@@ -45,6 +45,7 @@ from api.views_history import frame_as_of_or_404, point_of
 from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.read.pages import frame_history_page, revision_detail
+from memory.scopes import READ, WRITE
 from memory.shapes import relation_json, transaction_json
 from memory.tx.bodyedit import revise_body
 from memory.tx.engine import CommitResult, submit_transaction
@@ -327,6 +328,8 @@ class RelationListView(ContextAPIView):
 
 
 class RecallView(ContextAPIView):
+    capabilities = {"POST": READ}  # a read; as an observation it writes
+
     @extend_schema(
         tags=["recall"],
         operation_id="recall",
@@ -341,6 +344,8 @@ class RecallView(ContextAPIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         data = body_data(RecallIn, request.data)
+        if data["as_observation"]:
+            self.require(WRITE, "append a recall result as an observation")
         from memory.recall.graph import recall
 
         point = point_of(self.ctx, data.get("as_of"))
