@@ -88,6 +88,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "not_observation": 422,
     "request_pending": 422,
     "not_erasable": 422,
+    "secret_detected": 422,
     # 500: our fault, logged
     "internal_error": 500,
     # 503: PostgreSQL unreachable; nothing was written

@@ -281,7 +281,7 @@ def _token_query() -> tuple[list[str], list[str], str]:
     sql = (
         f"SELECT {columns} FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id "  # noqa: S608 - column names from model fields, quoted by the backend
         "WHERE t.key_hash = %s AND t.revoked_at IS NULL "
-        "AND (t.expires_at IS NULL OR t.expires_at > now())"
+        "AND (t.expires_at IS NULL OR t.expires_at > statement_timestamp())"
     )
     return token_fields, context_fields, sql
 
@@ -363,7 +363,7 @@ def _token_of(row: tuple[Any, ...]) -> ApiToken:
 
 _TOKEN_LIVE_SQL = (
     "SELECT 1 FROM memory_apitoken WHERE id = %s AND context_id = %s AND revoked_at IS NULL "
-    "AND (expires_at IS NULL OR expires_at > now())"
+    "AND (expires_at IS NULL OR expires_at > statement_timestamp())"
 )
 
 

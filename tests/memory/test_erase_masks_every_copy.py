@@ -146,3 +146,31 @@ def test_bad_requests_change_nothing(story: Context) -> None:
         erase(story.pk, spans=[{"ref": "@e1", "start": 5, "end": 500}], reason="r", erased_by="x")
     assert CANARY in _everything(story)
     assert not Erasure.objects.exists()
+
+
+def test_the_command_erases_and_refuses_clearly(story: Context) -> None:
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    out = StringIO()
+    call_command(
+        "erase_context",
+        "story",
+        "--ref",
+        "@e1",
+        "--ref",
+        "card",
+        "--reason",
+        "ticket 9",
+        "--by",
+        "dpo",
+        stdout=out,
+    )
+    assert "story:" in out.getvalue() and "ticket 9" in out.getvalue()
+    assert CANARY not in _everything(story)
+    assert Erasure.objects.get(context=story, ref="@e1").erased_by == "command:dpo"
+    with pytest.raises(CommandError, match="unknown_ref"):
+        call_command("erase_context", "story", "--ref", "@e77", "--reason", "x")
+    with pytest.raises(CommandError, match="REF:START:END"):
+        call_command("erase_context", "story", "--span", "@e1:a:b", "--reason", "x")
