@@ -29,6 +29,7 @@ from memory.contexts import forget_token, token_is_live
 from memory.errors import TokenNotLive
 from memory.models import ApiToken, Context
 from memory.read.access import context_for_person
+from memory.scopes import READ, WRITE, require
 from memory.tx.engine import Author
 from memory.vocabulary import MAX_SEQ
 
@@ -91,10 +92,27 @@ class ApiView(APIView):
 
 class ContextAPIView(ApiView):
     ctx: Context
+    # The capability (memory.scopes) each method needs: reads need `read`, anything else
+    # `write`, unless a view says otherwise (recall reads with POST; erasures need `erase`).
+    capabilities: dict[str, str] = {}
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
         self.ctx = resolve_context(request, kwargs.get("slug", ""))
+        self.require(self.capability(request.method or "GET"), f"{request.method} this endpoint")
+
+    @classmethod
+    def capability(cls, method: str) -> str:
+        """What a token needs for `method` on this view."""
+        default = READ if method in ("GET", "HEAD", "OPTIONS") else WRITE
+        return cls.capabilities.get(method, default)
+
+    def require(self, capability: str, what: str) -> None:
+        """403 `scope_insufficient` unless the caller's token has `capability`; people
+        (staff with a session) have every capability here (the admin checks theirs)."""
+        token = self.request.auth
+        if isinstance(token, ApiToken):
+            require(token.scope, capability, what)
 
     def author(self) -> Author:
         return author_of(self.request)

@@ -55,10 +55,12 @@ STATUS_BY_CODE: dict[str, int] = {
     "unknown_evaluation": 400,
     "invalid_version": 400,
     "invalid_export": 400,
+    "invalid_signature": 400,
     "conflicting_filters": 400,
     # 401, 403, 404, 405, 406: who may ask what
     "not_authenticated": 401,
     "permission_denied": 403,
+    "scope_insufficient": 403,
     "not_found": 404,
     "method_not_allowed": 405,
     "not_acceptable": 406,
@@ -92,6 +94,8 @@ STATUS_BY_CODE: dict[str, int] = {
     "reply_rejected": 409,
     "not_an_action": 422,
     "action_not_pending": 409,
+    "not_erasable": 422,
+    "secret_detected": 422,
     # 500: our fault, logged
     "internal_error": 500,
     # 503: PostgreSQL unreachable; nothing was written

@@ -67,6 +67,14 @@ class ContextSerializer(serializers.Serializer):
     forked_from = serializers.JSONField(
         allow_null=True, help_text="`{slug, version, tick}` of the fork's source, else null"
     )
+    screening = serializers.CharField(
+        help_text="how written text is screened for secrets and card numbers: off, refuse, mask"
+    )
+    history_verified = serializers.BooleanField(
+        help_text="false when the context was imported from an export whose signature did "
+        "not verify (by an admin, explicitly): its history is not proven to be the server's"
+    )
+    erasures = serializers.IntegerField(help_text="tombstones of erased content (GET erasures/)")
 
 
 class ContextListSerializer(serializers.Serializer):

@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from api import views, views_agents, views_history, views_memory
+from api import views, views_agents, views_erasure, views_history, views_memory
 
 CONTEXT = "v1/contexts/<slug:slug>/"
 
@@ -46,6 +46,7 @@ urlpatterns = [
     path(CONTEXT + "recall/", views_memory.RecallView.as_view(), name="api-recall"),
     path(CONTEXT + "search/", views_memory.SearchView.as_view(), name="api-search"),
     path(CONTEXT + "actions/", views.ActionView.as_view(), name="api-actions"),
+    path(CONTEXT + "erasures/", views_erasure.ErasureView.as_view(), name="api-erasures"),
     path(CONTEXT + "protocol/", views_agents.ProtocolView.as_view(), name="api-protocol"),
     path(CONTEXT + "replies/", views_agents.ReplyView.as_view(), name="api-replies"),
     # Anything else under /api/ answers the standard error shape (never Django's HTML 404).

@@ -45,10 +45,12 @@ from api.shapes import (
     EventListSerializer,
     EventSerializer,
 )
+from memory.kinds import SCREENING_OFF
 from memory.limits import EVENT_PREVIEW_CHARS, MAX_BULK_EVENTS
 from memory.models import ApiToken, Event
 from memory.read import lists as reads
 from memory.read.access import contexts_for_person
+from memory.screening import noted_payload, screen
 from memory.shapes import EventJson, appended_event_json, context_json, event_json
 from memory.timeline.bulk import append_events
 from memory.timeline.evaluation import evaluate_or_replay
@@ -207,11 +209,14 @@ class EventListView(ContextAPIView):
         if isinstance(request.data, dict) and "events" in request.data:
             return self._post_bulk(request)
         data = body_data(EventAppendIn, request.data)
+        fields, notes = screen(
+            self.ctx.screening, {"content": data["content"], "payload": data.get("payload")}
+        )
         result = append_event(
             self.ctx.pk,
             kind=data["kind"],
-            content=data["content"],
-            payload=data.get("payload"),
+            content=fields["content"],
+            payload=noted_payload(fields["payload"], notes),
             thread=data.get("thread"),
             delivers=data.get("delivers") or [],
             idempotency_key=idempotency_key(request, data.get("idempotency_key")),
@@ -246,12 +251,28 @@ class EventListView(ContextAPIView):
                 f"events must be a list of 1-{MAX_BULK_EVENTS} events",
                 [{"field": "events"}],
             )
+        if self.ctx.screening != SCREENING_OFF:
+            items = [_screened_item(self.ctx.screening, i, item) for i, item in enumerate(items)]
         results = append_events(self.ctx.pk, items)
         created = any(result.created for result in results)
         return Response(
             {"events": [appended_event_json(r.event, r.created) for r in results]},
             status=201 if created else 200,
         )
+
+
+def _screened_item(mode: str, index: int, item: Any) -> Any:
+    """One bulk item screened (`memory.screening`); fields named `events[i].content`."""
+    if not isinstance(item, dict):
+        return item  # append_events names what is wrong with it
+    where = f"events[{index}]"
+    fields, notes = screen(
+        mode, {f"{where}.content": item.get("content"), f"{where}.payload": item.get("payload")}
+    )
+    out = {**item, "content": fields[f"{where}.content"]}
+    if notes or "payload" in item:
+        out["payload"] = noted_payload(fields[f"{where}.payload"], notes)
+    return out
 
 
 class EventDetailView(ContextAPIView):
@@ -316,10 +337,11 @@ class ActionView(ContextAPIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         data = body_data(ActionIn, request.data)
+        fields, _notes = screen(self.ctx.screening, {"arguments": data.get("arguments")})
         result = register_action(
             self.ctx.pk,
             name=data["name"],
-            arguments=data.get("arguments"),
+            arguments=fields["arguments"],
             thread=data.get("thread"),
             idempotency_key=idempotency_key(request, data.get("idempotency_key")),
         )

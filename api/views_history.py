@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -14,6 +15,7 @@ from rest_framework.response import Response
 
 from api.base import ContextAPIView, not_found
 from api.bounds import bounded_input
+from api.errors import ApiError
 from api.fields import StrictSlugField
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
@@ -33,9 +35,11 @@ from api.shapes import (
     PageSerializer,
     present_revision,
 )
-from memory.contexts import set_frozen
+from memory.contexts import set_frozen, set_screening
+from memory.kinds import SCREENING_MODES
 from memory.models import Context
 from memory.read.lists import frame_view
+from memory.scopes import ADMIN
 from memory.shapes import context_json
 from memory.versions import asof
 from memory.versions.audit import evaluation_summary, get_evaluation, list_evaluations
@@ -51,7 +55,15 @@ MAX_VERSION = 2**63 - 1
 
 class ContextPatchIn(StrictSerializer):
     frozen = StrictBooleanField(
-        help_text="true: every write is refused with 409 `context_frozen`; false: unfreeze"
+        required=False,
+        help_text="true: every write is refused with 409 `context_frozen`; false: unfreeze "
+        "(a frozen context is unfrozen by an admin-scope token only)",
+    )
+    screening = serializers.ChoiceField(
+        choices=list(SCREENING_MODES),
+        required=False,
+        help_text="screening of written text for secrets and card numbers: off, refuse or "
+        "mask (admin-scope tokens only)",
     )
 
 
@@ -184,9 +196,20 @@ def frame_detail_as_of(context: Context, point: Point, frame_id: str) -> dict[st
 
 
 def patch_context(view: ContextAPIView, request: Request) -> Response:
-    """PATCH /contexts/{slug}/ (called by api.views.ContextDetailView)."""
+    """PATCH /contexts/{slug}/ (called by api.views.ContextDetailView): freeze (agent
+    scope), unfreeze a frozen context or change screening (admin scope)."""
     data = body_data(ContextPatchIn, request.data)
-    context = set_frozen(view.ctx.pk, data["frozen"])
+    if not data:
+        raise ApiError("invalid_request", "give frozen or screening", [{"field": "frozen"}])
+    if data.get("frozen") is False and view.ctx.frozen:
+        view.require(ADMIN, "unfreeze the context")
+    if "screening" in data:
+        view.require(ADMIN, "change the context's screening")
+    context = view.ctx
+    if "frozen" in data:
+        context = set_frozen(view.ctx.pk, data["frozen"])
+    if "screening" in data:
+        context = set_screening(view.ctx.pk, data["screening"])
     return Response(context_json(context))
 
 
@@ -217,6 +240,8 @@ class ForkView(ContextAPIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         data = body_data(ForkIn, request.data)
+        if Context.objects.filter(forked_from_id=self.ctx.pk).count() >= settings.MORPHZ_FORK_LIMIT:
+            self.require(ADMIN, f"fork beyond the limit of {settings.MORPHZ_FORK_LIMIT} forks")
         result = fork_context(
             self.ctx.pk,
             slug=data.get("slug") or None,

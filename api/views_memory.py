@@ -42,9 +42,12 @@ from api.shapes import (
 )
 from api.views import IDEMPOTENCY_HEADER
 from api.views_history import frame_as_of_or_404, point_of
+from memory.kinds import SCREENING_OFF
 from memory.read import lists as reads
 from memory.read.lists import frame_view
 from memory.read.pages import frame_history_page, revision_detail
+from memory.scopes import READ, WRITE
+from memory.screening import screen, screen_transaction_text
 from memory.shapes import relation_json, transaction_json
 from memory.tx.bodyedit import revise_body
 from memory.tx.engine import CommitResult, submit_transaction
@@ -117,7 +120,7 @@ class TransactionView(ContextAPIView):
                 )
             result = submit_transaction(
                 self.ctx.pk,
-                text=data["text"],
+                text=screen_transaction_text(self.ctx.screening, data["text"]),
                 author=self.author(),
                 thread=data.get("thread"),
                 evaluation_id=evaluation_id,
@@ -134,6 +137,11 @@ class TransactionView(ContextAPIView):
             # The raw values: the transaction language validates its own form.
             raw: dict[str, Any] = dict(request.data)  # an object: checked by TransactionIn
             tx = {key: raw[key] for key in TX_JSON_KEYS if key in raw}
+            if self.ctx.screening != SCREENING_OFF:
+                screened, _notes = screen(self.ctx.screening, {"ops": tx.get("ops")})
+                tx["ops"] = screened["ops"]
+                if isinstance(tx.get("reason"), str):
+                    tx["reason"] = screen(self.ctx.screening, {"reason": tx["reason"]})[0]["reason"]
             result = submit_transaction(
                 self.ctx.pk,
                 data=tx,
@@ -327,6 +335,8 @@ class RelationListView(ContextAPIView):
 
 
 class RecallView(ContextAPIView):
+    capabilities = {"POST": READ}  # a read; as an observation it writes
+
     @extend_schema(
         tags=["recall"],
         operation_id="recall",
@@ -341,6 +351,8 @@ class RecallView(ContextAPIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         data = body_data(RecallIn, request.data)
+        if data["as_observation"]:
+            self.require(WRITE, "append a recall result as an observation")
         from memory.recall.graph import recall
 
         point = point_of(self.ctx, data.get("as_of"))

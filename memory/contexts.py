@@ -10,6 +10,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
@@ -17,6 +18,7 @@ from django.utils import timezone
 
 from memory.errors import InvalidRequest, NotFound
 from memory.hotsql import bound_cursor, fetch_one_prepared
+from memory.kinds import AGENT_SCOPE, SCREENING_MODES, TOKEN_SCOPES
 from memory.locking import lock_context_model
 
 __all__ = [
@@ -201,6 +203,22 @@ def set_frozen(context_id: int, frozen: bool) -> Context:
 
 
 @transaction.atomic
+def set_screening(context_id: int, mode: str) -> Context:
+    """Set how written text is screened (`memory.screening`): off, refuse or mask. Takes
+    the context row lock, so a write under way finishes under the mode it started with."""
+    if mode not in SCREENING_MODES:
+        raise InvalidRequest(
+            f"screening must be one of {', '.join(SCREENING_MODES)}",
+            details=[{"field": "screening"}],
+        )
+    context = lock_context_model(context_id, allow_frozen=True)
+    if context.screening != mode:
+        context.screening = mode
+        context.save(update_fields=["screening"])
+    return context
+
+
+@transaction.atomic
 def delete_context(context_id: int) -> None:
     """Delete a context and everything it holds (an admin decision, not a memory operation).
 
@@ -215,12 +233,32 @@ def delete_context(context_id: int) -> None:
         forget_token(token_id)
 
 
-def issue_token(context: Context, *, name: str = "") -> IssuedToken:
+def issue_token(
+    context: Context,
+    *,
+    name: str = "",
+    scope: str = AGENT_SCOPE,
+    expires_at: datetime | None = None,
+) -> IssuedToken:
     """A new API token for `context`: the stored row and the raw token, which is shown once
-    (only its hash is kept). Needs no lock: tokens are not part of the context's history."""
+    (only its hash is kept). `scope` is one of `memory.kinds.TOKEN_SCOPES` (R65, what it
+    may do: `memory.scopes`); past `expires_at` (aware datetime) it is refused. Raises
+    InvalidRequest for another scope or an expiry not in the future. Needs no lock: tokens
+    are not part of the context's history."""
+    if scope not in TOKEN_SCOPES:
+        raise InvalidRequest(
+            f"scope must be one of {', '.join(TOKEN_SCOPES)}", details=[{"field": "scope"}]
+        )
+    if expires_at is not None and expires_at <= timezone.now():
+        raise InvalidRequest("expires_at must be in the future", details=[{"field": "expires_at"}])
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
-        context=context, name=name, key_prefix=raw[:10], key_hash=hash_token(raw)
+        context=context,
+        name=name,
+        key_prefix=raw[:10],
+        key_hash=hash_token(raw),
+        scope=scope,
+        expires_at=expires_at,
     )
     return IssuedToken(token=token, raw=raw)
 
@@ -242,7 +280,8 @@ def _token_query() -> tuple[list[str], list[str], str]:
     )
     sql = (
         f"SELECT {columns} FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id "  # noqa: S608 - column names from model fields, quoted by the backend
-        "WHERE t.key_hash = %s AND t.revoked_at IS NULL"
+        "WHERE t.key_hash = %s AND t.revoked_at IS NULL "
+        "AND (t.expires_at IS NULL OR t.expires_at > statement_timestamp())"
     )
     return token_fields, context_fields, sql
 
@@ -302,7 +341,8 @@ def recently_authenticated(raw: str) -> ApiToken | None:
         found = _recent.get(key_hash)
     if found is None or _clock() - found[0] >= TOKEN_RECHECK_SECONDS:
         return None
-    return _token_of(found[2])
+    token = _token_of(found[2])
+    return token if token.is_active else None  # expired since it was checked
 
 
 def forget_token(token_id: int) -> None:
@@ -322,7 +362,8 @@ def _token_of(row: tuple[Any, ...]) -> ApiToken:
 
 
 _TOKEN_LIVE_SQL = (
-    "SELECT 1 FROM memory_apitoken WHERE id = %s AND context_id = %s AND revoked_at IS NULL"
+    "SELECT 1 FROM memory_apitoken WHERE id = %s AND context_id = %s AND revoked_at IS NULL "
+    "AND (expires_at IS NULL OR expires_at > statement_timestamp())"
 )
 
 

@@ -61,3 +61,21 @@ RETIREMENT_OUTCOMES = ("pending", "expired", "completed", "cancelled", "stale")
 PRESSURE_OK = "ok"
 PRESSURE = "pressure"
 MAINTENANCE = "maintenance"
+
+
+# What a token may do (R65, memory.scopes): read recalls, searches and reads; agent writes
+# memory and replies (the default); erase reads and erases; admin does everything.
+READ_SCOPE = "read"
+AGENT_SCOPE = "agent"
+ERASE_SCOPE = "erase"
+ADMIN_SCOPE = "admin"
+TOKEN_SCOPES = (READ_SCOPE, AGENT_SCOPE, ERASE_SCOPE, ADMIN_SCOPE)
+
+# Screening on write (memory.screening): off (default), refuse, or store masked.
+SCREENING_OFF = "off"
+SCREENING_REFUSE = "refuse"
+SCREENING_MASK = "mask"
+SCREENING_MODES = (SCREENING_OFF, SCREENING_REFUSE, SCREENING_MASK)
+
+# What an erasure tombstone stands for (memory.erasure).
+ERASURE_TARGETS = ("event", "frame", "span", "pattern")

@@ -24,6 +24,10 @@ _WIDE_RANGES = (
 _WIDE = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _WIDE_RANGES) + "]")
 
 
+# The same class for other modules (memory.erasure.mask keeps a wide character wide).
+WIDE_CHARACTER = _WIDE
+
+
 def _is_wide(ch: str) -> bool:
     return _WIDE.match(ch) is not None
 

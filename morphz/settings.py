@@ -162,6 +162,11 @@ MORPHZ_INDEXER_IN_PROCESS = env_bool("MORPHZ_INDEXER_IN_PROCESS", True)
 # index worker embeds nothing (indexing about 1.5x faster) and search ranks by words alone.
 MORPHZ_SEARCH_MEANING = env_bool("MORPHZ_SEARCH_MEANING", True)
 MORPHZ_DEFAULT_CAPACITY_TOKENS = env_int("MORPHZ_DEFAULT_CAPACITY_TOKENS", 32000, minimum=100)
+# Forks one context may have before only an admin-scope token may fork it again (R65).
+MORPHZ_FORK_LIMIT = env_int("MORPHZ_FORK_LIMIT", 20, minimum=0)
+# Export signing keys (R65, memory.versions.signing): comma-separated, the first signs, every
+# one verifies (rotate by putting the new key first). Empty: one key derived from SECRET_KEY.
+MORPHZ_EXPORT_KEYS = [k for k in env_str("MORPHZ_EXPORT_KEYS", "").split(",") if k.strip()]
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -11,12 +11,14 @@ TransactionRecord), `cognitive` (Frame, FrameRevision, Relation, RetirementReque
 from memory.models.changes import EventChange, FrameChange, MaintenanceChange, SettingsChange
 from memory.models.cognitive import Frame, FrameRevision, Relation, RetirementRequest
 from memory.models.contexts import ApiToken, Context
+from memory.models.erasure import Erasure
 from memory.models.search import IndexIntent, SearchDocument
 from memory.models.timeline import Evaluation, Event, TransactionRecord
 
 __all__ = [
     "ApiToken",
     "Context",
+    "Erasure",
     "Evaluation",
     "Event",
     "EventChange",

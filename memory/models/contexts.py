@@ -5,7 +5,10 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
+from django.utils import timezone
 
+from memory.kinds import AGENT_SCOPE, SCREENING_MODES, SCREENING_OFF, TOKEN_SCOPES
+from memory.models.base import choices_of, value_in
 from memory.vocabulary import SLUG_MAX
 
 
@@ -35,6 +38,14 @@ class Context(models.Model):
     )
     forked_version = models.BigIntegerField(null=True, blank=True)
     forked_tick = models.BigIntegerField(null=True, blank=True)
+    # Screening of written text for secrets and card numbers (memory.screening): off,
+    # refuse (a stable error naming the field) or mask (stored masked, with a note).
+    screening = models.CharField(
+        max_length=10, choices=choices_of(SCREENING_MODES), default=SCREENING_OFF
+    )
+    # Imported from an export whose signature did not verify (memory.versions.signing),
+    # by an admin who said so explicitly: every view of its history says so.
+    unverified_import = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["slug"]
@@ -46,6 +57,9 @@ class Context(models.Model):
                 violation_error_message="A context with this slug already exists, whatever its case.",
             ),
             models.CheckConstraint(condition=Q(version__gte=0), name="context_version_nonneg"),
+            models.CheckConstraint(
+                condition=value_in("screening", SCREENING_MODES), name="context_screening_valid"
+            ),
             models.CheckConstraint(condition=Q(tick__gte=0), name="context_tick_nonneg"),
             models.CheckConstraint(condition=Q(last_seq__gte=0), name="context_seq_nonneg"),
             models.CheckConstraint(condition=Q(capacity_tokens__gt=0), name="context_capacity_pos"),
@@ -69,7 +83,8 @@ class Context(models.Model):
 
 
 class ApiToken(models.Model):
-    """A per-context bearer token (R38); only its SHA-256 is stored."""
+    """A per-context bearer token (R38); only its SHA-256 is stored. Its `scope` says what
+    it may do (R65, `memory.scopes`); past `expires_at` it is refused like a revoked one."""
 
     context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="tokens")
     name = models.CharField(max_length=100, blank=True)
@@ -78,14 +93,23 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    scope = models.CharField(max_length=10, choices=choices_of(TOKEN_SCOPES), default=AGENT_SCOPE)
+    expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["context", "created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=value_in("scope", TOKEN_SCOPES), name="token_scope_valid"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.context.slug}:{self.key_prefix}…"
 
     @property
     def is_active(self) -> bool:
-        """Whether the token still works (not revoked)."""
+        """Whether the token still works (not revoked, not expired)."""
+        if self.expires_at is not None and self.expires_at <= timezone.now():
+            return False
         return self.revoked_at is None

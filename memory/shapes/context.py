@@ -33,11 +33,16 @@ class ContextJson(TypedDict):
     pressure: dict[str, Any]
     frozen: bool
     forked_from: ForkedFrom | None
+    screening: str
+    history_verified: bool
+    erasures: int
 
 
 def context_json(context: Context) -> ContextJson:
     """A context: counters (`version`, `tick`, `last_seq`), its settings (ticks, tokens,
-    percents of capacity), pressure now, whether it is frozen and where it was forked from."""
+    percents of capacity), pressure now, whether it is frozen and where it was forked from,
+    its screening mode (R65), whether its history is verified (false after an unverified
+    import) and how many tombstones of erased content it has (R64)."""
     return {
         "slug": context.slug,
         "name": context.name,
@@ -55,6 +60,9 @@ def context_json(context: Context) -> ContextJson:
         "pressure": pressure_state(context).as_dict(),
         "frozen": context.frozen,
         "forked_from": _lineage(context),
+        "screening": context.screening,
+        "history_verified": not context.unverified_import,
+        "erasures": context.erasures.count(),
     }
 
 

@@ -35,6 +35,7 @@ from memory.contexts import (
     issue_token,
     set_frozen,
 )
+from memory.erasure.lines import erasure_lines, restore_erasures
 from memory.errors import InvalidRequest, MorphzError
 from memory.models import Context, Evaluation, TransactionRecord
 from memory.strictjson import loads_strict
@@ -45,6 +46,7 @@ from memory.versions.replay import (
     scratch_slug,
     unsynchronised_commits,
 )
+from memory.versions.signing import Signer, check_signature
 from memory.versions.snapshot import compare, snapshot
 
 FORMAT = "morphz-context"
@@ -63,6 +65,8 @@ class ExportFile:
     steps: list[dict[str, Any]] = field(default_factory=list)
     rejected: list[dict[str, Any]] = field(default_factory=list)
     state: dict[str, Any] = field(default_factory=dict)
+    erasures: list[dict[str, Any]] = field(default_factory=list)
+    verified: bool = False  # signed by a key of this server (memory.versions.signing)
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,7 @@ def export_context(
     progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, int]:
     """Write `context` to `path` (a file name or a binary file object)."""
-    checksum = hashlib.sha256()
+    checksum, signer = hashlib.sha256(), Signer()
     counts = {"steps": 0, "rejected": 0, "lines": 0}
     with transaction.atomic():
         # One snapshot of the history: REPEATABLE READ would be cleaner, a share lock is
@@ -128,12 +132,14 @@ def export_context(
             "version": context.version,
             "tick": context.tick,
             "last_seq": context.last_seq,
+            "history_verified": not context.unverified_import,
         }
         with gzip.open(path, "wb") as out:
 
             def write(value: dict[str, Any]) -> None:
                 data = _line(value)
                 checksum.update(data)
+                signer.update(data)
                 out.write(data)
                 counts["lines"] += 1
 
@@ -146,16 +152,17 @@ def export_context(
             for record in _rejected(context):
                 write(record)
                 counts["rejected"] += 1
+            for line in erasure_lines(context):
+                write(line)
             write({"type": "state", "state": snapshot(context.pk)})
-            out.write(
-                _line({"type": "end", "lines": counts["lines"], "sha256": checksum.hexdigest()})
-            )
+            end = {"lines": counts["lines"], "sha256": checksum.hexdigest()}
+            out.write(_line({"type": "end", **end, "signature": signer.signature()}))
     return counts
 
 
 def read_export(path: str | Path | IO[bytes]) -> ExportFile:
     """The whole file, checked; InvalidExport names what is wrong."""
-    checksum = hashlib.sha256()
+    checksum, signer = hashlib.sha256(), Signer()
     lines: list[dict[str, Any]] = []
     end: dict[str, Any] | None = None
     try:
@@ -173,6 +180,7 @@ def read_export(path: str | Path | IO[bytes]) -> ExportFile:
                     end = value
                     continue
                 checksum.update(raw)
+                signer.update(raw)
                 lines.append(value)
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         raise InvalidExport(f"cannot read the file: {exc.strerror}: {exc.filename}") from None
@@ -194,13 +202,15 @@ def read_export(path: str | Path | IO[bytes]) -> ExportFile:
         raise InvalidExport(
             "the file was changed or truncated: its checksum does not match its contents"
         )
-    exported = ExportFile(header=header)
+    exported = ExportFile(header=header, verified=signer.verify(end.get("signature")))
     for number, value in enumerate(lines[1:], start=2):
         kind = value["type"]
         if kind in STEP_TYPES:
             exported.steps.append(value)
         elif kind == "rejected":
             exported.rejected.append(value)
+        elif kind == "erasure":
+            exported.erasures.append(value)
         elif kind == "state" and isinstance(value.get("state"), dict):
             exported.state = value["state"]
         else:
@@ -214,16 +224,21 @@ def import_context(
     path: str | Path | IO[bytes],
     slug: str | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    *,
+    allow_unverified: bool = False,
 ) -> ImportResult:
     """Rebuild the file's context through the engine as `slug` (default: the exported
     slug) and check it equals the file's state. Raises InvalidExport (nothing written) when
     the file is broken or the rebuilt state differs, InvalidRequest `context_exists` when
-    the slug is taken.
+    the slug is taken, UnverifiedExport (`invalid_signature`) when no key of this server
+    signed it, unless `allow_unverified` (an admin's explicit choice): the context is then
+    marked unverified (`history_verified: false` wherever its history is shown).
 
     Outside a transaction the rebuild runs in autocommit (see `memory.versions.replay`)
     under a temporary `import-` slug, renamed in the last transaction (which restores the
     times and rejected records, compares and issues the token) and deleted on any failure."""
     exported = read_export(path)
+    check_signature(exported, allow_unverified)
     header = exported.header
     try:
         target = slug or header["slug"]
@@ -263,6 +278,7 @@ def _rebuild(
             cur.execute("SET LOCAL synchronous_commit = on")
         _restore_times(context, exported.steps)
         _restore_rejected(context, exported.rejected)
+        restore_erasures(context, exported.erasures)
         rebuilt = snapshot(context.pk)
         if exported.header.get("format_version") == 1:  # its state lacks the newer parts
             rebuilt = {key: value for key, value in rebuilt.items() if key in exported.state}
@@ -283,6 +299,8 @@ def _rebuild(
                 ) from None
         if exported.header.get("frozen"):
             set_frozen(context.pk, True)
+        if not exported.verified or exported.header.get("history_verified") is False:
+            Context.objects.filter(pk=context.pk).update(unverified_import=True)
         context.refresh_from_db()
         token = issue_token(context, name="import_context")
     return ImportResult(context=context, token=token, steps=len(exported.steps))

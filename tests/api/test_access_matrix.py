@@ -131,3 +131,99 @@ def test_last_use_of_a_token_is_recorded(api: Api) -> None:
     api.get()
     token = ApiToken.objects.get(context__slug="alpha", name="agent-a")
     assert token.last_used_at is not None
+
+
+# -- scopes (R65): every context route, every method, every scope, from the URL config ---
+
+SCOPE_PARAMS = {
+    "<int:seq>": "1",
+    "<int:evaluation_id>": "1",
+    "<str:frame_id>": "release",
+    "<int:revision>": "1",
+}
+
+
+def _context_routes() -> list[tuple[str, str, Any]]:
+    """(method, path under the context, view class) of every route under
+    /api/v1/contexts/<slug>/, for every method its view implements."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    out = []
+    for entry in get_resolver().url_patterns:
+        if not (isinstance(entry, URLResolver) and str(entry.pattern) == "api/"):
+            continue
+        for pattern in entry.url_patterns:
+            route = str(getattr(pattern, "pattern", ""))
+            view = getattr(getattr(pattern, "callback", None), "view_class", None)
+            if not isinstance(pattern, URLPattern) or view is None:
+                continue
+            if not route.startswith("v1/contexts/<slug:slug>/"):
+                continue
+            path = route.removeprefix("v1/contexts/<slug:slug>/")
+            for name, value in SCOPE_PARAMS.items():
+                path = path.replace(name, value)
+            for method in ("get", "post", "patch", "put", "delete"):
+                if hasattr(view, method):
+                    out.append((method.upper(), path, view))
+    return out
+
+
+CONTEXT_ROUTES = _context_routes()
+SCOPES = ("read", "agent", "erase", "admin")
+
+
+def test_the_scope_matrix_covers_every_context_route() -> None:
+    paths = {p for _m, p, _v in CONTEXT_ROUTES}
+    assert {"", "events/", "erasures/", "transactions/", "forks/", "recall/"} <= paths
+    assert len(CONTEXT_ROUTES) >= 20
+
+
+@pytest.mark.parametrize("scope", SCOPES)
+def test_every_route_answers_each_scope_as_the_scope_table_says(
+    seeded: Api, alpha: Any, scope: str
+) -> None:
+    from memory.contexts import issue_token
+    from memory.scopes import allows
+
+    api = Api("alpha", issue_token(alpha, name=f"scoped-{scope}", scope=scope).raw)
+    checked = 0
+    for method, path, view in CONTEXT_ROUTES:
+        needed = view.capability(method)
+        before = _counts()
+        response = api.client.generic(method, api.url(path), "{}", "application/json")
+        where = f"{method} {path or '.'} as {scope}"
+        assert response.status_code < 500, where
+        if allows(scope, needed):
+            assert response.status_code not in (401, 403), (where, response.content[:300])
+        else:
+            assert response.status_code == 403, where
+            assert error_of(response)["code"] == "scope_insufficient", where
+            _nothing_written(before)
+        checked += 1
+    assert checked == len(CONTEXT_ROUTES)
+
+
+def test_acts_inside_a_route_check_their_own_scope(seeded: Api, alpha: Any, settings: Any) -> None:
+    """Recall as an observation writes; unfreezing, screening and forking past the limit
+    are an admin's."""
+    from memory.contexts import issue_token, set_frozen
+
+    read = Api("alpha", issue_token(alpha, scope="read").raw)
+    agent = seeded
+    admin = Api("alpha", issue_token(alpha, scope="admin").raw)
+    assert read.post("recall/", {"frame_id": "release"}).status_code == 200
+    refused = read.post("recall/", {"frame_id": "release", "as_observation": True})
+    assert error_of(refused)["code"] == "scope_insufficient"
+    set_frozen(alpha.pk, True)
+    patch = '{"frozen": false}'
+    response = agent.client.generic("PATCH", agent.url(), patch, "application/json")
+    assert error_of(response)["code"] == "scope_insufficient"
+    response = admin.client.generic("PATCH", admin.url(), patch, "application/json")
+    assert response.status_code == 200 and response.json()["frozen"] is False
+    body = '{"screening": "mask"}'
+    response = agent.client.generic("PATCH", agent.url(), body, "application/json")
+    assert error_of(response)["code"] == "scope_insufficient"
+    settings.MORPHZ_FORK_LIMIT = 1
+    assert agent.post("forks/", {"slug": "first-fork"}).status_code == 201
+    assert error_of(agent.post("forks/", {"slug": "second-fork"}))["code"] == "scope_insufficient"
+    assert admin.post("forks/", {"slug": "second-fork"}).status_code == 201

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from memory.contexts import create_context, issue_token
+from memory.models import Context
 from tests.api.live import unthrottled  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("unthrottled")
@@ -53,5 +54,10 @@ def test_history_methods_round_trip(mz: Any) -> None:
         mz.append_event("tool_result", "refused")
     assert caught.value.code == "context_frozen" and caught.value.status == 409
     assert mz.frames()["frames"]
-    assert mz.unfreeze()["frozen"] is False
+    with pytest.raises(MorphzAPIError) as caught:  # unfreezing takes an admin token (R65)
+        mz.unfreeze()
+    assert caught.value.code == "scope_insufficient" and caught.value.status == 403
+    admin_token = issue_token(Context.objects.get(slug="hist-ctx"), scope="admin").raw
+    with MorphzClient(mz.base_url, admin_token) as admin:
+        assert admin.unfreeze()["frozen"] is False
     mz.append_event("tool_result", "accepted")

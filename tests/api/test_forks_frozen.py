@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from memory.contexts import issue_token
 from memory.models import Context, Event, Frame, SearchDocument, TransactionRecord
 from memory.search.indexer import drain
 from tests.api.conftest import Api, error_of
@@ -113,6 +114,9 @@ def test_frozen_refuses_every_write_and_keeps_reads(api: Api, released: dict[str
     assert api.post("forks/", {"slug": "thawed"}).status_code == 201
     assert Context.objects.get(slug="thawed").frozen is False
     response = api.client.generic("PATCH", api.url(), '{"frozen": false}', "application/json")
+    assert error_of(response)["code"] == "scope_insufficient"  # unfreezing is an admin's
+    admin = Api(api.slug, issue_token(Context.objects.get(slug=api.slug), scope="admin").raw)
+    response = admin.client.generic("PATCH", api.url(), '{"frozen": false}', "application/json")
     assert response.json()["frozen"] is False
     assert api.post(*WRITES[0]).status_code == 201
 

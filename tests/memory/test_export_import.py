@@ -19,6 +19,7 @@ from memory.models import Context, Event, TransactionRecord
 from memory.tx.engine import submit_transaction
 from memory.versions.exchange import InvalidExport, export_context, import_context, read_export
 from memory.versions.replay import compare, snapshot, verify_context
+from memory.versions.signing import UnverifiedExport
 
 
 @pytest.fixture
@@ -119,7 +120,9 @@ def test_a_consistent_but_false_state_is_refused(exported: Path, tmp_path: Path)
     _write(forged, lines)
     read_export(forged)  # the file itself is well formed
     with pytest.raises(InvalidExport) as caught:
-        import_context(forged, slug="forged")
+        import_context(
+            forged, slug="forged", allow_unverified=True
+        )  # past the signature: the replay check
     assert "differs" in caught.value.message
     assert not Context.objects.filter(slug="forged").exists()
 
@@ -154,8 +157,11 @@ def test_a_format_1_file_still_imports(exported: Path, tmp_path: Path) -> None:
     raw.append((json.dumps({"type": "end", "lines": len(raw), "sha256": digest}) + "\n").encode())
     old = tmp_path / "v1.jsonl.gz"
     _write(old, raw)
-    copy = import_context(old, slug="demo-v1").context
+    with pytest.raises(UnverifiedExport):  # unsigned: only on purpose
+        import_context(old, slug="demo-v1")
+    copy = import_context(old, slug="demo-v1", allow_unverified=True).context
     assert verify_context(copy) == []
+    assert copy.unverified_import
     assert copy.grace_ticks == 3
 
 

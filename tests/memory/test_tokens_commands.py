@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -57,3 +58,18 @@ def test_duplicate_context_is_refused(db):
     run("create_context", "ops")
     with pytest.raises(CommandError, match="already exists"):
         run("create_context", "ops")
+
+
+def test_create_token_takes_a_scope_and_an_expiry(db: Any) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from memory.contexts import authenticate_token, create_context
+
+    create_context("scoped")
+    out = StringIO()
+    call_command("create_token", "scoped", "--scope", "read", "--expires-in-days", "2", stdout=out)
+    token = authenticate_token(out.getvalue().strip().splitlines()[-1])
+    assert token is not None and token.scope == "read" and token.expires_at is not None
+    assert "new read API token" in out.getvalue()

@@ -20,18 +20,29 @@ class Command(DataCommand):
         parser.add_argument("file")
         parser.add_argument("--slug", default=None, help="default: the exported slug")
         parser.add_argument("--quiet", action="store_true", help="no progress bar")
+        parser.add_argument(
+            "--allow-unverified",
+            action="store_true",
+            help="import a file no key of this server signed (R65); the context then says "
+            "its history is unverified everywhere it is shown",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             total = len(read_export(options["file"]).steps)
             with tqdm(total=total, unit="step", desc="import", disable=options["quiet"]) as bar:
                 result = import_context(
-                    options["file"], slug=options["slug"], progress=lambda _s: _tick(bar)
+                    options["file"],
+                    slug=options["slug"],
+                    progress=lambda _s: _tick(bar),
+                    allow_unverified=options["allow_unverified"],
                 )
         except MorphzError as exc:
             raise CommandError(f"{exc.code}: {exc.message}") from None
         except OSError as exc:
             raise CommandError(str(exc)) from None
+        if result.context.unverified_import:
+            self.stdout.write("warning: imported UNVERIFIED: no key of this server signed it")
         self.stdout.write(
             f"imported {result.context.slug} (version {result.context.version}, "
             f"{result.steps} steps), verified equal to the export; API token (shown once):"

@@ -1,0 +1,48 @@
+"""Tombstones in exports (R64): an export carries them as `erasure` lines, an import keeps
+them. The lines hold what the tombstone holds (never the erased text)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from memory.models import Context, Erasure
+
+FIELDS = (
+    "request",
+    "target",
+    "ref",
+    "span_start",
+    "span_end",
+    "label",
+    "matches",
+    "reason",
+    "erased_by",
+    "origin",
+)
+
+
+def erasure_lines(context: Context) -> list[dict[str, Any]]:
+    """The context's tombstones as export lines, oldest first."""
+    return [
+        {
+            "type": "erasure",
+            **{name: getattr(t, name) for name in FIELDS},
+            "erased_at": t.erased_at.isoformat(),
+        }
+        for t in Erasure.objects.filter(context=context).order_by("pk")
+    ]
+
+
+def restore_erasures(context: Context, lines: list[dict[str, Any]]) -> None:
+    """Write the tombstones of an import (inside its last database transaction)."""
+    Erasure.objects.bulk_create(
+        [
+            Erasure(
+                context=context,
+                erased_at=datetime.fromisoformat(line["erased_at"]),
+                **{name: line.get(name) for name in FIELDS if line.get(name) is not None},
+            )
+            for line in lines
+        ]
+    )

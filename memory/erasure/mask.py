@@ -1,0 +1,136 @@
+"""Masking erased text so that every size stays what it was (R64). Plain Python, no database.
+
+An erased character becomes `NARROW_MASK` (one quarter token) or, when it was a wide
+character, `WIDE_MASK` (one token): the text keeps its length and its token estimate
+(`memory.tokens.estimate_tokens`). Double quotes, backslashes, control characters (line
+breaks, tabs) and U+2028/U+2029 are kept, because JSON and the transaction language escape
+them: a masked body renders to text of the same length, so a frame's token estimate, the
+context's pressure and everything decided from them replay exactly as they happened.
+
+Only values are masked, never the keys of a map (the skeleton of a body stays, and two
+keys can never become one).
+
+- `mask_text(text) -> str` every character masked.
+- `mask_whole(value)` every string value of a JSON value masked.
+- `Matcher(literals)`: occurrences of quoted texts; a literal of at least
+  `CARD_MIN_DIGITS` digits (spaces and dashes aside) matches those digits with any spaces
+  or dashes between them, so one card number is found however it was written.
+- `mask_matches(text, matcher) -> (text, count)`, `mask_json(value, matcher) -> (value, count)`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from memory.tokens import WIDE_CHARACTER
+
+NARROW_MASK = "█"
+WIDE_MASK = "〓"
+# A quote of a whole erased item is looked for elsewhere only from this length on (shorter
+# texts, like "yes", would mask unrelated words everywhere).
+MIN_QUOTE = 8
+CARD_MIN_DIGITS = 12
+_KEPT = '"\\\\\\x00-\\x1f\\x7f\\u2028\\u2029'
+_MASKABLE = re.compile(f"[^{_KEPT}]")
+_SEPARATORS = re.compile(r"[ \-]")
+
+
+def _mask_char(match: re.Match[str]) -> str:
+    return WIDE_MASK if WIDE_CHARACTER.match(match.group()) else NARROW_MASK
+
+
+def mask_text(text: str) -> str:
+    """Every character of `text` masked, length and token estimate kept."""
+    return _MASKABLE.sub(_mask_char, text)
+
+
+def mask_whole(value: Any) -> Any:
+    """A JSON value with every string value masked (keys kept)."""
+    if isinstance(value, str):
+        return mask_text(value)
+    if isinstance(value, dict):
+        return {key: mask_whole(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [mask_whole(item) for item in value]
+    return value
+
+
+def _literal_pattern(literal: str) -> str:
+    digits = _SEPARATORS.sub("", literal)
+    if digits.isdigit() and digits.isascii() and len(digits) >= CARD_MIN_DIGITS:
+        return r"[ \-]?".join(digits)
+    return re.escape(literal)
+
+
+class Matcher:
+    """Every occurrence of any of `literals` (longest first); empty literals are ignored.
+    Built from escaped literals only, so matching is linear in the text searched."""
+
+    def __init__(self, literals: Iterable[str]) -> None:
+        unique = sorted({lit for lit in literals if lit}, key=lambda lit: (-len(lit), lit))
+        self.literals = unique
+        self.regex = (
+            re.compile("|".join(_literal_pattern(lit) for lit in unique)) if unique else None
+        )
+
+    def __bool__(self) -> bool:
+        return self.regex is not None
+
+    def finds(self, text: str) -> bool:
+        """Whether `text` holds an occurrence."""
+        return self.regex is not None and self.regex.search(text) is not None
+
+
+def _mask_match(match: re.Match[str]) -> str:
+    return mask_text(match.group())
+
+
+def mask_matches(text: str, matcher: Matcher) -> tuple[str, int]:
+    """`text` with every occurrence masked, and how many there were."""
+    if matcher.regex is None or not text:
+        return text, 0
+    return matcher.regex.subn(_mask_match, text)
+
+
+def mask_json(value: Any, matcher: Matcher) -> tuple[Any, int]:
+    """A JSON value with every occurrence in its string values masked, and how many."""
+    if isinstance(value, str):
+        return mask_matches(value, matcher)
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        total = 0
+        for key, item in value.items():
+            out[key], n = mask_json(item, matcher)
+            total += n
+        return out, total
+    if isinstance(value, list):
+        items = []
+        total = 0
+        for item in value:
+            masked, n = mask_json(item, matcher)
+            items.append(masked)
+            total += n
+        return items, total
+    return value, 0
+
+
+def quotes_of(value: Any) -> list[str]:
+    """The texts of an erased item looked for elsewhere: each string value, and each line
+    of it, of at least MIN_QUOTE characters (stripped)."""
+    out: list[str] = []
+    if isinstance(value, str):
+        if len(value.strip()) >= MIN_QUOTE:
+            out.append(value)
+        for line in value.splitlines():
+            line = line.strip()
+            if len(line) >= MIN_QUOTE:
+                out.append(line)
+    elif isinstance(value, dict):
+        for item in value.values():
+            out.extend(quotes_of(item))
+    elif isinstance(value, list):
+        for item in value:
+            out.extend(quotes_of(item))
+    return out

@@ -1,0 +1,39 @@
+"""Tokens may expire (R65): past its expiry a token is refused like a revoked one, also
+by the check a write makes itself and by the per-process memory of checked tokens."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from memory.contexts import (
+    authenticate_token,
+    create_context,
+    issue_token,
+    recently_authenticated,
+    token_is_live,
+)
+from memory.errors import InvalidRequest
+
+
+def test_an_expired_token_is_refused_everywhere(db: Any) -> None:
+    context = create_context("expiring")
+    issued = issue_token(context, expires_at=timezone.now() + timedelta(seconds=0.5))
+    assert authenticate_token(issued.raw) is not None
+    assert recently_authenticated(issued.raw) is not None
+    time.sleep(0.6)
+    assert recently_authenticated(issued.raw) is None  # the remembered row has expired
+    assert authenticate_token(issued.raw) is None
+    assert not token_is_live(issued.token.pk, context.pk)
+
+
+def test_a_token_cannot_be_issued_expired_or_with_an_unknown_scope(db: Any) -> None:
+    context = create_context("bad-tokens")
+    with pytest.raises(InvalidRequest):
+        issue_token(context, expires_at=timezone.now() - timedelta(days=1))
+    with pytest.raises(InvalidRequest):
+        issue_token(context, scope="root")
