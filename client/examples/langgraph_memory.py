@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
-from langchain_core.messages import SystemMessage
+from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
@@ -37,6 +37,6 @@ with MorphzClient(url, os.environ["MORPHZ_TOKEN"], context=os.environ.get("MORPH
     graph = builder.compile(checkpointer=InMemorySaver(), store=MorphzStore(mz))
     for thread, text in [("monday", "remember my name is Ada"), ("tuesday", "who am I?")]:
         config: RunnableConfig = {"configurable": {"thread_id": thread, "user_id": "ada"}}
-        reply = graph.invoke({"messages": [("user", text)]}, config)["messages"][-1].content
+        reply = graph.invoke({"messages": [HumanMessage(text)]}, config)["messages"][-1].content
         print(f"[{thread}] {text!r} -> {reply!r}")
     print("stored:", [item.value for item in MorphzStore(mz).search(("memories", "ada"))])

@@ -24,3 +24,15 @@ def test_the_langgraph_example(make_client: Any, monkeypatch: Any, capsys: Any) 
     assert "stored: [{'fact': 'my name is Ada'}]" in out
     frames = mz.frames()["frames"]
     assert [f["body"]["value"] for f in frames] == [{"fact": "my name is Ada"}]
+
+
+def test_the_openai_agents_example(make_client: Any, monkeypatch: Any, capsys: Any) -> None:
+    mz = make_client("ex-openai-agents")
+    out = run_example("openai_agents_session.py", mz, monkeypatch, capsys)
+    assert "'who am I?' -> 'You are Ada.'" in out and "items in the session: 4" in out
+    assert [e["kind"] for e in mz.events(thread="oa:ada-chat")["events"]] == [
+        "user_message",
+        "agent_message",
+        "user_message",
+        "agent_message",
+    ]
