@@ -485,10 +485,13 @@ class MorphzClient:
         params = _params(status=status, cursor=cursor, limit=limit, as_of=as_of)
         return cast(FramePage, self._request("GET", self._ctx("frames/"), params=params))
 
-    def frame(self, frame_id: str, *, as_of: int | None = None) -> FrameDetail:
+    def frame(
+        self, frame_id: str, *, as_of: int | None = None, history_limit: int | None = None
+    ) -> FrameDetail:
         """One frame with a page of its revisions and its write history (`FrameDetail`); `as_of=N`
-        answers it as it was at the end of version N. Raises NotFoundError for an unknown frame."""
-        params = _params(as_of=as_of)
+        answers it as it was at the end of version N; `history_limit` (1-100, default 20) revisions
+        in the page. Raises NotFoundError for an unknown frame."""
+        params = _params(as_of=as_of, history_limit=history_limit)
         return cast(
             FrameDetail,
             self._request("GET", self._ctx(f"frames/{_frame_id(frame_id)}/"), params=params),

@@ -1,0 +1,38 @@
+"""R67: each framework adapter's example in client/examples/ runs as written on a live
+server, offline (scripted models, loopback servers)."""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+from typing import Any
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "client" / "examples"
+
+
+def run_example(name: str, mz: Any, monkeypatch: Any, capsys: Any) -> str:
+    monkeypatch.setenv("MORPHZ_URL", str(mz._http.base_url))
+    monkeypatch.setenv("MORPHZ_TOKEN", mz.token)
+    monkeypatch.setenv("MORPHZ_CONTEXT", mz.slug)
+    runpy.run_path(str(EXAMPLES / name), run_name="__main__")
+    return str(capsys.readouterr().out)
+
+
+def test_the_langgraph_example(make_client: Any, monkeypatch: Any, capsys: Any) -> None:
+    mz = make_client("ex-langgraph")
+    out = run_example("langgraph_memory.py", mz, monkeypatch, capsys)
+    assert "stored: [{'fact': 'my name is Ada'}]" in out
+    frames = mz.frames()["frames"]
+    assert [f["body"]["value"] for f in frames] == [{"fact": "my name is Ada"}]
+
+
+def test_the_openai_agents_example(make_client: Any, monkeypatch: Any, capsys: Any) -> None:
+    mz = make_client("ex-openai-agents")
+    out = run_example("openai_agents_session.py", mz, monkeypatch, capsys)
+    assert "'who am I?' -> 'You are Ada.'" in out and "items in the session: 4" in out
+    assert [e["kind"] for e in mz.events(thread="oa:ada-chat")["events"]] == [
+        "user_message",
+        "agent_message",
+        "user_message",
+        "agent_message",
+    ]
