@@ -68,8 +68,9 @@ def give_to(path: Path, user: str | None) -> None:
 class Standby:
     """A hot standby in `root`/data streaming from a primary; TCP on 127.0.0.1:`port`."""
 
-    def __init__(self, root: Path, bin_dir: Path) -> None:
+    def __init__(self, root: Path, bin_dir: Path, *, durable: bool = True) -> None:
         self.root = root
+        self.durable = durable
         self.data = root / "data"
         self.bin = bin_dir
         self.port = free_port()
@@ -85,14 +86,16 @@ class Standby:
         primary_port: str = "",
         bin_dir: Path | None = None,
         name: str = "standby",
+        durable: bool = True,
     ) -> Standby:
         """A base backup of the primary at `primary_host` (a socket folder or an address),
         started and streaming; `name` is its application_name (what synchronous_standby_names
-        lists)."""
+        lists). `durable=False` (tests) syncs nothing to disk: the copy, its start-up and
+        its shutdown take a fraction of the time, and a machine crash would lose it."""
         found = bin_dir or binaries()
         if found is None:
             raise RuntimeError("no PostgreSQL binaries (pgserver's or the machine's)")
-        standby = cls(root, found)
+        standby = cls(root, found, durable=durable)
         root.mkdir(parents=True, exist_ok=True)
         give_to(root, standby.user)
         subprocess.run(
@@ -105,6 +108,7 @@ class Standby:
                 "stream",
                 "-c",
                 "fast",
+                *([] if durable else ["--no-sync"]),
                 "-d",
                 f"host={primary_host} port={primary_port or 5432} user=postgres "
                 f"application_name={name}",
@@ -136,6 +140,8 @@ class Standby:
                 # long; a cancelled read goes to the primary anyway (memory.replicas).
                 "-c",
                 "max_standby_streaming_delay=5s",
+                "-c",
+                f"fsync={'on' if self.durable else 'off'}",
             ],
             stdout=log,
             stderr=log,

@@ -65,6 +65,7 @@ def new_standby(name: str) -> Standby:
             primary_port=str(primary["PORT"] or ""),
             bin_dir=bin_dir,
             name=name,
+            durable=False,
         )
     except Exception:
         shutil.rmtree(root, ignore_errors=True)
