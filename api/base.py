@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 from urllib.parse import unquote_to_bytes
 
+import psycopg
 from django.conf import settings
 from django.db import DatabaseError
 from rest_framework import exceptions
@@ -29,6 +30,7 @@ from memory.contexts import forget_token, token_is_live
 from memory.errors import TokenNotLive
 from memory.models import ApiToken, Context
 from memory.read.access import context_for_person
+from memory.replicas import Floor, ReplicaRead, start_read
 from memory.scopes import READ, WRITE, require
 from memory.tx.engine import Author
 from memory.vocabulary import MAX_SEQ
@@ -95,11 +97,16 @@ class ContextAPIView(ApiView):
     # The capability (memory.scopes) each method needs: reads need `read`, anything else
     # `write`, unless a view says otherwise (recall reads with POST; erasures need `erase`).
     capabilities: dict[str, str] = {}
+    # The replica this request reads from (R68, `memory.replicas`); None: the primary.
+    replica: ReplicaRead | None = None
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
         self.ctx = resolve_context(request, kwargs.get("slug", ""))
         self.require(self.capability(request.method or "GET"), f"{request.method} this endpoint")
+        # Without replicas this is one test of an empty list: the single-server path.
+        if settings.MORPHZ_REPLICAS and self.reads_only(request):
+            self.replica = start_read(read_floor(request, self.ctx))
 
     @classmethod
     def capability(cls, method: str) -> str:
@@ -114,6 +121,31 @@ class ContextAPIView(ApiView):
         if isinstance(token, ApiToken):
             require(token.scope, capability, what)
 
+    def reads_only(self, request: Request) -> bool:
+        """Whether this request only reads, so a replica may answer it: GET. A view whose
+        POST only reads in some forms (recall) says so here; writes and claims never do."""
+        return request.method == "GET"
+
+    def finalize_response(
+        self, request: Request, response: Response, *args: Any, **kwargs: Any
+    ) -> Response:
+        if self.replica is not None:
+            self.replica.end()
+        return super().finalize_response(request, response, *args, **kwargs)
+
+    def answer_from_primary(self, exc: Exception) -> Response | Exception:
+        """A read that failed on its replica (the server went away, replay cancelled the
+        query) is answered again by the primary: replica loss is never an error the caller
+        sees. Returns the primary's response, or the exception it raised."""
+        assert self.replica is not None
+        self.replica.failed(exc)
+        handler = getattr(self, str(self.request.method).lower())
+        try:
+            response: Response = handler(self.request, *self.args, **self.kwargs)
+        except Exception as again:
+            return again
+        return response
+
     def author(self) -> Author:
         return author_of(self.request)
 
@@ -123,6 +155,13 @@ class ContextAPIView(ApiView):
         against the database would have answered. So does a write that found it revoked
         (`memory.errors.TokenNotLive`). When that check itself fails, its database error is
         answered (503 or 500, as any other)."""
+        if self.replica is not None and self.replica.active:
+            self.replica.end()
+            if isinstance(exc, DatabaseError | psycopg.Error):
+                outcome = self.answer_from_primary(exc)
+                if isinstance(outcome, Response):
+                    return outcome
+                exc = outcome
         token = self.request.auth if _from_memory(self.request) else None
         stale = isinstance(exc, TokenNotLive)
         unchecked = not isinstance(exc, exceptions.AuthenticationFailed | TokenNotLive)
@@ -165,6 +204,52 @@ class ContextAPIView(ApiView):
 def _from_memory(request: Request) -> bool:
     # Set by api.auth only once authentication ran, so reading `auth` then runs nothing.
     return bool(getattr(request._request, "token_from_memory", False))
+
+
+MIN_VERSION_HEADER = "Morphz-Min-Version"
+
+
+def min_version_of(request: Request) -> int | None:
+    """The caller's read-your-writes floor: `min_version` (query or JSON body) or the
+    Morphz-Min-Version header; both given must agree. None when neither is."""
+    from api.serializers import ReadFloorQuery, validated
+
+    given: dict[str, Any] = {}
+    header = request.headers.get(MIN_VERSION_HEADER)
+    if header is not None:
+        given["header"] = validated(ReadFloorQuery, {"min_version": header}, "query")
+    if "min_version" in request.query_params:
+        raw = request.query_params.get("min_version")
+        given["query"] = validated(ReadFloorQuery, {"min_version": raw}, "query")
+    elif (
+        request.method == "POST"
+        and isinstance(request.data, dict)
+        and "min_version" in request.data
+    ):
+        raw = request.data["min_version"]
+        given["body"] = validated(ReadFloorQuery, {"min_version": raw}, "body")
+    values = {data["min_version"] for data in given.values()}
+    if len(values) > 1:
+        raise ApiError(
+            "invalid_request",
+            f"the {MIN_VERSION_HEADER} header and min_version differ",
+            [{"field": "min_version"}],
+        )
+    return values.pop() if values else None
+
+
+def read_floor(request: Request, ctx: Context) -> Floor:
+    """What a replica must have replayed to answer this read (`memory.replicas`): the
+    caller's `min_version` (never above the context's version: the primary holds no more),
+    else the context as the primary showed it when the request began. A request that
+    continues a cursor always takes the latter, so its next page is never older."""
+    asked = min_version_of(request)
+    continues = "cursor" in request.query_params or (
+        isinstance(request.data, dict) and request.data.get("cursor")
+    )
+    if asked is None or continues:
+        return Floor(ctx.pk, ctx.version, ctx.last_seq)
+    return Floor(ctx.pk, min(asked, ctx.version))
 
 
 def not_found(what: str) -> ApiError:

@@ -178,6 +178,17 @@ def as_of_field() -> serializers.Field:
     )
 
 
+def min_version_field() -> serializers.Field:
+    return StrictIntegerField(
+        required=False,
+        min_value=0,
+        max_value=MAX_SEQ,
+        help_text="read-your-writes with replicas (R68): answer from a state that holds at "
+        "least this version (the caller's last commit or evaluation); also the "
+        "Morphz-Min-Version header",
+    )
+
+
 def cursor_field() -> serializers.Field:
     return StrictCharField(
         required=False,

@@ -24,6 +24,7 @@ from api.fields import (
     evaluation_field,
     idempotency_field,
     limit_field,
+    min_version_field,
     thread_field,
 )
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
@@ -150,6 +151,7 @@ class RecallIn(StrictSerializer):
     )
     thread = thread_field()
     as_of = as_of_field()
+    min_version = min_version_field()
 
 
 class ActionIn(StrictSerializer):
@@ -162,6 +164,12 @@ class ActionIn(StrictSerializer):
 # -- query strings --------------------------------------------------------------------------
 
 
+class ReadFloorQuery(StrictSerializer):
+    """The read-your-writes floor alone, read before the endpoint's own parameters."""
+
+    min_version = min_version_field()
+
+
 class EventListQuery(StrictSerializer):
     kind = serializers.ChoiceField(choices=EVENT_KINDS, required=False)
     thread = thread_field(filter=True)
@@ -171,6 +179,7 @@ class EventListQuery(StrictSerializer):
     )
     cursor = cursor_field()
     limit = limit_field(100, 500)
+    min_version = min_version_field()
 
 
 class EventChunkQuery(StrictSerializer):
@@ -178,6 +187,7 @@ class EventChunkQuery(StrictSerializer):
     length = StrictIntegerField(
         required=False, default=CHUNK_DEFAULT, min_value=1, max_value=CHUNK_MAX
     )
+    min_version = min_version_field()
 
 
 class FrameListQuery(StrictSerializer):
@@ -185,6 +195,7 @@ class FrameListQuery(StrictSerializer):
     cursor = cursor_field()
     limit = limit_field(100, 500)
     as_of = as_of_field()
+    min_version = min_version_field()
 
 
 class FrameDetailQuery(StrictSerializer):
@@ -202,6 +213,7 @@ class FrameDetailQuery(StrictSerializer):
         max_value=MAX_HISTORY_PAGE,
         help_text="revisions per page, newest first",
     )
+    min_version = min_version_field()
 
 
 class RelationListQuery(StrictSerializer):
@@ -212,6 +224,7 @@ class RelationListQuery(StrictSerializer):
     cursor = cursor_field()
     limit = limit_field(100, 500)
     as_of = as_of_field()
+    min_version = min_version_field()
 
 
 class TransactionListQuery(StrictSerializer):
@@ -225,6 +238,7 @@ class TransactionListQuery(StrictSerializer):
     )
     cursor = cursor_field()
     limit = limit_field(50, 200)
+    min_version = min_version_field()
 
 
 class SearchQuery(StrictSerializer):
@@ -256,6 +270,7 @@ class SearchQuery(StrictSerializer):
         max_value=999,
         help_text="skip this many ranked hits (next page: the result's `next_offset`)",
     )
+    min_version = min_version_field()
 
 
 def query_data(serializer_class: type[serializers.Serializer], params: Any) -> dict[str, Any]:

@@ -337,6 +337,10 @@ class RelationListView(ContextAPIView):
 class RecallView(ContextAPIView):
     capabilities = {"POST": READ}  # a read; as an observation it writes
 
+    def reads_only(self, request: Request) -> bool:
+        """A recall reads, unless it appends its result as an observation (a write)."""
+        return isinstance(request.data, dict) and request.data.get("as_observation") is not True
+
     @extend_schema(
         tags=["recall"],
         operation_id="recall",

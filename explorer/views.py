@@ -13,6 +13,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 
 from memory.read.access import context_for_person, contexts_for_person, person_can_see_all
 from memory.read.explorer import context_cards, explorer_snapshot
+from memory.replicas import Floor, read_preferring_replica
 
 # What the page embeds is bounded: a large body or transaction text is left
 # out of the first paint and loaded through the API when the frame is selected.
@@ -50,7 +51,10 @@ def context_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context = context_for_person(slug, request.user)
     if context is None:
         raise Http404("no such context")
-    snapshot = bounded_snapshot(explorer_snapshot(context))
+    # The page's snapshot may come from a replica that shows the context as the primary
+    # did a moment ago (R68); without replicas this is the call itself.
+    floor = Floor(context.pk, context.version, context.last_seq)
+    snapshot = read_preferring_replica(floor, lambda: bounded_snapshot(explorer_snapshot(context)))
     return render(
         request,
         "explorer/context.html",

@@ -153,18 +153,19 @@ class DatabaseConfig:
         }
 
 
-def parse_database_url(url: str) -> DatabaseConfig:
-    """Parse `postgres://user:pass@host:port/dbname` (or a socket dir in `?host=`)."""
+def parse_database_url(url: str, variable: str = "DATABASE_URL") -> DatabaseConfig:
+    """Parse `postgres://user:pass@host:port/dbname` (or a socket dir in `?host=`);
+    `variable` names the setting in the error."""
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql"}:
-        raise ConfigError(f"DATABASE_URL must start with postgres:// or postgresql://, got {url!r}")
+        raise ConfigError(f"{variable} must start with postgres:// or postgresql://, got {url!r}")
     name = unquote(parts.path.lstrip("/"))
     if not name:
-        raise ConfigError(f"DATABASE_URL names no database (postgres://host/DBNAME): {url!r}")
+        raise ConfigError(f"{variable} names no database (postgres://host/DBNAME): {url!r}")
     try:
         port = parts.port
     except ValueError:
-        raise ConfigError(f"DATABASE_URL has a bad port: {url!r}") from None
+        raise ConfigError(f"{variable} has a bad port: {url!r}") from None
     host = unquote(parts.hostname or "")
     for item in parts.query.split("&"):
         key, _, value = item.partition("=")
@@ -178,6 +179,19 @@ def parse_database_url(url: str) -> DatabaseConfig:
         port=str(port or ""),
         embedded=False,
     )
+
+
+def replica_urls() -> list[str]:
+    """DATABASE_REPLICA_URLS: comma-separated URLs of streaming replicas of DATABASE_URL
+    (none by default). Replicas of the embedded server make no sense: it has no address."""
+    raw = os.environ.get("DATABASE_REPLICA_URLS", "")
+    urls = [url.strip() for url in raw.split(",") if url.strip()]
+    if urls and not os.environ.get("DATABASE_URL", "").strip():
+        raise ConfigError(
+            "DATABASE_REPLICA_URLS needs DATABASE_URL: replicas stream from a primary "
+            "you run yourself, not from the embedded server"
+        )
+    return urls
 
 
 def data_dir() -> Path:

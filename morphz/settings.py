@@ -20,6 +20,8 @@ from morphz.config import (
     env_log_level,
     env_rate,
     env_str,
+    parse_database_url,
+    replica_urls,
 )
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
@@ -105,6 +107,28 @@ DATABASES = {
         prepared=env_bool("MORPHZ_DB_PREPARED_STATEMENTS", True),
     )
 }
+# Streaming replicas of DATABASE_URL (R68, docs/scaling.md): reads that may be served from
+# one go to a replica that has replayed what the caller last saw (`memory.replicas`). With
+# none (the default) no alias exists and every read takes the single-server path unchanged.
+MORPHZ_REPLICAS: list[str] = []
+for _number, _url in enumerate(replica_urls()):
+    _alias = f"replica_{_number}"
+    DATABASES[_alias] = parse_database_url(_url, "DATABASE_REPLICA_URLS").django_settings(
+        pool_max=env_int("MORPHZ_DB_POOL_MAX", 16, minimum=0),
+        wait_seconds=env_float("MORPHZ_DB_WAIT_SECONDS", 1.0, minimum=0.1, maximum=60),
+        prepared=env_bool("MORPHZ_DB_PREPARED_STATEMENTS", True),
+    )
+    # Tests run against the test database the replica streams from the primary.
+    DATABASES[_alias]["TEST"] = {"MIRROR": "default"}
+    MORPHZ_REPLICAS.append(_alias)
+# How long a read waits for a replica to replay the version it needs before the primary
+# answers it, and how long a replica that failed is left alone before it is tried again.
+MORPHZ_REPLICA_WAIT_SECONDS = env_float(
+    "MORPHZ_REPLICA_WAIT_SECONDS", 0.25, minimum=0.0, maximum=10.0
+)
+MORPHZ_REPLICA_RETRY_SECONDS = env_float(
+    "MORPHZ_REPLICA_RETRY_SECONDS", 5.0, minimum=0.1, maximum=600.0
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"

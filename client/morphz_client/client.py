@@ -53,6 +53,9 @@ from morphz_client.types import (
 __all__ = ["MorphzClient"]
 
 
+# Read-your-writes with replicas: the newest version the caller saw (api/base.py reads it).
+MIN_VERSION_HEADER = "Morphz-Min-Version"
+
 _EVENT_REF = re.compile(r"@e([1-9][0-9]{0,17})")
 
 
@@ -176,6 +179,10 @@ class MorphzClient:
         self._http = http or httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout)
         self._http.headers["Authorization"] = f"Bearer {token}"
         self._owns_http = http is None
+        # The newest context version this client has seen (its commits, evaluations, context
+        # reads): sent with every request as Morphz-Min-Version, so a server reading from a
+        # replica answers from one that holds at least what this client wrote (R68).
+        self.seen_version: int | None = None
         self.slug = context or self._discover_context()
 
     # -- plumbing ------------------------------------------------------------------------
@@ -227,6 +234,8 @@ class MorphzClient:
         json: Any = None,
         headers: dict[str, str] | None = None,
     ) -> Any:
+        if self.seen_version is not None:
+            headers = {MIN_VERSION_HEADER: str(self.seen_version), **(headers or {})}
         try:
             response = self._http.request(method, path, params=params, json=json, headers=headers)
         except httpx.TransportError as exc:
@@ -240,8 +249,18 @@ class MorphzClient:
         if response.is_success:
             if body is None:
                 raise ServerError(response.status_code, "unexpected_response", "not JSON", [])
+            self._saw(body)
             return body
         raise error_for(response.status_code, body)
+
+    def _saw(self, body: Any) -> None:
+        """Note the context version a receipt, an evaluation or the context carries."""
+        if not isinstance(body, dict):
+            return
+        for key in ("version", "view_version"):
+            value = body.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                self.seen_version = max(self.seen_version or 0, value)
 
     def _ctx(self, path: str = "") -> str:
         return f"/api/v1/contexts/{quote(self.slug, safe='')}/{path}"

@@ -1,0 +1,181 @@
+"""Reads from streaming replicas with read-your-writes (R68, docs/scaling.md).
+
+A read that may be served by a replica names a *floor*: the context's version (and event
+sequence) it must see at least. The floor is the caller's `min_version` when it gives one,
+otherwise the context's version and last event as the primary showed them when the request
+was authenticated: that row is read on the primary for every request anyway, so the floor
+covers every write acknowledged before the read began (the token's own last write among
+them, whichever worker took it) at no extra query, and the state lives in the database
+every worker shares.
+
+`choose_replica` asks each live replica for that context's row; one that shows the floor
+serves the read. One still behind is asked again every POLL_SECONDS until
+MORPHZ_REPLICA_WAIT_SECONDS have passed, then the primary answers. A replica whose
+connection fails is left alone for MORPHZ_REPLICA_RETRY_SECONDS (per process: a worker
+learns of a loss on its own first failure, which costs that read nothing but a retry on the
+primary). Writes and claims never come here: they stay on the primary.
+
+`reading_from(alias)` runs a block with the request's default connection bound to the
+replica's. The read paths speak to `django.db.connection` (named SQL statements on raw
+cursors as well as the ORM); binding the default alias for the block, in this thread only,
+sends all of them to the replica without threading a `using` through each. A write tried
+inside the block fails on the replica (a read-only transaction) instead of landing anywhere.
+
+With no replica configured none of this runs: the views test one empty list.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
+
+import psycopg
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+POLL_SECONDS = 0.005
+# The context's row as the replica has replayed it.
+CONTEXT_STATE_SQL = "SELECT version, last_seq FROM memory_context WHERE id = %s"
+
+_down_until: dict[str, float] = {}
+_turn = itertools.count()
+
+
+@dataclass(frozen=True)
+class Floor:
+    """What a replica must have replayed of one context: `version` (committed
+    transactions) and `last_seq` (appended events) at least."""
+
+    context_id: int
+    version: int
+    last_seq: int = 0
+
+
+def configured() -> list[str]:
+    """The replica aliases (`DATABASE_REPLICA_URLS`), in order; empty by default."""
+    return list(settings.MORPHZ_REPLICAS)
+
+
+def live_replicas(now: float | None = None) -> list[str]:
+    """Configured replicas not left alone after a failure, rotated per call so the reads
+    of one process spread over them."""
+    now = time.monotonic() if now is None else now
+    live = [alias for alias in settings.MORPHZ_REPLICAS if _down_until.get(alias, 0.0) <= now]
+    if len(live) > 1:
+        start = next(_turn) % len(live)
+        live = live[start:] + live[:start]
+    return live
+
+
+def forget_failures() -> None:
+    """Every replica is tried again at once (after reconfiguration, in tests)."""
+    _down_until.clear()
+
+
+def mark_down(alias: str, reason: BaseException | str) -> None:
+    """Leave replica `alias` alone for MORPHZ_REPLICA_RETRY_SECONDS; its connection is
+    dropped so the next try opens a fresh one."""
+    _down_until[alias] = time.monotonic() + settings.MORPHZ_REPLICA_RETRY_SECONDS
+    log.warning("replica %s left out of reads for a while: %s", alias, reason)
+    with contextlib.suppress(Exception):
+        connections[alias].close()
+
+
+def replayed(alias: str, floor: Floor) -> bool:
+    """Whether replica `alias` shows context `floor.context_id` at the floor or later
+    (DatabaseError when the replica cannot be asked)."""
+    with connections[alias].cursor() as cursor:
+        cursor.execute(CONTEXT_STATE_SQL, [floor.context_id])
+        row = cursor.fetchone()
+    return row is not None and row[0] >= floor.version and row[1] >= floor.last_seq
+
+
+def choose_replica(floor: Floor, wait_seconds: float | None = None) -> str | None:
+    """A replica that has replayed `floor`, waiting up to `wait_seconds` (default
+    MORPHZ_REPLICA_WAIT_SECONDS) for one behind; None when the primary must answer."""
+    wait = settings.MORPHZ_REPLICA_WAIT_SECONDS if wait_seconds is None else wait_seconds
+    deadline = time.monotonic() + wait
+    candidates = live_replicas()
+    while candidates:
+        for alias in list(candidates):
+            try:
+                if replayed(alias, floor):
+                    return alias
+            except DatabaseError as exc:
+                mark_down(alias, exc)
+                candidates.remove(alias)
+        if not candidates or time.monotonic() + POLL_SECONDS > deadline:
+            return None
+        time.sleep(POLL_SECONDS)
+    return None
+
+
+@contextlib.contextmanager
+def reading_from(alias: str) -> Iterator[None]:
+    """Within the block, this thread's default connection is replica `alias`'s."""
+    primary = connections[DEFAULT_DB_ALIAS]
+    connections[DEFAULT_DB_ALIAS] = connections[alias]
+    try:
+        yield
+    finally:
+        connections[DEFAULT_DB_ALIAS] = primary
+
+
+class ReplicaRead:
+    """One request's read on a replica: bind it, and on a failure give the read back to
+    the primary (the replica is left alone for a while)."""
+
+    def __init__(self, alias: str) -> None:
+        self.alias = alias
+        self._scope: contextlib.ExitStack | None = contextlib.ExitStack()
+        self._scope.enter_context(reading_from(alias))
+
+    @property
+    def active(self) -> bool:
+        return self._scope is not None
+
+    def end(self) -> None:
+        """Unbind (idempotent): the default connection is the primary's again."""
+        if self._scope is not None:
+            scope, self._scope = self._scope, None
+            scope.close()
+
+    def failed(self, exc: BaseException) -> None:
+        """The read failed on the replica: unbind, and leave the replica alone when it no
+        longer answers (a conflict with replay or a read-only refusal only moves this one
+        read to the primary)."""
+        self.end()
+        try:
+            with connections[self.alias].cursor() as cursor:
+                cursor.execute("SELECT 1")
+        except DatabaseError as probe:
+            mark_down(self.alias, probe)
+
+
+def start_read(floor: Floor) -> ReplicaRead | None:
+    """A replica read bound for `floor`, or None when the primary must answer."""
+    alias = choose_replica(floor)
+    return None if alias is None else ReplicaRead(alias)
+
+
+def read_preferring_replica(floor: Floor, read: Callable[[], T]) -> T:
+    """`read()` on a replica that has replayed `floor` when there is one (run again on the
+    primary if it fails there), else on the primary. No replica configured: `read()`."""
+    replica = start_read(floor) if settings.MORPHZ_REPLICAS else None
+    if replica is None:
+        return read()
+    try:
+        return read()
+    except (DatabaseError, psycopg.Error) as exc:
+        replica.failed(exc)
+        return read()
+    finally:
+        replica.end()
