@@ -88,7 +88,7 @@ class MorphzHttpProtocol(HttpToolsProtocol):
 
     # Headers ---------------------------------------------------------------------------
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
         self._wait_for_headers()
         self._shed()
