@@ -153,6 +153,13 @@ MORPHZ_MAX_CONNECTIONS = env_int("MORPHZ_MAX_CONNECTIONS", 0, minimum=0)
 # without holding a worker thread (api/serving.py, HeavyReadsPerToken).
 MORPHZ_HEAVY_READS_PER_TOKEN = env_int("MORPHZ_HEAVY_READS_PER_TOKEN", 1, minimum=1)
 
+# Import (memory/versions/exchange.py): the longest line of an export file and its whole
+# uncompressed size; longer or larger files are refused while they are read.
+MORPHZ_IMPORT_MAX_LINE_BYTES = env_int(
+    "MORPHZ_IMPORT_MAX_LINE_BYTES", 128 * 1024 * 1024, minimum=1024 * 1024
+)
+MORPHZ_IMPORT_MAX_BYTES = env_int("MORPHZ_IMPORT_MAX_BYTES", 64 * 1024**3, minimum=1024 * 1024)
+
 _channel_url = env_str("CHANNEL_LAYER_URL", "").strip()
 CHANNEL_LAYERS: dict[str, dict[str, Any]]
 if not _channel_url:

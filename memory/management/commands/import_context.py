@@ -22,10 +22,11 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            total = len(read_export(options["file"]).steps)
+            exported = read_export(options["file"])  # read once: the size and the steps
+            total = len(exported.steps)
             with tqdm(total=total, unit="step", desc="import", disable=options["quiet"]) as bar:
                 result = import_context(
-                    options["file"], slug=options["slug"], progress=lambda _s: _tick(bar)
+                    exported, slug=options["slug"], progress=lambda _s: _tick(bar)
                 )
         except MorphzError as exc:
             raise CommandError(f"{exc.code}: {exc.message}") from None
