@@ -366,7 +366,7 @@ class SearchResultSerializer(serializers.Serializer):
     )
     lag = serializers.JSONField(
         help_text="how far the index is behind the facts: `{pending_intents, "
-        "oldest_pending_seconds}`"
+        "oldest_pending_seconds, indexer: {state, restarts, last_exit}}`"
     )
     total = serializers.IntegerField(
         help_text="documents matching, counted up to 1000 (`total_exact` false beyond)"

@@ -188,7 +188,9 @@ def interleaved_commits(
                     base = int(submit_transaction(context_id, text=text).receipt["version"])
                 elif kind == "django":
                     body = json.dumps({"text": text}).encode()
-                    status, _, content = run_wsgi(app, _environ(path, token, body))
+                    status, _, spooled, _size = run_wsgi(app, _environ(path, token, body))
+                    with spooled:
+                        content = spooled.read()
                     if status != 201:
                         raise RuntimeError(f"commit failed: {status} {content[:300]!r}")
                     base = int(json.loads(content)["version"])

@@ -13,7 +13,12 @@ ensure_database()
 
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 
-from api.serving import CollectAfterLargeBodies, OneHopHTTP, RefuseLargeBodies  # noqa: E402
+from api.serving import (  # noqa: E402
+    CollectAfterLargeBodies,
+    HeavyReadsPerToken,
+    OneHopHTTP,
+    RefuseLargeBodies,
+)
 
 # Plain HTTP runs Django's (synchronous) request cycle in one thread hop per request; see
 # api/serving.py for why not Django's ASGI handler.
@@ -44,7 +49,7 @@ async def http_with_mcp(scope: Any, receive: Any, send: Any) -> None:
 
 application = ProtocolTypeRouter(
     {
-        "http": RefuseLargeBodies(http_with_mcp),
+        "http": RefuseLargeBodies(HeavyReadsPerToken(http_with_mcp)),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

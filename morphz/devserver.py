@@ -29,6 +29,8 @@ def uvicorn_command(port: int, *, workers: int = 1) -> list[str]:
         str(port),
         "--workers",
         str(workers),
+        "--http",
+        "morphz.protocol:MorphzHttpProtocol",
         "--lifespan",
         "off",
         "--no-access-log",

@@ -162,6 +162,28 @@ MAX_RESPONSE_BYTES = env_int(
     "MORPHZ_MAX_RESPONSE_BYTES", 4 * MAX_REQUEST_BYTES, minimum=2 * MAX_REQUEST_BYTES
 )
 
+# Connection limits of the served HTTP stack (morphz/protocol.py, docs/production.md):
+# a request's headers must arrive within HEADER_TIMEOUT seconds of the connection (or of the
+# previous answer); its body may pause at most BODY_TIMEOUT seconds between two reads; an
+# answer the client stops reading is dropped after SEND_TIMEOUT seconds without progress;
+# an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT seconds.
+MORPHZ_HEADER_TIMEOUT = env_float("MORPHZ_HEADER_TIMEOUT", 10.0, minimum=0.1, maximum=3600)
+MORPHZ_BODY_TIMEOUT = env_float("MORPHZ_BODY_TIMEOUT", 30.0, minimum=0.1, maximum=3600)
+MORPHZ_SEND_TIMEOUT = env_float("MORPHZ_SEND_TIMEOUT", 30.0, minimum=0.1, maximum=3600)
+MORPHZ_KEEP_ALIVE_TIMEOUT = env_int("MORPHZ_KEEP_ALIVE_TIMEOUT", 5, minimum=1, maximum=3600)
+# Open connections one server process keeps; 0 derives it from the file-descriptor limit.
+MORPHZ_MAX_CONNECTIONS = env_int("MORPHZ_MAX_CONNECTIONS", 0, minimum=0)
+# Heavy reads (diff, export, long lists) one token runs at once; more wait their turn
+# without holding a worker thread (api/serving.py, HeavyReadsPerToken).
+MORPHZ_HEAVY_READS_PER_TOKEN = env_int("MORPHZ_HEAVY_READS_PER_TOKEN", 1, minimum=1)
+
+# Import (memory/versions/exchange.py): the longest line of an export file and its whole
+# uncompressed size; longer or larger files are refused while they are read.
+MORPHZ_IMPORT_MAX_LINE_BYTES = env_int(
+    "MORPHZ_IMPORT_MAX_LINE_BYTES", 128 * 1024 * 1024, minimum=1024 * 1024
+)
+MORPHZ_IMPORT_MAX_BYTES = env_int("MORPHZ_IMPORT_MAX_BYTES", 64 * 1024**3, minimum=1024 * 1024)
+
 _channel_url = env_str("CHANNEL_LAYER_URL", "").strip()
 CHANNEL_LAYERS: dict[str, dict[str, Any]]
 if not _channel_url:

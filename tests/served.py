@@ -34,9 +34,12 @@ class ServedApp:
 
 
 @contextmanager
-def served_app(log_path: Path, ready_path: str) -> Iterator[ServedApp]:
+def served_app(
+    log_path: Path, ready_path: str, extra_env: dict[str, str] | None = None
+) -> Iterator[ServedApp]:
     """Start the server, wait until `ready_path` answers 200, stop it afterwards. Its log is
-    written to `log_path`; RuntimeError with the log's end when it does not start."""
+    written to `log_path`; RuntimeError with the log's end when it does not start.
+    `extra_env` overrides settings in the server's environment."""
     from django.db import connection
 
     port = free_port()
@@ -52,6 +55,7 @@ def served_app(log_path: Path, ready_path: str) -> Iterator[ServedApp]:
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
         }
     )
+    env.update(extra_env or {})
     # The browser tests relax Django's async guard in this process; the server keeps it.
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     with open(log_path, "wb") as log:

@@ -32,9 +32,13 @@ Public functions:
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
+import os
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -151,10 +155,74 @@ LAG_COLUMNS = (
 
 
 def lag(pending: int, oldest: Any) -> dict[str, Any]:
-    """The lag shape: ``{pending_intents, oldest_pending_seconds}`` from the outbox's count
-    and oldest intent time (None when empty)."""
+    """The lag shape: ``{pending_intents, oldest_pending_seconds, indexer}`` from the
+    outbox's count and oldest intent time (None when empty), and the indexer process's
+    state (`supervisor_status`)."""
     seconds = max(0.0, (timezone.now() - oldest).total_seconds()) if oldest is not None else 0.0
-    return {"pending_intents": pending, "oldest_pending_seconds": round(seconds, 3)}
+    return {
+        "pending_intents": pending,
+        "oldest_pending_seconds": round(seconds, 3),
+        "indexer": supervisor_status(),
+    }
+
+
+# The state of the indexer process `serve` supervises (morphz/supervisor.py), in a small
+# JSON file in the data folder: written by the supervisor, read by every worker's `lag`.
+SUPERVISOR_STATUS = "indexer-status.json"
+
+
+def _status_path() -> Path:
+    from morphz.config import data_dir
+
+    return data_dir() / SUPERVISOR_STATUS
+
+
+def write_supervisor_status(
+    state: str, pid: int | None, restarts: int, last_exit: int | None
+) -> None:
+    """Record the supervised indexer's state ("running" with its pid, or "restarting"),
+    its restarts so far and its last exit status (atomically: a temporary file renamed)."""
+    path = _status_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"state": state, "pid": pid, "restarts": restarts, "last_exit": last_exit}
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary.write_text(json.dumps(data))
+    os.replace(temporary, path)
+
+
+def clear_supervisor_status() -> None:
+    with contextlib.suppress(FileNotFoundError):
+        _status_path().unlink()
+
+
+def supervisor_status() -> dict[str, Any]:
+    """``{state, restarts, last_exit}``: state is "running", "restarting" (the process died
+    and waits for its restart), "down" (recorded running but its process is gone: the
+    supervisor has not noticed yet, or died itself) or "unsupervised" (no indexer process
+    supervised here: an in-process thread, or one run by hand)."""
+    try:
+        data = json.loads(_status_path().read_text())
+    except (FileNotFoundError, ValueError):
+        return {"state": "unsupervised", "restarts": 0, "last_exit": None}
+    state = data.get("state")
+    if state == "running" and not _alive(data.get("pid")):
+        state = "down"
+    return {"state": state, "restarts": data.get("restarts", 0), "last_exit": data.get("last_exit")}
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (exited, not yet reaped by the supervisor) is dead
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][:1] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def run_forever(

@@ -15,11 +15,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import json
+import os
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -106,6 +109,30 @@ def _rejected(context: Context) -> list[dict[str, Any]]:
     ]
 
 
+@contextmanager
+def _export_output(path: str | Path | IO[bytes]) -> Iterator[IO[bytes]]:
+    """A gzip writer for an export. To a file name it writes a temporary file beside it,
+    flushed to disk and renamed over `path` only when the export completed: a killed or
+    failed export leaves the previous file at `path` as it was, and no partial file."""
+    if not isinstance(path, (str, Path)):
+        with gzip.open(path, "wb") as out:
+            yield out  # type: ignore[misc]
+        return
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        with open(temporary, "wb") as raw:
+            with gzip.open(raw, "wb") as out:
+                yield out  # type: ignore[misc]
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        raise
+
+
 def export_context(
     context: Context,
     path: str | Path | IO[bytes],
@@ -134,7 +161,7 @@ def export_context(
             "last_seq": context.last_seq,
             "history_verified": not context.unverified_import,
         }
-        with gzip.open(path, "wb") as out:
+        with _export_output(path) as out:
 
             def write(value: dict[str, Any]) -> None:
                 data = _line(value)
@@ -160,14 +187,50 @@ def export_context(
     return counts
 
 
-def read_export(path: str | Path | IO[bytes]) -> ExportFile:
-    """The whole file, checked; InvalidExport names what is wrong."""
+def _bounded_lines(source: gzip.GzipFile, max_line: int, max_total: int) -> Iterator[bytes]:
+    """The decompressed lines of `source`, each read with at most `max_line` + 1 bytes in
+    memory: a longer line, or more than `max_total` bytes in all, is refused as soon as it
+    is seen (a small gzip of one 1 GB line once took an import to 3.26 GB)."""
+    total = 0
+    number = 0
+    while True:
+        raw = source.readline(max_line + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > max_line:
+            raise InvalidExport(
+                f"line {number} is longer than {max_line} bytes "
+                "(MORPHZ_IMPORT_MAX_LINE_BYTES); the file is refused"
+            )
+        total += len(raw)
+        if total > max_total:
+            raise InvalidExport(
+                f"the file holds more than {max_total} bytes uncompressed "
+                "(MORPHZ_IMPORT_MAX_BYTES); the file is refused"
+            )
+        yield raw
+
+
+def read_export(
+    path: str | Path | IO[bytes],
+    *,
+    max_line_bytes: int | None = None,
+    max_bytes: int | None = None,
+) -> ExportFile:
+    """The whole file, checked; InvalidExport names what is wrong. Lines longer than
+    `max_line_bytes` or files larger than `max_bytes` uncompressed (defaults: settings
+    MORPHZ_IMPORT_MAX_LINE_BYTES, MORPHZ_IMPORT_MAX_BYTES) are refused while reading."""
+    from django.conf import settings
+
+    max_line = max_line_bytes or settings.MORPHZ_IMPORT_MAX_LINE_BYTES
+    max_total = max_bytes or settings.MORPHZ_IMPORT_MAX_BYTES
     checksum, signer = hashlib.sha256(), Signer()
     lines: list[dict[str, Any]] = []
     end: dict[str, Any] | None = None
     try:
         with gzip.open(path, "rb") as source:
-            for number, raw in enumerate(source, start=1):
+            for number, raw in enumerate(_bounded_lines(source, max_line, max_total), start=1):
                 if end is not None:
                     raise InvalidExport(f"line {number}: data after the closing line")
                 try:
@@ -221,14 +284,15 @@ def read_export(path: str | Path | IO[bytes]) -> ExportFile:
 
 
 def import_context(
-    path: str | Path | IO[bytes],
+    path: str | Path | IO[bytes] | ExportFile,
     slug: str | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
     *,
     allow_unverified: bool = False,
 ) -> ImportResult:
     """Rebuild the file's context through the engine as `slug` (default: the exported
-    slug) and check it equals the file's state. Raises InvalidExport (nothing written) when
+    slug) and check it equals the file's state. `path` may be an ExportFile already read
+    (`read_export`), so a caller that needs its size reads the file once. Raises InvalidExport (nothing written) when
     the file is broken or the rebuilt state differs, InvalidRequest `context_exists` when
     the slug is taken, UnverifiedExport (`invalid_signature`) when no key of this server
     signed it, unless `allow_unverified` (an admin's explicit choice): the context is then
@@ -237,7 +301,7 @@ def import_context(
     Outside a transaction the rebuild runs in autocommit (see `memory.versions.replay`)
     under a temporary `import-` slug, renamed in the last transaction (which restores the
     times and rejected records, compares and issues the token) and deleted on any failure."""
-    exported = read_export(path)
+    exported = path if isinstance(path, ExportFile) else read_export(path)
     check_signature(exported, allow_unverified)
     header = exported.header
     try:

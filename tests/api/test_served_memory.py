@@ -33,11 +33,8 @@ def no_automatic_gc() -> Iterator[None]:
         gc.enable()
 
 
-def serve(path: str, token: str, body: bytes = b"", method: str = "GET") -> tuple[int, bytes]:
-    from morphz.asgi import django_http_app
-
-    app = OneHopHTTP(django_http_app)
-    scope = {
+def scope_for(path: str, token: str, body: bytes = b"", method: str = "GET") -> dict[str, Any]:
+    return {
         "type": "http",
         "http_version": "1.1",
         "method": method,
@@ -54,6 +51,15 @@ def serve(path: str, token: str, body: bytes = b"", method: str = "GET") -> tupl
         "client": ("127.0.0.1", 50000),
         "server": ("127.0.0.1", 8000),
     }
+
+
+def serve_messages(
+    path: str, token: str, body: bytes = b"", method: str = "GET"
+) -> list[dict[str, Any]]:
+    """The ASGI messages OneHopHTTP sends for one request."""
+    from morphz.asgi import django_http_app
+
+    app = OneHopHTTP(django_http_app)
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
@@ -62,8 +68,13 @@ def serve(path: str, token: str, body: bytes = b"", method: str = "GET") -> tupl
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    run_asgi(app, scope, receive, send)
-    return sent[0]["status"], sent[1]["body"]
+    run_asgi(app, scope_for(path, token, body, method), receive, send)
+    return sent
+
+
+def serve(path: str, token: str, body: bytes = b"", method: str = "GET") -> tuple[int, bytes]:
+    sent = serve_messages(path, token, body, method)
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
 
 
 def alive_responses() -> int:

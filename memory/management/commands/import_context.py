@@ -29,10 +29,11 @@ class Command(DataCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            total = len(read_export(options["file"]).steps)
+            exported = read_export(options["file"])  # read once: the size and the steps
+            total = len(exported.steps)
             with tqdm(total=total, unit="step", desc="import", disable=options["quiet"]) as bar:
                 result = import_context(
-                    options["file"],
+                    exported,
                     slug=options["slug"],
                     progress=lambda _s: _tick(bar),
                     allow_unverified=options["allow_unverified"],

@@ -5,7 +5,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -48,6 +47,8 @@ def default_workers() -> int:
     return 1
 
 
+BACKLOG = 2048  # pending connections the kernel queues before the server accepts them
+
 MANAGE_PY = Path(__file__).resolve().parents[3] / "manage.py"
 
 
@@ -62,7 +63,7 @@ def bind(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-        sock.listen(2048)
+        sock.listen(BACKLOG)
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
@@ -73,15 +74,6 @@ def bind(host: str, port: int) -> socket.socket:
         raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     sock.set_inheritable(True)  # worker processes serve the same socket
     return sock
-
-
-def start_indexer() -> subprocess.Popen[bytes]:
-    """`manage.py run_indexer` beside the server, on the same settings and database."""
-    return subprocess.Popen(
-        [sys.executable, str(MANAGE_PY), "run_indexer"],
-        env=dict(os.environ),
-        stdout=subprocess.DEVNULL,
-    )
 
 
 def stop_process(process: subprocess.Popen[bytes]) -> None:
@@ -154,6 +146,10 @@ class Command(BaseCommand):
         from uvicorn.supervisors import Multiprocess
 
         from morphz.embedded_db import stop_database
+        from morphz.protocol import HTTP_PROTOCOL, connection_limit, raise_descriptor_limit
+        from morphz.supervisor import IndexerSupervisor, indexer_command
+
+        raise_descriptor_limit()
 
         workers = self._workers(options["workers"])
         in_process = options["indexer"] == "thread"
@@ -163,14 +159,16 @@ class Command(BaseCommand):
         # From here on SIGTERM/SIGINT unwind through `finally` (uvicorn handles them while
         # it runs, then re-raises them here): the indexer and the database are stopped.
         sock = bind(settings.HOST, settings.PORT)
-        indexer = None
+        indexer: IndexerSupervisor | None = None
         previous: dict[int, Any] = {}
         try:
             previous = {
                 sig: signal.signal(sig, raise_stopped) for sig in (signal.SIGTERM, signal.SIGINT)
             }
             if options["indexer"] == "process":
-                indexer = start_indexer()
+                indexer = IndexerSupervisor(
+                    indexer_command(MANAGE_PY), stop_child=stop_process
+                ).start()
             config = uvicorn.Config(
                 "morphz.asgi:application",
                 host=settings.HOST,
@@ -180,6 +178,12 @@ class Command(BaseCommand):
                 access_log=options["access_log"],
                 lifespan="off",
                 proxy_headers=False,
+                # uvicorn's own limits (docs/production.md); the header, body and send
+                # deadlines are added by the protocol class.
+                http=HTTP_PROTOCOL,
+                timeout_keep_alive=settings.MORPHZ_KEEP_ALIVE_TIMEOUT,
+                limit_concurrency=connection_limit(settings.MORPHZ_MAX_CONNECTIONS),
+                backlog=BACKLOG,
             )
             self.stdout.write(
                 f"Morphz serving at http://{settings.HOST}:{settings.PORT}/ "
@@ -198,7 +202,7 @@ class Command(BaseCommand):
                 signal.signal(sig, signal.SIG_IGN)  # a second signal must not cut the clean-up
             sock.close()
             if indexer is not None:
-                stop_process(indexer)
+                indexer.stop()
             stop_database()
             for number, handler in previous.items():
                 signal.signal(number, handler)

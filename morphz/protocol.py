@@ -1,0 +1,185 @@
+"""The HTTP protocol the server runs: uvicorn's httptools protocol plus the limits it lacks.
+
+uvicorn (0.54) closes an idle keep-alive connection (`timeout_keep_alive`) and answers 503
+past `limit_concurrency` connections, but a connection that sends half a header, or
+declares a body and never sends it, is held forever, and an answer its client stops reading
+waits in the write buffer for as long as the socket lives. Measured: 1,030 such connections
+took a server with a 1,024-descriptor limit down for everyone, without a token.
+
+This class adds, per connection, the three deadlines a reverse proxy also keeps (nginx's
+client_header_timeout, client_body_timeout and send_timeout, with the same meaning):
+
+- headers: a request's headers must be complete HEADER_TIMEOUT seconds after the connection
+  opened or the previous answer was sent (else the connection is closed);
+- body: a request body may pause at most BODY_TIMEOUT seconds between two reads;
+- send: an answer whose client reads nothing for SEND_TIMEOUT seconds is dropped (the
+  connection is aborted, so its buffered bytes and its descriptor are freed at once).
+
+And one rule for the connection limit (uvicorn's `limit_concurrency`, derived from the
+file-descriptor limit by `connection_limit`): when a new connection would reach it, the
+connections that have been waiting longest for a request's headers are closed first, so a
+flood of half-open connections cannot starve a client that actually sends a request; only
+when every connection is busy with a request does uvicorn answer 503.
+
+The values come from Django settings (MORPHZ_HEADER_TIMEOUT, ...; docs/production.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+# Descriptors kept free of client connections: database pool, log files, the indexer's pipe,
+# temporary files of answers being sent, websockets' extra handles.
+RESERVED_DESCRIPTORS = 128
+
+
+def raise_descriptor_limit() -> int:
+    """Raise this process's soft RLIMIT_NOFILE to its hard limit; returns the new soft limit
+    (children inherit it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        hard = max(soft, 1 << 16)
+    if soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
+def connection_limit(configured: int = 0) -> int:
+    """Open connections one server process keeps: `configured` when set (> 0), else the
+    soft file-descriptor limit less RESERVED_DESCRIPTORS (at least 16)."""
+    if configured > 0:
+        return configured
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        soft = 1 << 16
+    return max(16, soft - RESERVED_DESCRIPTORS)
+
+
+HTTP_PROTOCOL = "morphz.protocol:MorphzHttpProtocol"  # uvicorn's --http / Config(http=...)
+
+# Connections waiting for a request's headers, oldest first (one server per process; a dict
+# keeps insertion order and removes in O(1)).
+_waiting: dict[MorphzHttpProtocol, None] = {}
+
+
+class MorphzHttpProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with header, body and send deadlines and shedding of
+    connections that never sent a request (see the module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from django.conf import settings
+
+        self.header_timeout = float(settings.MORPHZ_HEADER_TIMEOUT)
+        self.body_timeout = float(settings.MORPHZ_BODY_TIMEOUT)
+        self.send_timeout = float(settings.MORPHZ_SEND_TIMEOUT)
+        if self.limit_concurrency is None:  # a bare `uvicorn` command line: the same limit
+            self.limit_concurrency = connection_limit(settings.MORPHZ_MAX_CONNECTIONS)
+        self.deadline: asyncio.TimerHandle | None = None
+        self.send_deadline: asyncio.TimerHandle | None = None
+
+    # Headers ---------------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._wait_for_headers()
+        self._shed()
+
+    def _wait_for_headers(self) -> None:
+        _waiting[self] = None
+        self._arm(self.header_timeout)
+
+    def on_headers_complete(self) -> None:
+        _waiting.pop(self, None)
+        # The body deadline; cancelled at once by on_message_complete when there is none.
+        self._arm(self.body_timeout)
+        super().on_headers_complete()
+
+    def on_body(self, body: bytes) -> None:
+        self._arm(self.body_timeout)
+        super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._wait_for_headers()
+
+    def _arm(self, seconds: float) -> None:
+        self._disarm()
+        self.deadline = self.loop.call_later(seconds, self._expired)
+
+    def _disarm(self) -> None:
+        if self.deadline is not None:
+            self.deadline.cancel()
+            self.deadline = None
+
+    def _expired(self) -> None:
+        """Headers or body too slow: the connection goes (a request in progress sees a
+        disconnect)."""
+        self.deadline = None
+        self._abort()
+
+    def _abort(self) -> None:
+        _waiting.pop(self, None)
+        self._disarm()
+        self.transport.abort()
+
+    def handle_websocket_upgrade(self) -> None:
+        # A websocket has its own protocol (and ping timeouts) from here on.
+        _waiting.pop(self, None)
+        self._disarm()
+        super().handle_websocket_upgrade()
+
+    # Shedding --------------------------------------------------------------------------
+
+    def _shed(self) -> None:
+        """Keep the open connections below uvicorn's limit by closing those that waited
+        longest for headers (never this new one: it has not had its chance yet)."""
+        limit = self.limit_concurrency
+        if limit is None:
+            return
+        while len(self.connections) >= limit:
+            victim = next((c for c in _waiting if c is not self), None)
+            if victim is None:
+                return  # every other connection is serving a request: uvicorn answers 503
+            self.connections.discard(victim)
+            victim._abort()
+
+    # Send ------------------------------------------------------------------------------
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self.send_deadline is None:
+            self.send_deadline = self.loop.call_later(self.send_timeout, self._send_expired)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self.send_deadline is not None:
+            self.send_deadline.cancel()
+            self.send_deadline = None
+
+    def _send_expired(self) -> None:
+        """The client read nothing for send_timeout seconds: drop the answer and the
+        connection (abort frees the buffered bytes; close would wait for the client)."""
+        self.send_deadline = None
+        self.transport.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        _waiting.pop(self, None)
+        self._disarm()
+        if self.send_deadline is not None:
+            self.send_deadline.cancel()
+            self.send_deadline = None
+        super().connection_lost(exc)

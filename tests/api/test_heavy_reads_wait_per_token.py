@@ -1,0 +1,58 @@
+"""Heavy reads (diff, lists, large frames) run at most MORPHZ_HEAVY_READS_PER_TOKEN at once
+per caller; the others wait on the event loop, so one token's heavy reads cannot take every
+worker thread from other contexts (issue 35: 8 diff readers on one token took another
+context's trivial GET from 8 ms to 2.55 s)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from api.serving import HeavyReadsPerToken
+
+
+def scope(path: str, token: str, method: str = "GET") -> dict[str, Any]:
+    return {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "headers": [(b"authorization", f"Bearer {token}".encode())],
+        "client": ("127.0.0.1", 1),
+    }
+
+
+async def peak_concurrency(requests: list[dict[str, Any]]) -> dict[str, int]:
+    running: dict[str, int] = {}
+    peak: dict[str, int] = {}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        token = scope["headers"][0][1].decode()
+        running[token] = running.get(token, 0) + 1
+        peak[token] = max(peak.get(token, 0), running[token])
+        await asyncio.sleep(0.02)
+        running[token] -= 1
+
+    gate = HeavyReadsPerToken(app)
+    await asyncio.gather(*(gate(s, None, None) for s in requests))
+    assert gate.gates == {}  # nothing kept once every caller is done
+    return peak
+
+
+@pytest.mark.parametrize("path", ["diff/", "events/", "frames/", "frames/big/", "evaluations/3/"])
+def test_one_tokens_heavy_reads_run_one_at_a_time(settings: Any, path: str) -> None:
+    settings.MORPHZ_HEAVY_READS_PER_TOKEN = 1
+    requests = [scope(f"/api/v1/contexts/a/{path}", "noisy") for _ in range(6)]
+    requests += [scope(f"/api/v1/contexts/b/{path}", "quiet") for _ in range(2)]
+    peak = asyncio.run(peak_concurrency(requests))
+    assert peak == {"Bearer noisy": 1, "Bearer quiet": 1}
+
+
+def test_light_requests_and_writes_are_not_queued(settings: Any) -> None:
+    settings.MORPHZ_HEAVY_READS_PER_TOKEN = 1
+    requests = [scope("/api/v1/contexts/a/", "noisy") for _ in range(4)]
+    requests += [scope("/api/v1/contexts/a/events/", "noisy", "POST") for _ in range(4)]
+    requests += [scope("/api/v1/contexts/a/search/", "noisy") for _ in range(4)]
+    peak = asyncio.run(peak_concurrency(requests))
+    assert peak == {"Bearer noisy": 12}
