@@ -1,270 +1,572 @@
-"""The reference `server-memory` tool names on Morphz, for agents configured for it.
+"""The reference `server-memory` tools on Morphz, with the reference's semantics (R66).
 
-An entity is a frame (its id from its name), its observations a list in the frame's body, a
-relation a named relation; every change is a context transaction. Each reply's `morphz`
-field says what differs from the reference server (for example: a deleted entity retires in
-two steps, with its due tick).
+Agents configured for `@modelcontextprotocol/server-memory` keep working unchanged: the nine
+tools take the reference's arguments (checked as strictly as its schemas: a wrong type is a
+tool error naming the field, and nothing is written) and answer its shapes, text and
+`structuredContent` alike. Underneath, each change is a Morphz context transaction:
+
+- an entity is a frame whose body is `{name, entityType, observations}`; its id comes from
+  the exact name (`morphz_client.mcp_names`), so `C#`, `C++`, `Zoé`, `Zoë` and `苹果` are five
+  entities, never one;
+- a relation is a Morphz relation between two entity frames, its type spelled exactly;
+- `delete_entities` unrelates the entity's relations and retires its frame: from that moment
+  no reference read returns it (a retiring frame is deleted here, whatever its due tick),
+  and creating the name again restores the same frame with the new body; history keeps all.
+
+Reads list the frames themselves (never the search index), so every read sees the caller's
+own writes. Writes read the context's version first and commit against it; a concurrent
+change to the same frames (two `add_observations` on one entity) makes the commit a conflict,
+and the tool reads again and retries, as the reference would have serialised the two.
+
+Differences from the reference that remain are listed, each with its reason, in
+docs/agents.md ("Differences from the reference server"); the differential test
+(tests/agents/test_mcp_reference_differential.py) asserts each.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import re
-from collections.abc import Callable
-from typing import Any
+import random
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TypeGuard, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
 
 from morphz_client.client import MorphzClient
-from morphz_client.errors import MorphzAPIError
-from morphz_client.mcp_server import _all_frames, _call, _client, _commit, _dump, _quote
+from morphz_client.errors import ConflictError, MorphzAPIError, NotFoundError
+from morphz_client.mcp_names import NameProblem, entity_frame_id, legacy_frame_id, relation_name
+from morphz_client.mcp_names import relation_type as type_of_relation
+from morphz_client.mcp_server import _call, _client
 
-__all__ = ["add_reference_tools", "to_frame_id"]
+__all__ = ["REFERENCE_TOOLS", "add_reference_tools"]
 
-DIFFERENCE_RETIRE = (
-    "Morphz keeps history: a deleted entity is retired in two steps (retiring now, retired at "
-    "its due tick; revise or restore cancels), and its frame id is never reused."
+REFERENCE_TOOLS = (
+    "create_entities",
+    "create_relations",
+    "add_observations",
+    "delete_entities",
+    "delete_observations",
+    "delete_relations",
+    "read_graph",
+    "search_nodes",
+    "open_nodes",
 )
+ENTITY_KEYS = ("name", "entityType", "observations")
+# A write that meets a concurrent change to its frames reads again and retries; this many
+# attempts (with a short random wait) ride out dozens of parallel writers on one entity.
+MAX_ATTEMPTS = 60
+# Codes a commit meets only when another writer got there between our read and our commit.
+_RACE_CODES = frozenset({"frame_exists", "relation_exists", "unknown_relation"})
+_PAGE = 200
+
+T = TypeVar("T")
 
 
-_ID_BAD = re.compile(r"[^a-z0-9._-]+")
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=False)
 
 
-def to_frame_id(name: str) -> str:
-    """A frame id for a reference-server entity name: lower-case, other characters as `-`."""
-    frame_id = _ID_BAD.sub("-", name.strip().lower()).strip("-._")
-    if not frame_id:
-        raise ToolError(f"entity name {name!r} has no letters or digits to make a frame id")
-    return frame_id[:128]
+class Entity(_Strict):
+    name: str = Field(description="The name of the entity")
+    entityType: str = Field(description="The type of the entity")
+    observations: list[str] = Field(
+        description="An array of observation contents associated with the entity"
+    )
 
 
-def _relation_name(name: str) -> str:
-    return to_frame_id(name)
+class Relation(_Strict):
+    from_: str = Field(alias="from", description="The name of the entity where the relation starts")
+    to: str = Field(description="The name of the entity where the relation ends")
+    relationType: str = Field(description="The type of the relation")
+
+    def shape(self) -> dict[str, str]:
+        return {"from": self.from_, "to": self.to, "relationType": self.relationType}
 
 
-def _entity_body(name: str, entity_type: str, observations: list[str]) -> dict[str, Any]:
-    return {"name": name, "entityType": entity_type, "observations": observations}
+class ObservationAddition(_Strict):
+    entityName: str = Field(description="The name of the entity to add the observations to")
+    contents: list[str] = Field(description="An array of observation contents to add")
 
 
-def _field_text(key: str, value: Any) -> str:
-    if isinstance(value, list):
-        return f"({key} [" + " ".join(_quote(str(v)) for v in value) + "])"
-    return f"({key} {_quote(str(value))})"
+class ObservationDeletion(_Strict):
+    entityName: str = Field(description="The name of the entity containing the observations")
+    observations: list[str] = Field(description="An array of observations to delete")
 
 
-def _body_text(body: dict[str, Any]) -> str:
-    return " ".join(_field_text(k, v) for k, v in body.items())
+# --------------------------------------------------------------------------- answers
 
 
-def _entity(frame: dict[str, Any]) -> dict[str, Any]:
-    body = frame.get("body") or {}
-    observations = body.get("observations")
-    if not isinstance(observations, list):
-        observations = [f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in body.items()]
-    return {
-        "name": body.get("name", frame["id"]) if isinstance(body.get("name"), str) else frame["id"],
-        "entityType": body.get("entityType", "frame"),
-        "observations": observations,
-        "morphz": {
-            "id": frame["id"],
-            "revision": frame.get("revision"),
-            "status": frame.get("status"),
-        },
-    }
+def _answer(value: Any, structured: dict[str, Any]) -> CallToolResult:
+    """The reference's answer: the value as indented JSON text, and `structuredContent`."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=structured
+    )
 
 
-def _relations_between(mz: MorphzClient, ids: set[str]) -> list[dict[str, Any]]:
-    out = []
+def _done(message: str) -> CallToolResult:
+    return _answer(message, {"success": True, "message": message})
+
+
+def _graph(entities: list[dict[str, Any]], relations: list[dict[str, str]]) -> CallToolResult:
+    graph = {"entities": entities, "relations": relations}
+    return _answer(graph, graph)
+
+
+# --------------------------------------------------------------------------- the store
+
+
+def _is_entity(body: Any) -> TypeGuard[dict[str, Any]]:
+    return (
+        isinstance(body, dict)
+        and tuple(body) == ENTITY_KEYS
+        and isinstance(body["name"], str)
+        and isinstance(body["entityType"], str)
+        and isinstance(body["observations"], list)
+        and all(isinstance(o, str) for o in body["observations"])
+    )
+
+
+def _entity(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: body[k] for k in ENTITY_KEYS}
+
+
+def _op(op: str, frame_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {"op": op, "id": frame_id, "body": body}
+
+
+def _edge(op: str, subject: str, name: str, obj: str) -> dict[str, Any]:
+    return {"op": op, "subject": subject, "name": name, "object": obj}
+
+
+class Graph:
+    """The reference graph of one context, read and written through `mz` (REST)."""
+
+    def __init__(self, mz: MorphzClient) -> None:
+        self.mz = mz
+        self.names: dict[str, str] = {}  # frame id -> entity name, as frames are read
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def lookup(self, name: str) -> tuple[str, dict[str, Any] | None]:
+        """The frame id for `name` and its frame (None if none was ever created; any status).
+        Checks the stored name, so a digest collision is refused rather than merged."""
+        frame_id = entity_frame_id(name)
+        frame = self._frame(frame_id)
+        if frame is not None:
+            body = frame.get("body")
+            if not (_is_entity(body) and body["name"] == name):
+                raise ToolError(
+                    f"entity name {name!r} maps to frame {frame_id!r}, which holds something "
+                    "else; nothing was changed"
+                )
+            self.names[frame_id] = name
+            return frame_id, frame
+        legacy = legacy_frame_id(name)
+        if legacy is not None and legacy != frame_id:
+            old = self._frame(legacy)
+            if old is not None and _is_entity(old.get("body")) and old["body"]["name"] == name:
+                self.names[legacy] = name
+                return legacy, old
+        return frame_id, None
+
+    def live(self, name: str) -> tuple[str, dict[str, Any]] | None:
+        frame_id, frame = self.lookup(name)
+        if frame is None or frame["status"] != "active":
+            return None
+        return frame_id, frame
+
+    def _frame(self, frame_id: str) -> dict[str, Any] | None:
+        try:
+            return dict(_call(lambda: self._get(frame_id)))
+        except _Missing:
+            return None
+
+    def _get(self, frame_id: str) -> Any:
+        try:
+            return self.mz.frame(frame_id)
+        except NotFoundError:
+            raise _Missing from None
+
+    def entities(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every live entity as (frame id, entity), in frame id order."""
+        out = []
+        for frame in _pages(lambda c: self.mz.frames(status="active", cursor=c, limit=_PAGE)):
+            body = frame.get("body")
+            if _is_entity(body):
+                self.names[frame["id"]] = body["name"]
+                out.append((frame["id"], _entity(body)))
+        return out
+
+    def relations(self, **filters: Any) -> list[dict[str, Any]]:
+        return list(
+            _pages(lambda c: self.mz.relations(cursor=c, limit=_PAGE, **filters), "relations")
+        )
+
+    def name_of(self, frame_id: str) -> str | None:
+        """The entity name of a frame id, None when it is no live entity."""
+        if frame_id not in self.names:
+            frame = self._frame(frame_id)
+            if frame is None or frame["status"] != "active" or not _is_entity(frame.get("body")):
+                return None
+            self.names[frame_id] = frame["body"]["name"]
+        return self.names[frame_id]
+
+    def shape(self, rel: dict[str, Any]) -> dict[str, str] | None:
+        subject, obj = self.name_of(rel["subject"]), self.name_of(rel["object"])
+        if subject is None or obj is None:
+            return None
+        return {"from": subject, "to": obj, "relationType": type_of_relation(rel["name"])}
+
+    def touching(self, frame_ids: list[str]) -> list[dict[str, str]]:
+        """Every relation with at least one end among `frame_ids`, each once."""
+        seen: set[int] = set()
+        out = []
+        for frame_id in frame_ids:
+            for end in ("subject", "object"):
+                for rel in self.relations(**{end: frame_id}):
+                    if rel["id"] in seen:
+                        continue
+                    seen.add(rel["id"])
+                    shaped = self.shape(rel)
+                    if shaped is not None:
+                        out.append(shaped)
+        return out
+
+    # -- writes --------------------------------------------------------------------------
+
+    def commit(self, reason: str, plan: Callable[[], tuple[list[dict[str, Any]], T]]) -> T:
+        """Read the version, plan the operations from a fresh read, commit them against that
+        version; on a concurrent change, read and plan again."""
+        for attempt in range(MAX_ATTEMPTS):
+            version = _call(self.mz.context)["version"]
+            self.names.clear()
+            ops, result = plan()
+            if not ops:
+                return result
+            try:
+                self.mz.submit(ops=ops, base_version=version, reason=f"mcp {reason}")
+                return result
+            except ConflictError:
+                pass
+            except MorphzAPIError as exc:
+                codes = {d.get("code") for d in exc.details if isinstance(d, dict)}
+                if exc.status != 422 or not codes or not codes <= _RACE_CODES:
+                    raise _tool_error(exc) from None
+            time.sleep(random.uniform(0, 0.01 * min(attempt + 1, 10)))
+        raise ToolError(
+            f"{reason}: other writers kept changing these entities ({MAX_ATTEMPTS} attempts); "
+            "nothing was changed, call again"
+        )
+
+
+class _Missing(Exception):
+    pass
+
+
+def _tool_error(exc: MorphzAPIError) -> ToolError:
+    details = f" details: {json.dumps(exc.details, ensure_ascii=False)}" if exc.details else ""
+    return ToolError(f"{exc.code}: {exc.message}{details}")
+
+
+def _pages(fetch: Callable[[str | None], Any], key: str = "frames") -> Iterator[dict[str, Any]]:
     cursor = None
     while True:
-        page = mz.relations(cursor=cursor, limit=200)
-        for rel in page["relations"]:
-            if rel["subject"] in ids and rel["object"] in ids:
-                out.append(
-                    {"from": rel["subject"], "to": rel["object"], "relationType": rel["name"]}
-                )
+        page = _call(functools.partial(fetch, cursor))
+        yield from page[key]
         cursor = page["next_cursor"]
         if cursor is None:
-            return out
+            return
+
+
+def _relation_name(relation_type: str) -> str:
+    try:
+        return relation_name(relation_type)
+    except NameProblem as exc:
+        raise ToolError(str(exc)) from None
+
+
+# --------------------------------------------------------------------------- the tools
+
+
+def _create_entities(graph: Graph, entities: list[Entity]) -> list[dict[str, Any]]:
+    def plan() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        ops: list[dict[str, Any]] = []
+        created: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for entity in entities:
+            if entity.name in seen:
+                continue  # a name given twice in one call is created once
+            seen.add(entity.name)
+            frame_id, frame = graph.lookup(entity.name)
+            body = entity.model_dump()
+            if frame is None:
+                ops.append(_op("derive", frame_id, body))
+            elif frame["status"] == "active":
+                continue
+            else:  # deleted: the same frame comes back with the new body
+                ops += [{"op": "restore", "ids": [frame_id]}, _op("revise", frame_id, body)]
+                ops += _unrelate_all(graph, frame_id)
+            created.append(body)
+        return ops, created
+
+    return graph.commit("create_entities", plan)
+
+
+def _unrelate_all(graph: Graph, frame_id: str) -> list[dict[str, Any]]:
+    ops, seen = [], set()
+    for end in ("subject", "object"):
+        for rel in graph.relations(**{end: frame_id}):
+            if rel["id"] not in seen:
+                seen.add(rel["id"])
+                ops.append(_edge("unrelate", rel["subject"], rel["name"], rel["object"]))
+    return ops
+
+
+def _create_relations(graph: Graph, relations: list[Relation]) -> list[dict[str, str]]:
+    names = [_relation_name(r.relationType) for r in relations]
+
+    def plan() -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+        ops: list[dict[str, Any]] = []
+        created: list[dict[str, str]] = []
+        ids: dict[str, str] = {}
+        for relation, name in zip(relations, names, strict=True):
+            for end in (relation.from_, relation.to):
+                if end not in ids:
+                    found = graph.live(end)
+                    if found is None:
+                        raise ToolError(
+                            f"Entity with name {end} not found: a relation needs both of its "
+                            "entities (create them first); nothing was changed"
+                        )
+                    ids[end] = found[0]
+            key = (ids[relation.from_], name, ids[relation.to])
+            edge = _edge("relate", *key)
+            if edge in ops or graph.relations(subject=key[0], name=name, object=key[2]):
+                continue
+            ops.append(edge)
+            created.append(relation.shape())
+        return ops, created
+
+    return graph.commit("create_relations", plan)
+
+
+def _change_observations(
+    graph: Graph,
+    items: list[tuple[str, list[str]]],
+    change: Callable[[list[str], list[str]], list[str]],
+    *,
+    missing_is_error: bool,
+    reason: str,
+) -> list[list[str]]:
+    """Apply `change(current, given)` to each named entity in order (an entity named twice
+    sees its first change); returns what each item changed."""
+
+    def plan() -> tuple[list[dict[str, Any]], list[list[str]]]:
+        bodies: dict[str, tuple[str, dict[str, Any], bool]] = {}
+        changes: list[list[str]] = []
+        for name, given in items:
+            if name not in bodies:
+                found = graph.live(name)
+                if found is None:
+                    if missing_is_error:
+                        raise ToolError(f"Entity with name {name} not found")
+                    changes.append([])
+                    continue
+                bodies[name] = (found[0], _entity(found[1]["body"]), False)
+            frame_id, body, _ = bodies[name]
+            before = body["observations"]
+            after = change(before, given)
+            changes.append([c for c in given if c not in before])
+            if after != before:
+                bodies[name] = (frame_id, {**body, "observations": after}, True)
+        ops = [_op("revise", fid, body) for fid, body, changed in bodies.values() if changed]
+        return ops, changes
+
+    return graph.commit(reason, plan)
+
+
+def _delete_entities(graph: Graph, names: list[str]) -> None:
+    def plan() -> tuple[list[dict[str, Any]], None]:
+        ops: list[dict[str, Any]] = []
+        retire: list[str] = []
+        for name in dict.fromkeys(names):
+            found = graph.live(name)
+            if found is None:
+                continue
+            retire.append(found[0])
+            ops += [op for op in _unrelate_all(graph, found[0]) if op not in ops]
+        if retire:
+            ops.append({"op": "retire", "refs": retire})
+        return ops, None
+
+    graph.commit("delete_entities", plan)
+
+
+def _delete_relations(graph: Graph, relations: list[Relation]) -> None:
+    def plan() -> tuple[list[dict[str, Any]], None]:
+        ops: list[dict[str, Any]] = []
+        for relation in relations:
+            ends = graph.live(relation.from_), graph.live(relation.to)
+            if ends[0] is None or ends[1] is None:
+                continue
+            try:
+                name = relation_name(relation.relationType)
+            except NameProblem:
+                continue  # no such relation can exist
+            edge = _edge("unrelate", ends[0][0], name, ends[1][0])
+            if edge not in ops and graph.relations(
+                subject=ends[0][0], name=name, object=ends[1][0]
+            ):
+                ops.append(edge)
+        return ops, None
+
+    graph.commit("delete_relations", plan)
+
+
+def _matches(entity: dict[str, Any], query: str) -> bool:
+    # The reference compares JavaScript's toLowerCase(); Python's lower() agrees on it
+    # (final sigma included) for the text the differential test sends.
+    q = query.lower()
+    return (
+        q in entity["name"].lower()
+        or q in entity["entityType"].lower()
+        or any(q in o.lower() for o in entity["observations"])
+    )
+
+
+def _read_graph(graph: Graph) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    entities = graph.entities()
+    relations = [shaped for rel in graph.relations() if (shaped := graph.shape(rel)) is not None]
+    return [e for _, e in entities], relations
+
+
+def _search_nodes(graph: Graph, query: str) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    everything = graph.entities()
+    found = [(fid, e) for fid, e in everything if _matches(e, query)]
+    ids = {fid for fid, _ in found}
+    relations = [
+        shaped
+        for rel in graph.relations()
+        if (rel["subject"] in ids or rel["object"] in ids)
+        and (shaped := graph.shape(rel)) is not None
+    ]
+    return [e for _, e in found], relations
+
+
+def _open_nodes(
+    graph: Graph, names: list[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    found: list[tuple[str, dict[str, Any]]] = []
+    for name in dict.fromkeys(names):
+        hit = graph.live(name)
+        if hit is not None:
+            found.append((hit[0], _entity(hit[1]["body"])))
+    return [e for _, e in found], graph.touching([fid for fid, _ in found])
+
+
+def _annotations(
+    title: str, *, read_only: bool, destructive: bool, idempotent: bool
+) -> ToolAnnotations:
+    return ToolAnnotations(
+        title=title,
+        read_only_hint=read_only,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=False,
+    )
 
 
 # long: one closure per reference tool, registered on `server`; each is short and reads alone
 def add_reference_tools(server: MCPServer) -> None:
-    """The reference `server-memory` tool names, mapped onto transactions."""
+    """Register the nine reference tools (names, descriptions and arguments as the pinned
+    reference, 2026.8.31)."""
 
-    @server.tool()
-    def create_entities(entities: list[dict[str, Any]]) -> str:
-        """Create entities ({name, entityType, observations}); each becomes a frame."""
-        mz = _client()
-        ops, created = [], []
-        for entity in entities:
-            name = str(entity.get("name", ""))
-            frame_id = to_frame_id(name)
-            body = _entity_body(
-                name,
-                str(entity.get("entityType", "entity")),
-                list(entity.get("observations") or []),
-            )
-            ops.append(f"(derive {frame_id} {_body_text(body)})")
-            created.append({**body, "morphz": {"id": frame_id}})
-        result = _call(lambda: _commit(mz, ops, "create_entities"))
-        return _dump(
-            {
-                "created": created,
-                "morphz": f"Stored as frames at version {result['receipt']['version']}; an entity "
-                "name maps to a frame id (lower-case, other characters as '-'), and a name "
-                "that is already used is refused, never merged.",
-            }
-        )
+    def write(title: str, destructive: bool) -> ToolAnnotations:
+        return _annotations(title, read_only=False, destructive=destructive, idempotent=destructive)
 
-    @server.tool()
-    def create_relations(relations: list[dict[str, Any]]) -> str:
-        """Create relations ({from, to, relationType}) between entities, in active voice."""
-        mz = _client()
-        ops = [
-            f"(relate {to_frame_id(str(r['from']))} {_relation_name(str(r['relationType']))} {to_frame_id(str(r['to']))})"
-            for r in relations
-        ]
-        result = _call(lambda: _commit(mz, ops, "create_relations"))
-        return _dump(
-            {
-                "created": relations,
-                "morphz": f"Committed at version {result['receipt']['version']}; relation names "
-                "are lower-case with '-' for other characters.",
-            }
-        )
+    read = _annotations("Read", read_only=True, destructive=False, idempotent=True)
 
-    def _revise_observations(
-        items: list[dict[str, Any]],
-        change: Callable[[list[str], list[str]], list[str]],
-        reason: str,
-    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        mz = _client()
-        version = _call(lambda: mz.context())["version"]
-        ops, out = [], []
-        for item in items:
-            name = str(item.get("entityName", ""))
-            frame_id = to_frame_id(name)
-            current = _call(functools.partial(mz.frame, frame_id))
-            entity = _entity(current)
-            given = [str(c) for c in (item.get("contents") or item.get("observations") or [])]
-            observations = change(entity["observations"], given)
-            body = _entity_body(entity["name"], entity["entityType"], observations)
-            ops.append(f"(revise {current['id']} {_body_text(body)})")
-            out.append({"entityName": name, "observations": observations})
-        # The base version makes a concurrent change to these frames a conflict, not a loss.
-        return out, _call(lambda: _commit(mz, ops, reason, base=version))
+    @server.tool(annotations=write("Create Entities", False))
+    def create_entities(entities: list[Entity]) -> CallToolResult:
+        """Create multiple new entities in the knowledge graph"""
+        created = _create_entities(Graph(_client()), entities)
+        return _answer(created, {"entities": created})
 
-    @server.tool()
-    def add_observations(observations: list[dict[str, Any]]) -> str:
-        """Add observations ({entityName, contents}) to existing entities."""
-        out, result = _revise_observations(
-            observations,
+    @server.tool(annotations=write("Create Relations", False))
+    def create_relations(relations: list[Relation]) -> CallToolResult:
+        """Create multiple new relations between entities in the knowledge graph. Relations
+        should be in active voice"""
+        created = _create_relations(Graph(_client()), relations)
+        return _answer(created, {"relations": created})
+
+    @server.tool(annotations=write("Add Observations", False))
+    def add_observations(observations: list[ObservationAddition]) -> CallToolResult:
+        """Add new observations to existing entities in the knowledge graph"""
+        added = _change_observations(
+            Graph(_client()),
+            [(o.entityName, o.contents) for o in observations],
             lambda old, new: old + [c for c in new if c not in old],
-            "add_observations",
+            missing_is_error=True,
+            reason="add_observations",
         )
-        return _dump(
-            {
-                "updated": out,
-                "morphz": f"Each entity's frame was revised (version {result['receipt']['version']}); "
-                "earlier revisions stay readable in its write history.",
-            }
-        )
-
-    @server.tool()
-    def delete_observations(deletions: list[dict[str, Any]]) -> str:
-        """Delete observations ({entityName, observations}) from entities."""
-        out, result = _revise_observations(
-            deletions, lambda old, gone: [o for o in old if o not in gone], "delete_observations"
-        )
-        return _dump(
-            {
-                "updated": out,
-                "morphz": "Revised, not erased: the removed observations stay in the frame's "
-                f"write history (version {result['receipt']['version']}).",
-            }
-        )
-
-    @server.tool()
-    def delete_entities(entityNames: list[str]) -> str:
-        """Delete entities by name (and, in Morphz, retire their frames in two steps)."""
-        mz = _client()
-        ids = [to_frame_id(n) for n in entityNames]
-        result = _call(lambda: _commit(mz, [f"(retire {' '.join(ids)})"], "delete_entities"))
-        pending = result["receipt"].get("pending_release") or []
-        return _dump(
-            {
-                "deleted": entityNames,
-                "retiring": [{"id": p["frame"], "due_tick": p["due_tick"]} for p in pending],
-                "morphz": DIFFERENCE_RETIRE,
-            }
-        )
-
-    @server.tool()
-    def delete_relations(relations: list[dict[str, Any]]) -> str:
-        """Delete relations ({from, to, relationType})."""
-        mz = _client()
-        ops = [
-            f"(unrelate {to_frame_id(str(r['from']))} {_relation_name(str(r['relationType']))} {to_frame_id(str(r['to']))})"
-            for r in relations
+        results = [
+            {"entityName": o.entityName, "addedObservations": a}
+            for o, a in zip(observations, added, strict=True)
         ]
-        result = _call(lambda: _commit(mz, ops, "delete_relations"))
-        return _dump(
-            {
-                "deleted": relations,
-                "morphz": "Unrelated at version "
-                f"{result['receipt']['version']}; the history keeps the relation.",
-            }
-        )
+        return _answer(results, {"results": results})
 
-    @server.tool()
-    def read_graph() -> str:
-        """The whole graph: active and retiring entities and the relations between them."""
-        mz = _client()
-        live = [f for f in _call(lambda: _all_frames(mz)) if f["status"] != "retired"]
-        ids = {f["id"] for f in live}
-        return _dump(
-            {
-                "entities": [_entity(f) for f in live],
-                "relations": _call(lambda: _relations_between(mz, ids)),
-                "morphz": "Retired entities are left out; recall and frame still reach them.",
-            }
-        )
+    @server.tool(annotations=write("Delete Entities", True))
+    def delete_entities(entityNames: list[str]) -> CallToolResult:
+        """Delete multiple entities and their associated relations from the knowledge graph"""
+        _delete_entities(Graph(_client()), entityNames)
+        return _done("Entities deleted successfully")
 
-    @server.tool()
-    def search_nodes(query: str) -> str:
-        """Entities matching a query (names, types, observations), with their relations."""
-        mz = _client()
-        hits = _call(lambda: mz.search(query, type="frame", limit=50))["hits"]
-        found = [
-            _call(functools.partial(mz.frame, h["ref"])) for h in hits if h["status"] != "retired"
-        ]
-        ids = {f["id"] for f in found}
-        return _dump(
-            {
-                "entities": [_entity(f) for f in found],
-                "relations": _call(lambda: _relations_between(mz, ids)),
-                "morphz": "Lexical search (words, any language); the index may lag a commit "
-                "by a moment.",
-            }
+    @server.tool(annotations=write("Delete Observations", True))
+    def delete_observations(deletions: list[ObservationDeletion]) -> CallToolResult:
+        """Delete specific observations from entities in the knowledge graph"""
+        _change_observations(
+            Graph(_client()),
+            [(d.entityName, d.observations) for d in deletions],
+            lambda old, gone: [o for o in old if o not in gone],
+            missing_is_error=False,
+            reason="delete_observations",
         )
+        return _done("Observations deleted successfully")
 
-    @server.tool()
-    def open_nodes(names: list[str]) -> str:
-        """Entities by name, with the relations between them."""
-        mz = _client()
-        found: list[dict[str, Any]] = []
-        for name in names:
-            try:
-                found.append(dict(mz.frame(to_frame_id(name))))
-            except MorphzAPIError:
-                continue
-        ids = {f["id"] for f in found}
-        return _dump(
-            {
-                "entities": [_entity(f) for f in found],
-                "relations": _call(lambda: _relations_between(mz, ids)),
-            }
-        )
+    @server.tool(annotations=write("Delete Relations", True))
+    def delete_relations(relations: list[Relation]) -> CallToolResult:
+        """Delete multiple relations from the knowledge graph"""
+        _delete_relations(Graph(_client()), relations)
+        return _done("Relations deleted successfully")
+
+    @server.tool(annotations=read)
+    def read_graph() -> CallToolResult:
+        """Read the entire knowledge graph"""
+        return _graph(*_read_graph(Graph(_client())))
+
+    @server.tool(annotations=read)
+    def search_nodes(query: str) -> CallToolResult:
+        """Search for nodes in the knowledge graph based on a query"""
+        return _graph(*_search_nodes(Graph(_client()), query))
+
+    @server.tool(annotations=read)
+    def open_nodes(names: list[str]) -> CallToolResult:
+        """Open specific nodes in the knowledge graph by their names"""
+        return _graph(*_open_nodes(Graph(_client()), names))
+
+    for name in REFERENCE_TOOLS:
+        _no_json_in_strings(server, name)
+
+
+def _no_json_in_strings(server: MCPServer, name: str) -> None:
+    """The SDK parses a string argument as JSON when the parameter is a list ('["a"]' becomes
+    ["a"]); the reference refuses a string there, so these tools do too."""
+    tool = server._tool_manager.get_tool(name)
+    assert tool is not None
+    object.__setattr__(tool.fn_metadata, "pre_parse_json", lambda data: data)
