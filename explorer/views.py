@@ -3,11 +3,12 @@ REST API from the page's script, so a person's correction is an ordinary transac
 
 from __future__ import annotations
 
+import difflib
 import json
 from typing import Any
 
 from django.contrib.auth.decorators import user_passes_test
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 
@@ -50,7 +51,12 @@ def context_list(request: HttpRequest) -> HttpResponse:
 def context_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context = context_for_person(slug, request.user)
     if context is None:
-        raise Http404("no such context")
+        # A page that says what happened and where to go, not Django's bare "Not Found".
+        slugs = [c.slug for c in contexts_for_person(request.user)]
+        similar = difflib.get_close_matches(slug, slugs, n=3, cutoff=0.6)
+        return render(
+            request, "explorer/no_context.html", {"slug": slug, "similar": similar}, status=404
+        )
     # The page's snapshot may come from a replica that shows the context as the primary
     # did a moment ago (R68); without replicas this is the call itself.
     floor = Floor(context.pk, context.version, context.last_seq)

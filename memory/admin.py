@@ -9,6 +9,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
@@ -46,7 +47,8 @@ class ContextForm(forms.ModelForm):
         model = Context
         fields = ("slug", "name", *contexts.SETTINGS_FIELDS)
         help_texts = {
-            "slug": "The context's id in URLs: /api/v1/contexts/<slug>/ and /contexts/<slug>/.",
+            # Admin renders help text as HTML: a written <slug> would vanish as a tag.
+            "slug": "The context's id in URLs: /api/v1/contexts/SLUG/ and /contexts/SLUG/.",
             "grace_ticks": "How many ticks a retiring frame stays in the model's input before it "
             "is retired (a tick is one model call that brought in new outside facts).",
             "capacity_tokens": "The budget of the model's input (the active context), in tokens.",
@@ -68,6 +70,17 @@ class ContextForm(forms.ModelForm):
         except contexts.InvalidRequest as exc:
             raise forms.ValidationError(exc.message) from None
         return data
+
+    def _post_clean(self) -> None:
+        """Django then checks the table's constraints, which say in SQL what `clean` said in
+        words: once `clean` has refused the settings, the constraint's raw name ("Constraint
+        “context_thresholds_ordered” is violated") is dropped from beside it."""
+        super()._post_clean()  # type: ignore[misc]
+        raw = {str(c.get_violation_error_message()) for c in Context._meta.constraints}
+        errors = self.errors.get(NON_FIELD_ERRORS)
+        if errors and any(str(e) not in raw for e in errors):
+            kept = [str(e) for e in errors if str(e) not in raw]
+            self.errors[NON_FIELD_ERRORS] = self.error_class(kept, error_class="nonfield")
 
 
 @admin.register(Context)

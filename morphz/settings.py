@@ -241,6 +241,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Two `status` vocabularies (events and frames) would otherwise collide and be named by
+    # a hash, with a warning in the log every time the schema is served.
+    "ENUM_NAME_OVERRIDES": {
+        "EventStatusEnum": "memory.kinds.EVENT_STATUSES",
+        "FrameStatusEnum": "memory.kinds.FRAME_STATUSES",
+    },
 }
 
 LOGGING = {

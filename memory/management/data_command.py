@@ -24,6 +24,8 @@ class DataCommand(BaseCommand):
     requires_system_checks: list[str] = []
 
     def execute(self, *args: Any, **options: Any) -> Any:
+        """Run the command once the database is fit for it; CommandError naming the fix
+        otherwise (before any output)."""
         problem = database_problem()
         if problem is not None:
             raise CommandError(problem)

@@ -31,24 +31,55 @@ export function renderEvaluations() {
   $("evaluations-empty").hidden = evaluations.length > 0;
 }
 
-/* The compiled text with each frame id and event ref made a link; the rest stays text. */
-function linkedText(text) {
-  const pre = el("pre", { class: "model-input", id: "evaluation-text" });
-  for (const line of text.split("\n")) {
+/* The compiled text with its frame ids and event refs made links; the rest stays text.
+ * Linked: every event ref in a header line (`[@e42 ...]`, `[frame x ...] (from @e42 y)`,
+ * `delivers @e7`), the frame id and frame sources of a frame's header, and both ends of a
+ * line under "## relations". Text inside observations and bodies stays text: a word there
+ * that happens to equal a frame id is not one. */
+const REF = /@e[1-9][0-9]*/g;
+
+function refLink(ref, isFrame) {
+  const link = el("button", { type: "button", class: "ref", text: ref, "data-ref": ref });
+  link.addEventListener("click", () => {
+    $("evaluation-dialog").close();
+    emit(isFrame ? "select-frame" : "open-event", ref);
+  });
+  return link;
+}
+
+function linkSpans(line, section, frameIds) {
+  const spans = []; // [start, end, isFrame]
+  if (line.startsWith("[")) {
     const frame = /^\[frame (\S+) /.exec(line);
-    const event = /^\[(@e[1-9][0-9]*) /.exec(line);
-    const match = frame || event;
-    if (match) {
-      const start = line.indexOf(match[1]);
-      const link = el("button", { type: "button", class: "ref", text: match[1], "data-ref": match[1] });
-      link.addEventListener("click", () => {
-        $("evaluation-dialog").close();
-        emit(frame ? "select-frame" : "open-event", match[1]);
-      });
-      pre.append(line.slice(0, start), link, line.slice(start + match[1].length) + "\n");
-    } else {
-      pre.append(line + "\n");
+    if (frame) spans.push([7, 7 + frame[1].length, true]);
+    for (const m of line.matchAll(REF)) spans.push([m.index, m.index + m[0].length, false]);
+    const from = line.lastIndexOf("] (from ");
+    if (frame && from >= 0) {
+      for (const m of line.slice(from).matchAll(/[a-z0-9][a-z0-9._-]*/g)) {
+        if (frameIds.has(m[0]) && m[0] !== "from") spans.push([from + m.index, from + m.index + m[0].length, true]);
+      }
     }
+  } else if (section === "## relations") {
+    const m = /^(\S+) \S+ (\S+)$/.exec(line);
+    if (m && frameIds.has(m[1]) && frameIds.has(m[2])) {
+      spans.push([0, m[1].length, true], [line.length - m[2].length, line.length, true]);
+    }
+  }
+  return spans.sort((a, b) => a[0] - b[0]);
+}
+
+function linkedText(text, frameIds) {
+  const pre = el("pre", { class: "model-input", id: "evaluation-text" });
+  let section = "";
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) section = line.trim();
+    let at = 0;
+    for (const [start, end, isFrame] of linkSpans(line, section, frameIds)) {
+      if (start < at) continue;
+      pre.append(line.slice(at, start), refLink(line.slice(start, end), isFrame));
+      at = end;
+    }
+    pre.append(line.slice(at) + "\n");
   }
   return pre;
 }
@@ -67,7 +98,7 @@ export async function openEvaluation(id) {
         (e.expired.length ? " · retired at this tick: " + e.expired.join(" ") : "")),
       el("p", { class: "muted", text: e.frames_seen.length + " frames and " + e.observations_seen.length +
         " observations were in the input. Frame ids and event refs below open them." }),
-      linkedText(e.input.text || ""));
+      linkedText(e.input.text || "", new Set(e.frames_seen.map((f) => f.id))));
     const seen = e.frames_seen.map((f) => f.id);
     const show = el("button", { type: "button", text: "mark these frames in the graph" });
     show.addEventListener("click", () => {

@@ -134,6 +134,7 @@ export function showResult(outcome) {
   // The message often already says what a detail says; show each thing once.
   const details = outcome.details
     .filter((d) => !(d && typeof d.message === "string" && outcome.message.includes(d.message)))
+    .filter((d) => !(d && d.line !== undefined && outcome.message.includes("line " + d.line + ", column " + d.column)))
     .map(describeDetail);
   if (details.length) {
     const list = el("ul", { class: "details" });

@@ -482,9 +482,13 @@ function tipLines(node) {
     ["b", frame.id],
     ["", frame.status + (frame.protected ? ", protected" : "") + " · revision " + frame.revision +
       " · last changed in version " + frame.changed_version],
-    ["", frame.sources.length + " sources · " + relations + " relations · ~" + (frame.tokens ?? "?") + " tokens"],
+    ["", counted(frame.sources.length, "source") + " · " + counted(relations, "relation") + " · ~" + (frame.tokens ?? "?") + " tokens"],
     ["pre", bodyPreview(frame.body)],
   ];
+}
+/* "1 source", "2 sources". */
+export function counted(n, word) {
+  return n + " " + word + (n === 1 ? "" : "s");
 }
 function bodyPreview(body) {
   const lines = Object.entries(body || {}).map(([key, value]) =>

@@ -88,7 +88,7 @@ def test_a_graph_too_big_to_read_at_once_says_how_many_are_out_of_view(
     explorer: ExplorerPage, staff_user: Any
 ) -> None:
     context = create_context("wide", name="Many frames")
-    ops = " ".join(f'(derive a-rather-long-note-name-{n:03d} (n {n}))' for n in range(300))
+    ops = " ".join(f"(derive a-rather-long-note-name-{n:03d} (n {n}))" for n in range(300))
     submit_transaction(context.pk, text=f"(context-tx {ops})", author=Author("agent", "agent"))
     explorer.page.set_viewport_size(LAPTOP)
     explorer.login("reviewer", PASSWORD, "/contexts/wide/")

@@ -31,7 +31,8 @@ def test_the_evaluations_panel_shows_the_compiled_input_linked_to_the_graph(
     shown = text.inner_text()
     assert shown.strip() == evaluation["text"].strip()  # exactly what the model was given
     assert "the release branch is green" in shown
-    text.locator("button[data-ref='release']").click()
+    # release is linked in its frame header and in the relations section; the first opens it
+    text.locator("button[data-ref='release']").first.click()
     page.wait_for_function("() => document.getElementById('frame-title').textContent === 'release'")
     assert not page.locator("#evaluation-dialog").is_visible()
 

@@ -4,6 +4,7 @@ the facts (R34), with a progress bar. Memory itself is never rewritten."""
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
@@ -33,6 +34,7 @@ class Command(DataCommand):
             if missing:
                 raise CommandError(f"no context with slug {', '.join(missing)}")
             context_ids = list(found.values())
+        started = time.monotonic()
         total = count_facts(context_ids)
         with tqdm(
             total=total,
@@ -47,4 +49,10 @@ class Command(DataCommand):
                 batch_size=max(1, options["batch"]),
                 progress=bar.update,
             )
-        self.stdout.write(f"rebuilt {written} search documents")
+        # Always a line, also when nothing needed writing: silence read as a failure.
+        contexts = len(context_ids) if context_ids is not None else Context.objects.count()
+        seconds = time.monotonic() - started
+        self.stdout.write(
+            f"rebuilt the search index of {contexts} context{'' if contexts == 1 else 's'}: "
+            f"{written} document{'' if written == 1 else 's'} in {seconds:.1f} s"
+        )
