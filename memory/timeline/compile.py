@@ -117,6 +117,11 @@ def render_frame_header(item: dict[str, Any]) -> str:
     header += "]"
     if item["sources"]:
         header += f" (from {' '.join(item['sources'])})"
+    dropped = item.get("dropped")
+    if dropped:
+        # Until the next revise: a revise that drops fields is committed, never silently.
+        fields = ", ".join(render_value(f) for f in dropped["fields"])
+        header += f" · fields dropped at version {dropped['version']}: {fields}"
     return header
 
 
@@ -247,10 +252,19 @@ def compile_active_context(context: Context) -> dict[str, Any]:
 # The four reads of a compile, by hand (Django's row building cost more than the reads):
 # live frames and live relations between them (the partial index `frame_live_idx` matches
 # `NOT (status = 'retired')`), active observations (`event_active_idx`), open actions.
+# With each revised frame, the fields its last revise dropped (R59): the keys of the body
+# before that are missing from the body now, and the version that dropped them. Two lookups
+# of frame_revision_unique per revised frame.
 _FRAMES_SQL = (
-    "SELECT frame_id, revision, status, protected, body::text, sources::text, token_estimate, "
-    "retire_due_tick, retire_requested_tick, retire_reason FROM memory_frame "
-    "WHERE context_id = %s AND NOT (status = 'retired') ORDER BY created_version, frame_id"
+    "SELECT f.frame_id, f.revision, f.status, f.protected, f.body::text, f.sources::text, "
+    "f.token_estimate, f.retire_due_tick, f.retire_requested_tick, f.retire_reason, "
+    "d.version, d.dropped FROM memory_frame f LEFT JOIN LATERAL (SELECT c.version, "
+    "ARRAY(SELECT k FROM json_object_keys(p.body) AS k WHERE (f.body -> k) IS NULL) AS dropped "
+    "FROM memory_framerevision p JOIN memory_framerevision c ON c.frame_id = p.frame_id "
+    "AND c.revision = f.revision WHERE p.frame_id = f.id AND p.revision = f.revision - 1 "
+    "AND json_typeof(p.body) = 'object' AND json_typeof(f.body) = 'object') d "
+    "ON f.revision > 1 "
+    "WHERE f.context_id = %s AND NOT (f.status = 'retired') ORDER BY f.created_version, f.frame_id"
 )
 _OBSERVATIONS_SQL = (
     "SELECT seq, kind, thread, substring(content, 1, %s), right(content, %s), size_chars, "
@@ -317,7 +331,9 @@ def _frame_items(rows: list[tuple[Any, ...]], tick: int) -> tuple[list[dict[str,
     rendered as prompt text."""
     items: list[dict[str, Any]] = []
     texts: list[str] = []
-    for frame_id, revision, status, protected, body, sources, tokens, due, requested, why in rows:
+    for row in rows:
+        frame_id, revision, status, protected, body, sources, tokens, due, requested, why = row[:10]
+        dropped_version, dropped = row[10:]
         body_value, body_text = _body(body)
         item: dict[str, Any] = {
             "id": frame_id,
@@ -331,6 +347,8 @@ def _frame_items(rows: list[tuple[Any, ...]], tick: int) -> tuple[list[dict[str,
         retire = window_view(status, requested, due, why, tick)
         if retire is not None:
             item["retire"] = retire
+        if dropped:
+            item["dropped"] = {"version": dropped_version, "fields": dropped}
         items.append(item)
         texts.append(render_frame_header(item) + body_text)
     return items, texts
