@@ -42,7 +42,7 @@ class ProtocolView(ContextAPIView):
         operation_id="protocol_read",
         summary="The model protocol: instructions and memory tools for this context",
         description="`instructions` (this context's settings filled in) and the memory "
-        "tools (`context_tx`, `recall`, `search`, `read_event`, `frame`) in the OpenAI and "
+        "tools (`context_tx`, `recall`, `search`, `read_event`, `frame`, `cancel_action`) in the OpenAI and "
         "the Anthropic function-calling shapes. The same is in the Python client, offline "
         "(`morphz_client.protocol`).",
         responses=responses({200: ProtocolSerializer}, *READ_ERRORS),
