@@ -162,6 +162,9 @@ MORPHZ_INDEXER_IN_PROCESS = env_bool("MORPHZ_INDEXER_IN_PROCESS", True)
 # index worker embeds nothing (indexing about 1.5x faster) and search ranks by words alone.
 MORPHZ_SEARCH_MEANING = env_bool("MORPHZ_SEARCH_MEANING", True)
 MORPHZ_DEFAULT_CAPACITY_TOKENS = env_int("MORPHZ_DEFAULT_CAPACITY_TOKENS", 32000, minimum=100)
+# A pending action with no result after this many ticks shows as stale in the model input
+# (R59): a result that will never come, for the model (or a person) to cancel.
+MORPHZ_STALE_ACTION_TICKS = env_int("MORPHZ_STALE_ACTION_TICKS", 3, minimum=1)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -11,6 +11,7 @@ import re
 from contextlib import ExitStack
 from typing import Any, NamedTuple
 
+from django.conf import settings
 from django.db import connection
 
 from memory.hotsql import pipeline
@@ -217,7 +218,7 @@ def compile_active_context(context: Context) -> dict[str, Any]:
             render_open_request(r) for r in open_requests
         )
     if actions:
-        state_text += "\npending actions: " + ", ".join(f"{a['ref']} {a['name']}" for a in actions)
+        state_text += "\npending actions: " + ", ".join(render_pending_action(a) for a in actions)
     relations_text = "\n".join(f"{s} {n} {o}" for s, n, o in rows.relations)
     parts = [state_text, "## frames", *frame_texts]
     if relations:
@@ -277,9 +278,13 @@ _RELATIONS_SQL = (
     "WHERE r.context_id = %s AND r.removed_version IS NULL AND NOT (s.status = 'retired') "
     "AND NOT (o.status = 'retired') ORDER BY r.id"
 )
+# With each pending action, the ticks since it was registered: the evaluations that
+# advanced the tick with the action already in the history (R59, stale actions).
 _ACTIONS_SQL = (
-    "SELECT seq, thread, payload::text FROM memory_event "
-    "WHERE context_id = %s AND request_state = %s AND kind = %s ORDER BY seq"
+    "SELECT e.seq, e.thread, e.payload::text, (SELECT count(*) FROM memory_evaluation v "
+    "WHERE v.context_id = e.context_id AND v.advanced_tick AND v.last_seq >= e.seq) "
+    "FROM memory_event e WHERE e.context_id = %s AND e.request_state = %s AND e.kind = %s "
+    "ORDER BY e.seq"
 )
 # For each thread with an open request, the agent's last message on it (event_thread_idx
 # read backwards from the thread's end).
@@ -379,9 +384,27 @@ def _observation_items(
 
 
 def _pending_actions(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
-    """Registered external actions still waiting for their result."""
+    """Registered external actions still waiting for their result: `ticks` since each was
+    registered, `stale` from settings.MORPHZ_STALE_ACTION_TICKS on."""
+    stale_after = settings.MORPHZ_STALE_ACTION_TICKS
     actions = []
-    for seq, thread, payload in rows:
+    for seq, thread, payload, ticks in rows:
         name = (json.loads(payload) or {}).get("name") if payload is not None else None
-        actions.append({"ref": event_ref(seq), "thread": thread, "name": name})
+        actions.append(
+            {
+                "ref": event_ref(seq),
+                "thread": thread,
+                "name": name,
+                "ticks": ticks,
+                "stale": ticks >= stale_after,
+            }
+        )
     return actions
+
+
+def render_pending_action(action: dict[str, Any]) -> str:
+    """A pending action on the state line; a stale one says so, and how to let it go."""
+    text = f"{action['ref']} {action['name']}"
+    if action["stale"]:
+        text += f" (STALE: no result for {action['ticks']} ticks; cancel_action if it never will)"
+    return text
