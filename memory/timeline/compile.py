@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import connection
 
 from memory.hotsql import pipeline
-from memory.kinds import ACTION, AGENT_MESSAGE, REQUEST_OPEN, USER_MESSAGE
+from memory.kinds import ACTION, REQUEST_OPEN, USER_MESSAGE
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context
 from memory.pressure import pressure_state
@@ -253,20 +253,47 @@ def compile_active_context(context: Context) -> dict[str, Any]:
 # The four reads of a compile, by hand (Django's row building cost more than the reads):
 # live frames and live relations between them (the partial index `frame_live_idx` matches
 # `NOT (status = 'retired')`), active observations (`event_active_idx`), open actions.
-# With each revised frame, the fields its last revise dropped (R59): the keys of the body
-# before that are missing from the body now, and the version that dropped them. Two lookups
-# of frame_revision_unique per revised frame.
 _FRAMES_SQL = (
-    "SELECT f.frame_id, f.revision, f.status, f.protected, f.body::text, f.sources::text, "
-    "f.token_estimate, f.retire_due_tick, f.retire_requested_tick, f.retire_reason, "
-    "d.version, d.dropped FROM memory_frame f LEFT JOIN LATERAL (SELECT c.version, "
-    "ARRAY(SELECT k FROM json_object_keys(p.body) AS k WHERE (f.body -> k) IS NULL) AS dropped "
-    "FROM memory_framerevision p JOIN memory_framerevision c ON c.frame_id = p.frame_id "
-    "AND c.revision = f.revision WHERE p.frame_id = f.id AND p.revision = f.revision - 1 "
-    "AND json_typeof(p.body) = 'object' AND json_typeof(f.body) = 'object') d "
-    "ON f.revision > 1 "
-    "WHERE f.context_id = %s AND NOT (f.status = 'retired') ORDER BY f.created_version, f.frame_id"
+    "SELECT frame_id, revision, status, protected, body::text, sources::text, token_estimate, "
+    "retire_due_tick, retire_requested_tick, retire_reason, id FROM memory_frame "
+    "WHERE context_id = %s AND NOT (status = 'retired') ORDER BY created_version, frame_id"
 )
+# For revisions (frame row id, revision > 1), the keys of the body before that the revision
+# left out, and its version (R59: fields dropped by a revise). Revisions never change, so
+# each is read once per process (`_DROPPED`).
+_DROPPED_SQL = (
+    "SELECT c.frame_id, c.revision, c.version, ARRAY(SELECT k FROM json_object_keys(p.body) "
+    "AS k WHERE (c.body -> k) IS NULL) FROM unnest(%s::bigint[], %s::bigint[]) AS w(id, rev) "
+    "JOIN memory_framerevision c ON c.frame_id = w.id AND c.revision = w.rev "
+    "JOIN memory_framerevision p ON p.frame_id = w.id AND p.revision = w.rev - 1 "
+    "WHERE json_typeof(p.body) = 'object' AND json_typeof(c.body) = 'object'"
+)
+_DROPPED: dict[tuple[int, int], tuple[int, list[str]] | None] = {}
+_DROPPED_MAX = 50_000
+
+
+def _dropped_fields(rows: list[tuple[Any, ...]]) -> dict[tuple[int, int], tuple[int, list[str]]]:
+    """The dropped fields of the frames' current revisions, from `_DROPPED` or read for the
+    revisions not seen before (one query, only after a revise)."""
+    wanted = [(row[10], row[1]) for row in rows if row[1] > 1]
+    missing = [key for key in wanted if key not in _DROPPED]
+    if missing:
+        if len(_DROPPED) + len(missing) > _DROPPED_MAX:
+            _DROPPED.clear()
+        found: dict[tuple[int, int], tuple[int, list[str]] | None] = dict.fromkeys(missing)
+        with connection.cursor() as cursor:
+            cursor.execute(_DROPPED_SQL, [[k[0] for k in missing], [k[1] for k in missing]])
+            for frame_pk, revision, version, keys in cursor.fetchall():
+                found[(frame_pk, revision)] = (version, keys) if keys else None
+        _DROPPED.update(found)
+    out = {}
+    for key in wanted:
+        dropped = _DROPPED.get(key)
+        if dropped is not None:
+            out[key] = dropped
+    return out
+
+
 _OBSERVATIONS_SQL = (
     "SELECT seq, kind, thread, substring(content, 1, %s), right(content, %s), size_chars, "
     "token_estimate, request_state, delivers FROM memory_event "
@@ -289,10 +316,13 @@ _ACTIONS_SQL = (
 # For each thread with an open request, the agent's last message on it (event_thread_idx
 # read backwards from the thread's end).
 _LAST_SENT_SQL = (
+    # Constants written in (as the other reads do): a generic plan of a prepared statement
+    # cannot use the partial index for a state given as a parameter.
     "SELECT t.thread, m.seq, substring(m.content, 1, %s) FROM (SELECT DISTINCT thread "
-    "FROM memory_event WHERE context_id = %s AND active AND request_state = %s AND kind = %s) t "
-    "CROSS JOIN LATERAL (SELECT seq, content FROM memory_event WHERE context_id = %s "
-    "AND thread = t.thread AND kind = %s ORDER BY seq DESC LIMIT 1) m"
+    "FROM memory_event WHERE context_id = %s AND active AND request_state = 'open' "
+    "AND kind = 'user_message') t CROSS JOIN LATERAL (SELECT seq, content FROM memory_event "
+    "WHERE context_id = %s AND thread = t.thread AND kind = 'agent_message' "
+    "ORDER BY seq DESC LIMIT 1) m"
 )
 LAST_SENT_CHARS = 160
 
@@ -317,17 +347,7 @@ def _read_rows(context: Context) -> _Rows:
         cursors[1].execute(_OBSERVATIONS_SQL, [budget * 4 + 8, budget * 4, context.pk])
         cursors[2].execute(_RELATIONS_SQL, [context.pk])
         cursors[3].execute(_ACTIONS_SQL, [context.pk, REQUEST_OPEN, ACTION])
-        cursors[4].execute(
-            _LAST_SENT_SQL,
-            [
-                LAST_SENT_CHARS + 8,
-                context.pk,
-                REQUEST_OPEN,
-                USER_MESSAGE,
-                context.pk,
-                AGENT_MESSAGE,
-            ],
-        )
+        cursors[4].execute(_LAST_SENT_SQL, [LAST_SENT_CHARS + 8, context.pk, context.pk])
         return _Rows(*(cursor.fetchall() for cursor in cursors))
 
 
@@ -336,9 +356,10 @@ def _frame_items(rows: list[tuple[Any, ...]], tick: int) -> tuple[list[dict[str,
     rendered as prompt text."""
     items: list[dict[str, Any]] = []
     texts: list[str] = []
+    dropped_by_revision = _dropped_fields(rows)
     for row in rows:
         frame_id, revision, status, protected, body, sources, tokens, due, requested, why = row[:10]
-        dropped_version, dropped = row[10:]
+        dropped = dropped_by_revision.get((row[10], revision))
         body_value, body_text = _body(body)
         item: dict[str, Any] = {
             "id": frame_id,
@@ -352,8 +373,8 @@ def _frame_items(rows: list[tuple[Any, ...]], tick: int) -> tuple[list[dict[str,
         retire = window_view(status, requested, due, why, tick)
         if retire is not None:
             item["retire"] = retire
-        if dropped:
-            item["dropped"] = {"version": dropped_version, "fields": dropped}
+        if dropped is not None:
+            item["dropped"] = {"version": dropped[0], "fields": dropped[1]}
         items.append(item)
         texts.append(render_frame_header(item) + body_text)
     return items, texts
