@@ -366,3 +366,15 @@ class ReplyIn(StrictSerializer):
         help_text="a retry with the same key writes no part of the reply twice (the "
         "Idempotency-Key header works too)",
     )
+
+
+class ActionCancelIn(StrictSerializer):
+    """Cancelling a pending action (R59): why, for the model to read."""
+
+    reason = StrictCharField(
+        required=False,
+        allow_null=True,
+        max_length=1000,
+        trim_whitespace=False,
+        help_text="why the action is cancelled; the model reads it in the cancellation",
+    )

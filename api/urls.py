@@ -49,6 +49,11 @@ urlpatterns = [
     path(CONTEXT + "erasures/", views_erasure.ErasureView.as_view(), name="api-erasures"),
     path(CONTEXT + "protocol/", views_agents.ProtocolView.as_view(), name="api-protocol"),
     path(CONTEXT + "replies/", views_agents.ReplyView.as_view(), name="api-replies"),
+    path(
+        CONTEXT + "actions/<int:seq>/cancel/",
+        views_agents.ActionCancelView.as_view(),
+        name="api-action-cancel",
+    ),
     # Anything else under /api/ answers the standard error shape (never Django's HTML 404).
     re_path(r"^[\s\S]*$", views.ApiNotFoundView.as_view(), name="api-not-found"),
 ]

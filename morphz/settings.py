@@ -213,6 +213,9 @@ MORPHZ_FORK_LIMIT = env_int("MORPHZ_FORK_LIMIT", 20, minimum=0)
 # Export signing keys (R65, memory.versions.signing): comma-separated, the first signs, every
 # one verifies (rotate by putting the new key first). Empty: one key derived from SECRET_KEY.
 MORPHZ_EXPORT_KEYS = [k for k in env_str("MORPHZ_EXPORT_KEYS", "").split(",") if k.strip()]
+# A pending action with no result after this many ticks shows as stale in the model input
+# (R59): a result that will never come, for the model (or a person) to cancel.
+MORPHZ_STALE_ACTION_TICKS = env_int("MORPHZ_STALE_ACTION_TICKS", 3, minimum=1)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

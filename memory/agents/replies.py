@@ -315,7 +315,7 @@ def _withheld(parts: Parts) -> tuple[list[dict[str, Any]], dict[str, Any] | None
         }
         for call in parts.externals
     ]
-    message = None
+    message: dict[str, Any] | None = None
     if parts.rest or parts.delivers:
         message = {"ref": None, "delivers": [], "status": "withheld", "error": error}
     return actions, message

@@ -11,10 +11,11 @@ import re
 from contextlib import ExitStack
 from typing import Any, NamedTuple
 
+from django.conf import settings
 from django.db import connection
 
 from memory.hotsql import pipeline
-from memory.kinds import ACTION, AGENT_MESSAGE, REQUEST_OPEN, USER_MESSAGE
+from memory.kinds import ACTION, REQUEST_OPEN, USER_MESSAGE
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context
 from memory.pressure import pressure_state
@@ -117,6 +118,11 @@ def render_frame_header(item: dict[str, Any]) -> str:
     header += "]"
     if item["sources"]:
         header += f" (from {' '.join(item['sources'])})"
+    dropped = item.get("dropped")
+    if dropped:
+        # Until the next revise: a revise that drops fields is committed, never silently.
+        fields = ", ".join(render_value(f) for f in dropped["fields"])
+        header += f" · fields dropped at version {dropped['version']}: {fields}"
     return header
 
 
@@ -212,7 +218,7 @@ def compile_active_context(context: Context) -> dict[str, Any]:
             render_open_request(r) for r in open_requests
         )
     if actions:
-        state_text += "\npending actions: " + ", ".join(f"{a['ref']} {a['name']}" for a in actions)
+        state_text += "\npending actions: " + ", ".join(render_pending_action(a) for a in actions)
     relations_text = "\n".join(f"{s} {n} {o}" for s, n, o in rows.relations)
     parts = [state_text, "## frames", *frame_texts]
     if relations:
@@ -249,9 +255,45 @@ def compile_active_context(context: Context) -> dict[str, Any]:
 # `NOT (status = 'retired')`), active observations (`event_active_idx`), open actions.
 _FRAMES_SQL = (
     "SELECT frame_id, revision, status, protected, body::text, sources::text, token_estimate, "
-    "retire_due_tick, retire_requested_tick, retire_reason FROM memory_frame "
+    "retire_due_tick, retire_requested_tick, retire_reason, id FROM memory_frame "
     "WHERE context_id = %s AND NOT (status = 'retired') ORDER BY created_version, frame_id"
 )
+# For revisions (frame row id, revision > 1), the keys of the body before that the revision
+# left out, and its version (R59: fields dropped by a revise). Revisions never change, so
+# each is read once per process (`_DROPPED`).
+_DROPPED_SQL = (
+    "SELECT c.frame_id, c.revision, c.version, ARRAY(SELECT k FROM json_object_keys(p.body) "
+    "AS k WHERE (c.body -> k) IS NULL) FROM unnest(%s::bigint[], %s::bigint[]) AS w(id, rev) "
+    "JOIN memory_framerevision c ON c.frame_id = w.id AND c.revision = w.rev "
+    "JOIN memory_framerevision p ON p.frame_id = w.id AND p.revision = w.rev - 1 "
+    "WHERE json_typeof(p.body) = 'object' AND json_typeof(c.body) = 'object'"
+)
+_DROPPED: dict[tuple[int, int], tuple[int, list[str]] | None] = {}
+_DROPPED_MAX = 50_000
+
+
+def _dropped_fields(rows: list[tuple[Any, ...]]) -> dict[tuple[int, int], tuple[int, list[str]]]:
+    """The dropped fields of the frames' current revisions, from `_DROPPED` or read for the
+    revisions not seen before (one query, only after a revise)."""
+    wanted = [(row[10], row[1]) for row in rows if row[1] > 1]
+    missing = [key for key in wanted if key not in _DROPPED]
+    if missing:
+        if len(_DROPPED) + len(missing) > _DROPPED_MAX:
+            _DROPPED.clear()
+        found: dict[tuple[int, int], tuple[int, list[str]] | None] = dict.fromkeys(missing)
+        with connection.cursor() as cursor:
+            cursor.execute(_DROPPED_SQL, [[k[0] for k in missing], [k[1] for k in missing]])
+            for frame_pk, revision, version, keys in cursor.fetchall():
+                found[(frame_pk, revision)] = (version, keys) if keys else None
+        _DROPPED.update(found)
+    out = {}
+    for key in wanted:
+        dropped = _DROPPED.get(key)
+        if dropped is not None:
+            out[key] = dropped
+    return out
+
+
 _OBSERVATIONS_SQL = (
     "SELECT seq, kind, thread, substring(content, 1, %s), right(content, %s), size_chars, "
     "token_estimate, request_state, delivers FROM memory_event "
@@ -263,17 +305,24 @@ _RELATIONS_SQL = (
     "WHERE r.context_id = %s AND r.removed_version IS NULL AND NOT (s.status = 'retired') "
     "AND NOT (o.status = 'retired') ORDER BY r.id"
 )
+# With each pending action, the ticks since it was registered: the evaluations that
+# advanced the tick with the action already in the history (R59, stale actions).
 _ACTIONS_SQL = (
-    "SELECT seq, thread, payload::text FROM memory_event "
-    "WHERE context_id = %s AND request_state = %s AND kind = %s ORDER BY seq"
+    "SELECT e.seq, e.thread, e.payload::text, (SELECT count(*) FROM memory_evaluation v "
+    "WHERE v.context_id = e.context_id AND v.advanced_tick AND v.last_seq >= e.seq) "
+    "FROM memory_event e WHERE e.context_id = %s AND e.request_state = %s AND e.kind = %s "
+    "ORDER BY e.seq"
 )
 # For each thread with an open request, the agent's last message on it (event_thread_idx
 # read backwards from the thread's end).
 _LAST_SENT_SQL = (
+    # Constants written in (as the other reads do): a generic plan of a prepared statement
+    # cannot use the partial index for a state given as a parameter.
     "SELECT t.thread, m.seq, substring(m.content, 1, %s) FROM (SELECT DISTINCT thread "
-    "FROM memory_event WHERE context_id = %s AND active AND request_state = %s AND kind = %s) t "
-    "CROSS JOIN LATERAL (SELECT seq, content FROM memory_event WHERE context_id = %s "
-    "AND thread = t.thread AND kind = %s ORDER BY seq DESC LIMIT 1) m"
+    "FROM memory_event WHERE context_id = %s AND active AND request_state = 'open' "
+    "AND kind = 'user_message') t CROSS JOIN LATERAL (SELECT seq, content FROM memory_event "
+    "WHERE context_id = %s AND thread = t.thread AND kind = 'agent_message' "
+    "ORDER BY seq DESC LIMIT 1) m"
 )
 LAST_SENT_CHARS = 160
 
@@ -298,17 +347,7 @@ def _read_rows(context: Context) -> _Rows:
         cursors[1].execute(_OBSERVATIONS_SQL, [budget * 4 + 8, budget * 4, context.pk])
         cursors[2].execute(_RELATIONS_SQL, [context.pk])
         cursors[3].execute(_ACTIONS_SQL, [context.pk, REQUEST_OPEN, ACTION])
-        cursors[4].execute(
-            _LAST_SENT_SQL,
-            [
-                LAST_SENT_CHARS + 8,
-                context.pk,
-                REQUEST_OPEN,
-                USER_MESSAGE,
-                context.pk,
-                AGENT_MESSAGE,
-            ],
-        )
+        cursors[4].execute(_LAST_SENT_SQL, [LAST_SENT_CHARS + 8, context.pk, context.pk])
         return _Rows(*(cursor.fetchall() for cursor in cursors))
 
 
@@ -317,7 +356,10 @@ def _frame_items(rows: list[tuple[Any, ...]], tick: int) -> tuple[list[dict[str,
     rendered as prompt text."""
     items: list[dict[str, Any]] = []
     texts: list[str] = []
-    for frame_id, revision, status, protected, body, sources, tokens, due, requested, why in rows:
+    dropped_by_revision = _dropped_fields(rows)
+    for row in rows:
+        frame_id, revision, status, protected, body, sources, tokens, due, requested, why = row[:10]
+        dropped = dropped_by_revision.get((row[10], revision))
         body_value, body_text = _body(body)
         item: dict[str, Any] = {
             "id": frame_id,
@@ -331,6 +373,8 @@ def _frame_items(rows: list[tuple[Any, ...]], tick: int) -> tuple[list[dict[str,
         retire = window_view(status, requested, due, why, tick)
         if retire is not None:
             item["retire"] = retire
+        if dropped is not None:
+            item["dropped"] = {"version": dropped[0], "fields": dropped[1]}
         items.append(item)
         texts.append(render_frame_header(item) + body_text)
     return items, texts
@@ -361,9 +405,27 @@ def _observation_items(
 
 
 def _pending_actions(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
-    """Registered external actions still waiting for their result."""
+    """Registered external actions still waiting for their result: `ticks` since each was
+    registered, `stale` from settings.MORPHZ_STALE_ACTION_TICKS on."""
+    stale_after = settings.MORPHZ_STALE_ACTION_TICKS
     actions = []
-    for seq, thread, payload in rows:
+    for seq, thread, payload, ticks in rows:
         name = (json.loads(payload) or {}).get("name") if payload is not None else None
-        actions.append({"ref": event_ref(seq), "thread": thread, "name": name})
+        actions.append(
+            {
+                "ref": event_ref(seq),
+                "thread": thread,
+                "name": name,
+                "ticks": ticks,
+                "stale": ticks >= stale_after,
+            }
+        )
     return actions
+
+
+def render_pending_action(action: dict[str, Any]) -> str:
+    """A pending action on the state line; a stale one says so, and how to let it go."""
+    text = f"{action['ref']} {action['name']}"
+    if action["stale"]:
+        text += f" (STALE: no result for {action['ticks']} ticks; cancel_action if it never will)"
+    return text

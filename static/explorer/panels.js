@@ -1,7 +1,8 @@
 /* The status bar and the panels under the graph: retirement, transactions, events. */
 
 import { $, el, clear, emit, isEventRef } from "./dom.js";
-import { model, ticksLeft } from "./model.js";
+import { api } from "./api.js";
+import { model, refreshEvents, ticksLeft } from "./model.js";
 
 const LEVEL_HELP = {
   ok: "ok: the active context fits comfortably in the model's budget.",
@@ -66,6 +67,26 @@ function renderTransactions() {
   $("transactions-empty").hidden = model.transactions.length > 0;
 }
 
+/* A pending action a person cancels (R59): the cancellation is a tool result delivering
+ * it, which the model reads with the reason. */
+function cancelButton(ref) {
+  const button = el("button", { type: "button", class: "cancel-action", text: "cancel" });
+  button.addEventListener("click", async () => {
+    const reason = window.prompt("Cancel " + ref + ": why? (the model reads this)", "");
+    if (reason === null) return;
+    button.disabled = true;
+    try {
+      await api("actions/" + ref.slice(2) + "/cancel/", { method: "POST", body: { reason: reason || null } });
+      await refreshEvents();
+      emit("refreshed");
+    } catch (err) {
+      button.disabled = false;
+      button.title = err.code + ": " + err.message;
+    }
+  });
+  return button;
+}
+
 function renderEvents() {
   const list = clear($("events"));
   for (const ref of [...model.stream].reverse()) {
@@ -77,6 +98,7 @@ function renderEvents() {
         e.status === "recorded" ? null : el("span", { class: "tag status " + e.status, text: e.status }),
         e.request ? el("span", { class: "tag request " + e.request, text: "request " + e.request }) : null,
         el("span", { class: "muted", text: " " + e.thread + " · " + e.size + " chars" }),
+        e.kind === "action" && e.request === "open" ? cancelButton(ref) : null,
         el("span", { class: "preview", text: (e.preview || "").slice(0, 200) }))
     );
   }

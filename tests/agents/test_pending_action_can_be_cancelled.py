@@ -66,3 +66,23 @@ def test_a_person_cancels_and_a_second_cancel_is_refused(ctx: Any) -> None:
     with pytest.raises(MorphzError) as caught:
         cancel_action(ctx.pk, "@e999", by="agent")
     assert caught.value.code == "unknown_ref"
+
+
+def test_an_action_without_a_result_turns_stale_after_the_configured_ticks(
+    ctx: Any, settings: Any
+) -> None:
+    from memory.timeline.evaluation import evaluate
+
+    settings.MORPHZ_STALE_ACTION_TICKS = 2
+    out = take_apart_reply(ctx.pk, {"tool_calls": [{"id": "a", "name": "ship", "arguments": {}}]})
+    action = out["actions"][0]["ref"]
+    for tick in range(3):
+        append_event(ctx.pk, kind="external_fact", content=f"hour {tick} passed")
+        result = evaluate(ctx.pk)
+        (pending,) = result["context"]["state"]["pending_actions"]
+        assert pending["ticks"] == tick + 1
+        assert pending["stale"] is (tick + 1 >= 2)
+    assert (
+        f"pending actions: {action} ship (STALE: no result for 3 ticks; cancel_action if it "
+        "never will)" in result["text"]
+    )

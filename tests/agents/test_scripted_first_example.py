@@ -33,9 +33,15 @@ def test_first_example_through_the_loop(make_client: Any) -> None:
     first = model.requests[0]
     assert first.system == mz.protocol()["instructions"]
     assert "read_event ref=@e42" in first.prompt
-    assert {"context_tx", "recall", "search", "read_event", "frame", "package"} == {
-        t["name"] for t in first.tools
-    }
+    assert {
+        "context_tx",
+        "recall",
+        "search",
+        "read_event",
+        "frame",
+        "cancel_action",
+        "package",
+    } == {t["name"] for t in first.tools}
     # The second call shows the outcome of the first reply, compactly.
     second = model.requests[1].prompt
     assert "## outcome of your previous reply" in second
