@@ -9,7 +9,7 @@ Any file in LoCoMo's format works (a JSON list of samples, each with `sample_id`
 session_N_date_time} and `qa` [{question, evidence: ["D1:3", ...], category}]). The default
 is the shared dev file, which is CC BY-NC 4.0: read in place, never copied into the
 repository. Each conversation is its own context (bench database `morphz_bench_locomo`);
-each turn an event (`user_message`) whose content is ``speaker: text`` (and ``[image:
+each turn an event (speaker A's `user_message`, speaker B's `agent_message`) whose content is ``speaker: text`` (and ``[image:
 caption]`` when the turn shares a photo), its session's date in the payload. Each question
 of categories 1-4 is asked through `memory.search.query.search` as typed. The baselines
 index the same documents (the text search indexes, `vectors.event_text`): `bm25s` with
@@ -60,6 +60,8 @@ class Conversation:
         self.sample_id = str(sample.get("sample_id", "?"))
         conversation = sample["conversation"]
         self.turns: list[tuple[str, str, dict[str, Any]]] = []
+        # The two people: speaker A's turns are user messages, speaker B's agent messages.
+        self.speaker_b = str(conversation.get("speaker_b", ""))
         sessions = sorted(
             (int(m.group(1)), key)
             for key in conversation
@@ -189,9 +191,8 @@ def main() -> None:
         dia_of: dict[str, str] = {}
         texts: dict[str, str] = {}
         for dia, content, payload in conv.turns:
-            ref = append_event(
-                context.pk, kind="user_message", content=content, payload=payload
-            ).event.ref
+            kind = "agent_message" if content.startswith(f"{conv.speaker_b}: ") else "user_message"
+            ref = append_event(context.pk, kind=kind, content=content, payload=payload).event.ref
             dia_of[ref] = dia
             texts[dia] = event_text(content, payload)
         loaded.append((conv, context.pk, dia_of, texts))

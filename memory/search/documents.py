@@ -26,7 +26,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models.functions import Left
 
-from memory.kinds import TRANSACTION, event_status
+from memory.kinds import AGENT_MESSAGE, TRANSACTION, USER_MESSAGE, event_status
 from memory.models import Context, Event, Frame, FrameRevision
 from memory.search import semantic
 from memory.search.vectors import event_text, event_vector, frame_text, frame_vector
@@ -111,11 +111,25 @@ def _frame_documents(pks: list[int]) -> dict[int, Document]:
     return _embed(documents)
 
 
-_EVENT_ROWS = """
-SELECT id, context_id, seq, kind, thread, content, payload::text, created_at, is_observation,
-       active
-FROM memory_event WHERE id = ANY(%s)
-"""
+# A reply is indexed with the turn it answers: a user or agent message whose thread's
+# previous message (at most CONTEXT_LOOKBACK events back) is of the other kind gets that
+# message's first CONTEXT_CHARS characters as context (`event_vector`). Two messages of one
+# kind in a row are separate things said, not an answer.
+CONTEXT_KINDS = (USER_MESSAGE, AGENT_MESSAGE)
+CONTEXT_LOOKBACK = 50
+CONTEXT_CHARS = 2000
+_EVENT_ROWS = f"""
+SELECT e.id, e.context_id, e.seq, e.kind, e.thread, e.content, e.payload::text, e.created_at,
+       e.is_observation, e.active,
+       CASE WHEN e.kind IN {CONTEXT_KINDS} THEN (
+         SELECT CASE WHEN p.kind <> e.kind THEN left(p.content, {CONTEXT_CHARS}) END
+         FROM memory_event p
+         WHERE p.context_id = e.context_id AND p.seq < e.seq
+           AND p.seq >= e.seq - {CONTEXT_LOOKBACK}
+           AND p.thread = e.thread AND p.kind IN {CONTEXT_KINDS}
+         ORDER BY p.seq DESC LIMIT 1) END
+FROM memory_event e WHERE e.id = ANY(%s)
+"""  # noqa: S608  (constants only)
 
 
 def _event_documents(pks: list[int]) -> dict[int, Document]:
@@ -125,7 +139,8 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
         cursor.execute(_EVENT_ROWS, [pks])
         rows = cursor.fetchall()
     documents = {}
-    for pk, context_id, seq, kind, thread, content, payload, created_at, observed, active in rows:
+    for row in rows:
+        pk, context_id, seq, kind, thread, content, payload, created_at, observed, active = row[:10]
         body = json.loads(payload) if payload else None
         documents[pk] = Document(
             context_id=context_id,
@@ -136,7 +151,7 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
             kind=kind,
             thread=thread,
             created_at=created_at,
-            **_vector(event_vector(kind, content, body)),
+            **_vector(event_vector(kind, content, body, row[10])),
             fingerprint=(observed, active),
             text=None if kind == TRANSACTION else _embedded_text(content, body),
         )

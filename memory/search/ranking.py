@@ -73,6 +73,9 @@ K1 = 1.5
 # bench/tune_bm25.py's development set finds them best too.
 B = 0.75
 SECONDARY_WEIGHT = 0.5  # a part of an identifier, or a payload word, is half a word
+# A word's stem (`vectors.stem_form`: ``cancel`` for ``cancelled``) is one more item: a
+# document saying another form of the word counts, the word itself counts more.
+STEM_WEIGHT = 0.5
 ID_WEIGHT = 1.0
 EXACT_LEAD = 0.01  # how far the frame named by the query scores above the next hit
 FRAME_FACTOR = 2.0
@@ -153,6 +156,12 @@ def plan(
         ):
             items.append(Item(literal, weight, first, 0.0, lexeme=lexeme))
     words = items[::2]  # each clause's primary form: the word as said
+    for token, parts in clauses:
+        stemmed = vectors.stem_form(token, other=True)
+        if stemmed is not None:
+            first = parts[0] if parts else token
+            root = vectors.STEM + (vectors.stem_root(token) or token)
+            items.append(Item(stemmed, STEM_WEIGHT, first, 0.0, lexeme=root))
     estimates = document_counts(
         ctx, [(item.literal, item.lexeme) for item in items], filters, params, documents
     )
