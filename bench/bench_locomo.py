@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_locomo")
+# Replies indexed with the turn they answer (off by default; the run says which it used).
+os.environ.setdefault("MORPHZ_SEARCH_REPLY_CONTEXT", "false")
 
 from common import ROOT, setup_django
 
@@ -178,6 +180,7 @@ def main() -> None:
     from wordllama import WordLlama
 
     from memory.contexts import create_context
+    from memory.search.documents import reply_context
     from memory.search.indexer import drain
     from memory.search.query import forget_statistics
     from memory.search.vectors import event_text
@@ -201,6 +204,7 @@ def main() -> None:
         cursor.execute("ANALYZE memory_searchdocument")
     forget_statistics()
     turns = sum(len(c.turns) for c in conversations)
+    print(f"reply context: {reply_context()} (MORPHZ_SEARCH_REPLY_CONTEXT)")
     print(
         f"{len(conversations)} conversations, {turns} turns loaded and indexed in "
         f"{time.perf_counter() - started:.1f} s"

@@ -161,6 +161,8 @@ MORPHZ_INDEXER_IN_PROCESS = env_bool("MORPHZ_INDEXER_IN_PROCESS", True)
 # Search reorders a question's best hits by meaning (memory.search.semantic); off, the
 # index worker embeds nothing (indexing about 1.5x faster) and search ranks by words alone.
 MORPHZ_SEARCH_MEANING = env_bool("MORPHZ_SEARCH_MEANING", True)
+# Index a reply with the turn it answers (memory.search.documents.reply_context).
+MORPHZ_SEARCH_REPLY_CONTEXT = env_bool("MORPHZ_SEARCH_REPLY_CONTEXT", False)
 MORPHZ_DEFAULT_CAPACITY_TOKENS = env_int("MORPHZ_DEFAULT_CAPACITY_TOKENS", 32000, minimum=100)
 
 REST_FRAMEWORK = {

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models.functions import Left
 
@@ -132,12 +133,21 @@ FROM memory_event e WHERE e.id = ANY(%s)
 """  # noqa: S608  (constants only)
 
 
+def reply_context() -> bool:
+    """Whether replies are indexed with the turn they answer (MORPHZ_SEARCH_REPLY_CONTEXT,
+    off by default: +0.05 recall@10 on LoCoMo's chats between two people, but -0.06 MRR on
+    STATE-Bench's customer-service sessions, where an agent's reply repeats the user's
+    words and every turn then matches; see BENCHMARKS.md)."""
+    return bool(getattr(settings, "MORPHZ_SEARCH_REPLY_CONTEXT", False))
+
+
 def _event_documents(pks: list[int]) -> dict[int, Document]:
     if not pks:
         return {}
     with connection.cursor() as cursor:
         cursor.execute(_EVENT_ROWS, [pks])
         rows = cursor.fetchall()
+    replies = reply_context()
     documents = {}
     for row in rows:
         pk, context_id, seq, kind, thread, content, payload, created_at, observed, active = row[:10]
@@ -151,7 +161,7 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
             kind=kind,
             thread=thread,
             created_at=created_at,
-            **_vector(event_vector(kind, content, body, row[10])),
+            **_vector(event_vector(kind, content, body, row[10] if replies else None)),
             fingerprint=(observed, active),
             text=None if kind == TRANSACTION else _embedded_text(content, body),
         )

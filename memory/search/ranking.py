@@ -281,6 +281,26 @@ def ranked(plan: Plan, limit: int, offset: int, meaning: bytes | None = None) ->
     return Ranked(hits, matched, not more and not _windowed(plan), lag(pending, oldest))
 
 
+_NEAR_SQL = """
+SELECT d.id, d.embedding FROM memory_searchdocument d
+WHERE d.context_id = %(ctx)s AND d.embedding IS NOT NULL AND octet_length(d.embedding) > 0
+  AND d.kind <> 'transaction'{filters}
+ORDER BY d.created_at DESC, d.id DESC LIMIT {scan}
+"""
+
+
+def _near(
+    plan: Plan, params: dict[str, Any], meaning: bytes, found: set[int]
+) -> list[tuple[int, bytes]]:
+    """The documents nearest the query in meaning that the words did not find: at most
+    semantic.NEAR of the newest semantic.NEAR_SCAN documents (filters applied), of cosine
+    semantic.NEAR_MIN or more (closer than that, a question shares no topic with them)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_NEAR_SQL.format(filters=plan.filters, scan=semantic.NEAR_SCAN), params)
+        rows = [(pk, bytes(blob)) for pk, blob in cursor.fetchall() if pk not in found]
+    return semantic.nearest(rows, meaning)
+
+
 def _windowed(plan: Plan) -> bool:
     """Whether an item selected among the newest documents only (the count may be short)."""
     return any(item.recent is not None for item in plan.items)
@@ -297,6 +317,11 @@ def _reordered(
     word = rows[0][4]
     found = [row for row in rows if row[1] is not None]  # score, id, exact, embedding
     head = found[: semantic.HEAD]
+    # Hybrid first stage (R61): documents close in meaning join the head though they share
+    # no word with the query (lexical score 0: they rank by meaning alone).
+    near = _near(plan, params, meaning, {row[1] for row in found})
+    head += [(0.0, pk, False, blob) for pk, blob in near]
+    matched += len(near)
     order = semantic.rerank([(row[0], row[2], row[3]) for row in head], meaning, EXACT_LEAD)
     ranking = [(head[n][1], score, head[n][2]) for n, score in order]
     page = (ranking + [(row[1], row[0], row[2]) for row in found[semantic.HEAD :]])[

@@ -43,7 +43,7 @@ from django.conf import settings
 
 MIN_WORDS = 3  # queries of fewer words (function words aside) keep the lexical order
 HEAD = 50  # the first HEAD lexical hits are reordered by meaning; the rest keep their order
-WEIGHT = 0.3 / 0.7
+WEIGHT = 0.5 / 0.5
 EMBED_CHARS = 4000
 DIMENSIONS = 256
 
@@ -123,6 +123,26 @@ def _vector(blob: bytes | memoryview | None) -> np.ndarray | None:
     if not blob or len(blob) != DIMENSIONS * 2:
         return None
     return np.frombuffer(bytes(blob), dtype=np.float16).astype(np.float32)
+
+
+NEAR = 20  # documents found by meaning alone, at most, per question
+NEAR_SCAN = 20000  # among the newest documents of the context (see `ranking._near`)
+NEAR_MIN = 0.35  # cosine a document must reach to be found by meaning alone
+
+
+def nearest(rows: Sequence[tuple[int, bytes]], query: bytes) -> list[tuple[int, bytes]]:
+    """The NEAR rows (id, embedding) closest to the query, of cosine NEAR_MIN or more,
+    closest first."""
+    wanted = _vector(query)
+    if wanted is None or not rows:
+        return []
+    usable = [(pk, blob) for pk, blob in rows if len(blob) == DIMENSIONS * 2]
+    if not usable:
+        return []
+    matrix = np.frombuffer(b"".join(blob for _, blob in usable), dtype=np.float16)
+    cosines = matrix.reshape(len(usable), DIMENSIONS).astype(np.float32) @ wanted
+    order = np.argsort(-cosines)[:NEAR]
+    return [usable[n] for n in order if cosines[n] >= NEAR_MIN]
 
 
 def rerank(

@@ -134,14 +134,12 @@ def test_a_question_in_plain_words_ranks_the_best_match_first(release_team):
         "Customer asked to cancel the flight to Atlanta; the refund was issued.",
         kind="user_message",
     )
-    denver = agent.observe("The flight to Denver was changed.", kind="user_message")
+    agent.observe("The flight to Denver was changed.", kind="user_message")
     policy = agent.observe("Refund policy: refunds take five days.", kind="agent_message")
     drain()
     result = search(agent.context, "Hi, I need to cancel my upcoming flight to Atlanta please")
     assert refs(result)[0] == target
-    # The policy holds the query's words only through the turn it answers (R62's reply
-    # context): it may show, below both messages that say them.
-    assert refs(result)[:2] == [target, denver] and refs(result)[2:] in ([], [policy])
+    assert result["total"] == 2 and policy not in refs(result)
 
 
 def test_emoji_only_queries_find_the_emoji(release_team):

@@ -22,7 +22,8 @@ def test_cancel_finds_cancelled_and_the_word_itself_ranks_first(release_team):
     assert search(agent.context, "cancel")["hits"][1]["coverage"]["matched"] == ["cancel"]
 
 
-def test_a_reply_is_found_by_the_turn_it_answers(release_team):
+def test_a_reply_is_found_by_the_turn_it_answers(release_team, settings):
+    settings.MORPHZ_SEARCH_REPLY_CONTEXT = True
     agent = release_team
     agent.observe("Where did you go hiking last summer?", kind="agent_message")
     reply = agent.observe("Oh, the Dolomites, with my sister.", kind="user_message")
