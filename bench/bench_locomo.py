@@ -28,7 +28,6 @@ import json
 import os
 import re
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -231,11 +230,11 @@ def main() -> None:
     print(
         f"\n{'category':9} {'questions':>9}  {'system':7} {'R@5':>6} {'R@10':>6} {'all@10':>6} {'tokens@10':>9}"
     )
-    for category in (*CATEGORIES, None):
+    for wanted in (*CATEGORIES, None):
         for name in systems:
-            n, r5, r10, full, tokens = scores[name].summary(category)
-            label = "all" if category is None else str(category)
-            print(f"{label:9} {n:>9}  {name:7} {r5:6.3f} {r10:6.3f} {full:6.3f} {tokens:9.0f}")
+            n, r5, r10, full, returned = scores[name].summary(wanted)
+            label = "all" if wanted is None else str(wanted)
+            print(f"{label:9} {n:>9}  {name:7} {r5:6.3f} {r10:6.3f} {full:6.3f} {returned:9.0f}")
     print(
         f"\nmorphz search: p50 {statistics.median(timings):.1f} ms, "
         f"p95 {sorted(timings)[int(0.95 * (len(timings) - 1))]:.1f} ms per question"
@@ -248,4 +247,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
