@@ -12,8 +12,9 @@ A document is a frame's or an event's lexemes (`memory.search.vectors`), its len
 words, its embedding (`memory.search.semantic`; none for transaction events), and the
 columns search filters on (status, kind, thread, time).
 
-- `embed_missing(limit=200) -> int` embeds documents written before embeddings existed
-  (the worker calls it when the outbox is empty); returns how many it embedded.
+- `embed_missing(limit=200) -> int` embeds documents written before embeddings existed, or
+  by another embedder than the one in use (`semantic.model_name`; the worker calls it when
+  the outbox is empty); returns how many it embedded. `embedding_progress()` says how far.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class Document:
     fingerprint: tuple[Any, ...]
     text: str | None = None  # what to embed (None: no embedding, as for transaction events)
     embedding: bytes | None = None
+    embedding_model: str = ""
 
 
 def _embedded_text(content: str, payload: Any) -> str:
@@ -65,10 +67,12 @@ def _embed(documents: dict[int, Document]) -> dict[int, Document]:
     wanted = [doc for doc in documents.values() if doc.text is not None]
     if not wanted or not semantic.enabled():
         return documents
+    model = semantic.model_name()
     for doc, blob in zip(
         wanted, semantic.embeddings([doc.text or "" for doc in wanted]), strict=True
     ):
         doc.embedding = blob
+        doc.embedding_model = model
         doc.text = None
     return documents
 
@@ -174,12 +178,13 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
 # in C and parsed by the server in one pass.
 _STAGE_COLUMNS = (
     "context_id, frame_id, event_id, ref, status, kind, thread, created_at, tokens, length,"
-    " embedding"
+    " embedding, embedding_model"
 )
 _STAGE = """
 CREATE TEMP TABLE IF NOT EXISTS morphz_search_staging (
   context_id bigint, frame_id bigint, event_id bigint, ref text, status text, kind text,
-  thread text, created_at timestamptz, tokens tsvector, length integer, embedding bytea
+  thread text, created_at timestamptz, tokens tsvector, length integer, embedding bytea,
+  embedding_model text
 ) ON COMMIT DELETE ROWS
 """
 # S608: the column list is a constant; {target} is filled with a fixed column name below.
@@ -190,7 +195,8 @@ ORDER BY {{target}}
 ON CONFLICT ({{target}}) DO UPDATE SET
   ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
   created_at = EXCLUDED.created_at, tokens = EXCLUDED.tokens, length = EXCLUDED.length,
-  embedding = EXCLUDED.embedding, indexed_at = EXCLUDED.indexed_at
+  embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
+  indexed_at = EXCLUDED.indexed_at
 """  # noqa: S608
 
 
@@ -217,6 +223,7 @@ def _upsert(documents: list[Document], fail_after: int | None) -> int:
                         doc.tokens,
                         doc.length,
                         doc.embedding,
+                        doc.embedding_model,
                     )
                 )
         if any(doc.frame_id is not None for doc in batch):
@@ -344,11 +351,33 @@ SELECT d.id, d.frame_id, d.event_id FROM memory_searchdocument d
 WHERE d.embedding IS NULL AND d.kind <> 'transaction'
 ORDER BY d.id LIMIT %s FOR UPDATE SKIP LOCKED
 """
-_SET_EMBEDDINGS = """
-UPDATE memory_searchdocument d SET embedding = v.embedding
-FROM unnest(%s::bigint[], %s::bytea[]) AS v(id, embedding)
-WHERE d.id = v.id AND d.embedding IS NULL
+# Documents embedded by another model than the one in use (a change of embedder): no index
+# serves this, so it is looked for until a pass finds none (`_stale_done`).
+_STALE = """
+SELECT d.id, d.frame_id, d.event_id FROM memory_searchdocument d
+WHERE d.embedding IS NOT NULL AND d.embedding_model <> %s AND d.kind <> 'transaction'
+ORDER BY d.id LIMIT %s FOR UPDATE SKIP LOCKED
 """
+_SET_EMBEDDINGS = """
+UPDATE memory_searchdocument d SET embedding = v.embedding, embedding_model = %s
+FROM unnest(%s::bigint[], %s::bytea[]) AS v(id, embedding)
+WHERE d.id = v.id
+"""
+_PROGRESS = """
+SELECT count(*) FILTER (WHERE embedding_model = %s AND embedding IS NOT NULL), count(*)
+FROM memory_searchdocument WHERE kind <> 'transaction'
+"""
+_stale_done: set[str] = set()  # models no document is left to re-embed for (this process)
+
+
+def embedding_progress() -> dict[str, Any]:
+    """How far the documents are embedded by the model in use: ``{model, embedded,
+    documents}`` (transaction events are never embedded). Counts every document."""
+    model = semantic.model_name()
+    with connection.cursor() as cursor:
+        cursor.execute(_PROGRESS, [model])
+        embedded, total = cursor.fetchone()
+    return {"model": model, "embedded": embedded, "documents": total}
 
 
 def embed_missing(limit: int = 200) -> int:
@@ -357,9 +386,15 @@ def embed_missing(limit: int = 200) -> int:
     re-indexing one meanwhile waits and then writes its own, fresher, embedding."""
     if not semantic.enabled():
         return 0
+    model = semantic.model_name()
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(_MISSING, [limit])
         rows = cursor.fetchall()
+        if not rows and model not in _stale_done:
+            cursor.execute(_STALE, [model, limit])
+            rows = cursor.fetchall()
+            if not rows:
+                _stale_done.add(model)
         if not rows:
             return 0
         frames = {
@@ -378,5 +413,5 @@ def embed_missing(limit: int = 200) -> int:
         }
         texts = [frames.get(f, "") if f is not None else events.get(e, "") for _, f, e in rows]
         blobs = semantic.embeddings(texts)
-        cursor.execute(_SET_EMBEDDINGS, [[pk for pk, _, _ in rows], blobs])
+        cursor.execute(_SET_EMBEDDINGS, [model, [pk for pk, _, _ in rows], blobs])
     return len(rows)

@@ -284,7 +284,7 @@ def ranked(plan: Plan, limit: int, offset: int, meaning: bytes | None = None) ->
 _NEAR_SQL = """
 SELECT d.id, d.embedding FROM memory_searchdocument d
 WHERE d.context_id = %(ctx)s AND d.embedding IS NOT NULL AND octet_length(d.embedding) > 0
-  AND d.kind <> 'transaction'{filters}
+  AND d.kind <> 'transaction' AND d.embedding_model = %(model)s{filters}
 ORDER BY d.created_at DESC, d.id DESC LIMIT {scan}
 """
 
@@ -296,7 +296,10 @@ def _near(
     semantic.NEAR of the newest semantic.NEAR_SCAN documents (filters applied), of cosine
     semantic.NEAR_MIN or more (closer than that, a question shares no topic with them)."""
     with connection.cursor() as cursor:
-        cursor.execute(_NEAR_SQL.format(filters=plan.filters, scan=semantic.NEAR_SCAN), params)
+        cursor.execute(
+            _NEAR_SQL.format(filters=plan.filters, scan=semantic.NEAR_SCAN),
+            params,
+        )
         rows = [(pk, bytes(blob)) for pk, blob in cursor.fetchall() if pk not in found]
     return semantic.nearest(rows, meaning)
 
@@ -312,6 +315,7 @@ def _reordered(
     """The head (ids, scores, embeddings) in one statement, reordered here, then the page's
     hits with their snippets in a second: no window is cut for a hit not shown."""
     params.update({"limit": max(semantic.HEAD, offset + limit), "offset": 0})
+    params["model"] = semantic.model_name()  # vectors of another embedder do not compare
     rows = _fetch(_sql(plan, params, sql.HEAD.format(lag=LAG_COLUMNS, counted=sql.COUNTED)), params)
     matched, more, pending, oldest = rows[0][-2], rows[0][-1], rows[0][-4], rows[0][-3]
     word = rows[0][4]
