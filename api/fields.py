@@ -16,7 +16,7 @@ from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
 from api.errors import ApiError
 from memory.limits import MAX_CONTENT_CHARS
-from memory.vocabulary import MAX_SEQ, THREAD_MAX, THREAD_RE
+from memory.vocabulary import EVENT_REF_RE, FRAME_ID_RE, MAX_SEQ, THREAD_MAX, THREAD_RE
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -147,6 +147,17 @@ def thread_field(*, filter: bool = False, **kwargs: Any) -> serializers.Field:
         + ("only this thread; default: every thread" if filter else "default `main`"),
         error_messages={"invalid": "1-100 characters: letters, digits, '.', '_', ':', '-'"},
         **kwargs,
+    )
+
+
+def source_field() -> serializers.Field:
+    """A source a frame may cite: an event ref (`@e42`) or a frame id (R63)."""
+    return StrictRegexField(
+        rf"\A(?:{EVENT_REF_RE.pattern}|{FRAME_ID_RE.pattern})\Z",
+        required=False,
+        max_length=140,
+        help_text="only frames citing this source (R63): an event ref like `@e42` or a frame id",
+        error_messages={"invalid": "an event ref like @e42 or a frame id"},
     )
 
 

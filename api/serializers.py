@@ -25,6 +25,7 @@ from api.fields import (
     idempotency_field,
     limit_field,
     min_version_field,
+    source_field,
     thread_field,
 )
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
@@ -192,6 +193,8 @@ class EventChunkQuery(StrictSerializer):
 
 class FrameListQuery(StrictSerializer):
     status = serializers.ChoiceField(choices=FRAME_STATUSES, required=False)
+    # The metaclass takes declared fields off the class: Field.source is left alone.
+    source = source_field()  # type: ignore[assignment]
     cursor = cursor_field()
     limit = limit_field(100, 500)
     as_of = as_of_field()

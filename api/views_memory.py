@@ -216,14 +216,24 @@ class FrameListView(ContextAPIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(FrameListQuery, request.query_params)
-        filters = {"status": query.get("status")}
+        filters = {"status": query.get("status"), "source": query.get("source")}
         point = point_of(self.ctx, query.get("as_of"))
         if point is not None:
             filters["as_of"] = point.version
         after = self.cursor_after(query, filters, str) or ""
-        if point is None:
+        if point is None or filters["source"]:
+            if point is not None:
+                raise ApiError(
+                    "conflicting_filters",
+                    "source lists the frames citing it now; it cannot be combined with as_of",
+                    [{"field": "source"}, {"field": "as_of"}],
+                )
             page = reads.list_frames(
-                self.ctx, after_id=after, limit=query["limit"], status=filters["status"]
+                self.ctx,
+                after_id=after,
+                limit=query["limit"],
+                status=filters["status"],
+                source=filters["source"],
             )
             tick = self.ctx.tick
         else:

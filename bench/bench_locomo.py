@@ -9,7 +9,7 @@ Any file in LoCoMo's format works (a JSON list of samples, each with `sample_id`
 session_N_date_time} and `qa` [{question, evidence: ["D1:3", ...], category}]). The default
 is the shared dev file, which is CC BY-NC 4.0: read in place, never copied into the
 repository. Each conversation is its own context (bench database `morphz_bench_locomo`);
-each turn an event (`user_message`) whose content is ``speaker: text`` (and ``[image:
+each turn an event (speaker A's `user_message`, speaker B's `agent_message`) whose content is ``speaker: text`` (and ``[image:
 caption]`` when the turn shares a photo), its session's date in the payload. Each question
 of categories 1-4 is asked through `memory.search.query.search` as typed. The baselines
 index the same documents (the text search indexes, `vectors.event_text`): `bm25s` with
@@ -28,13 +28,14 @@ import json
 import os
 import re
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_locomo")
+# Replies indexed with the turn they answer (off by default; the run says which it used).
+os.environ.setdefault("MORPHZ_SEARCH_REPLY_CONTEXT", "false")
 
 from common import ROOT, setup_django
 
@@ -60,6 +61,8 @@ class Conversation:
         self.sample_id = str(sample.get("sample_id", "?"))
         conversation = sample["conversation"]
         self.turns: list[tuple[str, str, dict[str, Any]]] = []
+        # The two people: speaker A's turns are user messages, speaker B's agent messages.
+        self.speaker_b = str(conversation.get("speaker_b", ""))
         sessions = sorted(
             (int(m.group(1)), key)
             for key in conversation
@@ -176,6 +179,7 @@ def main() -> None:
     from wordllama import WordLlama
 
     from memory.contexts import create_context
+    from memory.search.documents import reply_context
     from memory.search.indexer import drain
     from memory.search.query import forget_statistics
     from memory.search.vectors import event_text
@@ -189,9 +193,8 @@ def main() -> None:
         dia_of: dict[str, str] = {}
         texts: dict[str, str] = {}
         for dia, content, payload in conv.turns:
-            ref = append_event(
-                context.pk, kind="user_message", content=content, payload=payload
-            ).event.ref
+            kind = "agent_message" if content.startswith(f"{conv.speaker_b}: ") else "user_message"
+            ref = append_event(context.pk, kind=kind, content=content, payload=payload).event.ref
             dia_of[ref] = dia
             texts[dia] = event_text(content, payload)
         loaded.append((conv, context.pk, dia_of, texts))
@@ -200,6 +203,7 @@ def main() -> None:
         cursor.execute("ANALYZE memory_searchdocument")
     forget_statistics()
     turns = sum(len(c.turns) for c in conversations)
+    print(f"reply context: {reply_context()} (MORPHZ_SEARCH_REPLY_CONTEXT)")
     print(
         f"{len(conversations)} conversations, {turns} turns loaded and indexed in "
         f"{time.perf_counter() - started:.1f} s"
@@ -226,11 +230,11 @@ def main() -> None:
     print(
         f"\n{'category':9} {'questions':>9}  {'system':7} {'R@5':>6} {'R@10':>6} {'all@10':>6} {'tokens@10':>9}"
     )
-    for category in (*CATEGORIES, None):
+    for wanted in (*CATEGORIES, None):
         for name in systems:
-            n, r5, r10, full, tokens = scores[name].summary(category)
-            label = "all" if category is None else str(category)
-            print(f"{label:9} {n:>9}  {name:7} {r5:6.3f} {r10:6.3f} {full:6.3f} {tokens:9.0f}")
+            n, r5, r10, full, returned = scores[name].summary(wanted)
+            label = "all" if wanted is None else str(wanted)
+            print(f"{label:9} {n:>9}  {name:7} {r5:6.3f} {r10:6.3f} {full:6.3f} {returned:9.0f}")
     print(
         f"\nmorphz search: p50 {statistics.median(timings):.1f} ms, "
         f"p95 {sorted(timings)[int(0.95 * (len(timings) - 1))]:.1f} ms per question"
@@ -243,4 +247,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -207,6 +207,13 @@ MORPHZ_INDEXER_IN_PROCESS = env_bool("MORPHZ_INDEXER_IN_PROCESS", True)
 # Search reorders a question's best hits by meaning (memory.search.semantic); off, the
 # index worker embeds nothing (indexing about 1.5x faster) and search ranks by words alone.
 MORPHZ_SEARCH_MEANING = env_bool("MORPHZ_SEARCH_MEANING", True)
+# Index a reply with the turn it answers (memory.search.documents.reply_context).
+MORPHZ_SEARCH_REPLY_CONTEXT = env_bool("MORPHZ_SEARCH_REPLY_CONTEXT", False)
+# Search's embedder (memory.search.semantic.model_name): the bundled model unless an
+# OpenAI-compatible embeddings endpoint is named (its base URL, model and key).
+MORPHZ_EMBEDDINGS_URL = env_str("MORPHZ_EMBEDDINGS_URL", "")
+MORPHZ_EMBEDDINGS_MODEL = env_str("MORPHZ_EMBEDDINGS_MODEL", "text-embedding-3-small")
+MORPHZ_EMBEDDINGS_KEY = env_str("MORPHZ_EMBEDDINGS_KEY", "")
 MORPHZ_DEFAULT_CAPACITY_TOKENS = env_int("MORPHZ_DEFAULT_CAPACITY_TOKENS", 32000, minimum=100)
 # Forks one context may have before only an admin-scope token may fork it again (R65).
 MORPHZ_FORK_LIMIT = env_int("MORPHZ_FORK_LIMIT", 20, minimum=0)

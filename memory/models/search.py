@@ -55,6 +55,9 @@ class SearchDocument(models.Model):
     # What the document means (memory.search.semantic): 256 float16, b"" when its text has
     # no word the model knows, NULL for transaction events and until the worker embeds it.
     embedding = models.BinaryField(null=True, editable=False)
+    # The embedder that wrote it (memory.search.semantic.model_name): vectors of another
+    # model are re-embedded in the background and never compared meanwhile.
+    embedding_model = models.CharField(max_length=300, default="", blank=True, editable=False)
     indexed_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -115,12 +115,21 @@ def with_preview(queryset: QuerySet[Event]) -> QuerySet[Event]:
 
 
 def list_frames(
-    context: Context, *, status: str | None = None, after_id: str = "", limit: int = 100
+    context: Context,
+    *,
+    status: str | None = None,
+    source: str | None = None,
+    after_id: str = "",
+    limit: int = 100,
 ) -> Page[Frame]:
-    """Frames by frame id after `after_id` (filter `status`): a `Page` of at most `limit`."""
+    """Frames by frame id after `after_id` (filters `status`, and `source`: the frames
+    citing that event ref or frame id, R63, through the GIN index on `sources`): a `Page`
+    of at most `limit`."""
     queryset = Frame.objects.filter(context=context)
     if status:
         queryset = queryset.filter(status=status)
+    if source:
+        queryset = queryset.filter(sources__contains=[source])
     if after_id:
         queryset = queryset.filter(frame_id__gt=after_id)
     return _page(queryset.order_by("frame_id"), limit)

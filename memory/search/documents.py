@@ -12,8 +12,9 @@ A document is a frame's or an event's lexemes (`memory.search.vectors`), its len
 words, its embedding (`memory.search.semantic`; none for transaction events), and the
 columns search filters on (status, kind, thread, time).
 
-- `embed_missing(limit=200) -> int` embeds documents written before embeddings existed
-  (the worker calls it when the outbox is empty); returns how many it embedded.
+- `embed_missing(limit=200) -> int` embeds documents written before embeddings existed, or
+  by another embedder than the one in use (`semantic.model_name`; the worker calls it when
+  the outbox is empty); returns how many it embedded. `embedding_progress()` says how far.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models.functions import Left
 
-from memory.kinds import TRANSACTION, event_status
+from memory.kinds import AGENT_MESSAGE, TRANSACTION, USER_MESSAGE, event_status
 from memory.models import Context, Event, Frame, FrameRevision
 from memory.search import semantic
 from memory.search.vectors import event_text, event_vector, frame_text, frame_vector
@@ -52,6 +54,7 @@ class Document:
     fingerprint: tuple[Any, ...]
     text: str | None = None  # what to embed (None: no embedding, as for transaction events)
     embedding: bytes | None = None
+    embedding_model: str = ""
 
 
 def _embedded_text(content: str, payload: Any) -> str:
@@ -64,10 +67,12 @@ def _embed(documents: dict[int, Document]) -> dict[int, Document]:
     wanted = [doc for doc in documents.values() if doc.text is not None]
     if not wanted or not semantic.enabled():
         return documents
+    model = semantic.model_name()
     for doc, blob in zip(
         wanted, semantic.embeddings([doc.text or "" for doc in wanted]), strict=True
     ):
         doc.embedding = blob
+        doc.embedding_model = model
         doc.text = None
     return documents
 
@@ -111,11 +116,33 @@ def _frame_documents(pks: list[int]) -> dict[int, Document]:
     return _embed(documents)
 
 
-_EVENT_ROWS = """
-SELECT id, context_id, seq, kind, thread, content, payload::text, created_at, is_observation,
-       active
-FROM memory_event WHERE id = ANY(%s)
-"""
+# A reply is indexed with the turn it answers: a user or agent message whose thread's
+# previous message (at most CONTEXT_LOOKBACK events back) is of the other kind gets that
+# message's first CONTEXT_CHARS characters as context (`event_vector`). Two messages of one
+# kind in a row are separate things said, not an answer.
+CONTEXT_KINDS = (USER_MESSAGE, AGENT_MESSAGE)
+CONTEXT_LOOKBACK = 50
+CONTEXT_CHARS = 2000
+_EVENT_ROWS = f"""
+SELECT e.id, e.context_id, e.seq, e.kind, e.thread, e.content, e.payload::text, e.created_at,
+       e.is_observation, e.active,
+       CASE WHEN e.kind IN {CONTEXT_KINDS} THEN (
+         SELECT CASE WHEN p.kind <> e.kind THEN left(p.content, {CONTEXT_CHARS}) END
+         FROM memory_event p
+         WHERE p.context_id = e.context_id AND p.seq < e.seq
+           AND p.seq >= e.seq - {CONTEXT_LOOKBACK}
+           AND p.thread = e.thread AND p.kind IN {CONTEXT_KINDS}
+         ORDER BY p.seq DESC LIMIT 1) END
+FROM memory_event e WHERE e.id = ANY(%s)
+"""  # noqa: S608  (constants only)
+
+
+def reply_context() -> bool:
+    """Whether replies are indexed with the turn they answer (MORPHZ_SEARCH_REPLY_CONTEXT,
+    off by default: +0.05 recall@10 on LoCoMo's chats between two people, but -0.06 MRR on
+    STATE-Bench's customer-service sessions, where an agent's reply repeats the user's
+    words and every turn then matches; see BENCHMARKS.md)."""
+    return bool(getattr(settings, "MORPHZ_SEARCH_REPLY_CONTEXT", False))
 
 
 def _event_documents(pks: list[int]) -> dict[int, Document]:
@@ -124,8 +151,10 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
     with connection.cursor() as cursor:
         cursor.execute(_EVENT_ROWS, [pks])
         rows = cursor.fetchall()
+    replies = reply_context()
     documents = {}
-    for pk, context_id, seq, kind, thread, content, payload, created_at, observed, active in rows:
+    for row in rows:
+        pk, context_id, seq, kind, thread, content, payload, created_at, observed, active = row[:10]
         body = json.loads(payload) if payload else None
         documents[pk] = Document(
             context_id=context_id,
@@ -136,7 +165,7 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
             kind=kind,
             thread=thread,
             created_at=created_at,
-            **_vector(event_vector(kind, content, body)),
+            **_vector(event_vector(kind, content, body, row[10] if replies else None)),
             fingerprint=(observed, active),
             text=None if kind == TRANSACTION else _embedded_text(content, body),
         )
@@ -149,12 +178,13 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
 # in C and parsed by the server in one pass.
 _STAGE_COLUMNS = (
     "context_id, frame_id, event_id, ref, status, kind, thread, created_at, tokens, length,"
-    " embedding"
+    " embedding, embedding_model"
 )
 _STAGE = """
 CREATE TEMP TABLE IF NOT EXISTS morphz_search_staging (
   context_id bigint, frame_id bigint, event_id bigint, ref text, status text, kind text,
-  thread text, created_at timestamptz, tokens tsvector, length integer, embedding bytea
+  thread text, created_at timestamptz, tokens tsvector, length integer, embedding bytea,
+  embedding_model text
 ) ON COMMIT DELETE ROWS
 """
 # S608: the column list is a constant; {target} is filled with a fixed column name below.
@@ -165,7 +195,8 @@ ORDER BY {{target}}
 ON CONFLICT ({{target}}) DO UPDATE SET
   ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
   created_at = EXCLUDED.created_at, tokens = EXCLUDED.tokens, length = EXCLUDED.length,
-  embedding = EXCLUDED.embedding, indexed_at = EXCLUDED.indexed_at
+  embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
+  indexed_at = EXCLUDED.indexed_at
 """  # noqa: S608
 
 
@@ -192,6 +223,7 @@ def _upsert(documents: list[Document], fail_after: int | None) -> int:
                         doc.tokens,
                         doc.length,
                         doc.embedding,
+                        doc.embedding_model,
                     )
                 )
         if any(doc.frame_id is not None for doc in batch):
@@ -319,11 +351,33 @@ SELECT d.id, d.frame_id, d.event_id FROM memory_searchdocument d
 WHERE d.embedding IS NULL AND d.kind <> 'transaction'
 ORDER BY d.id LIMIT %s FOR UPDATE SKIP LOCKED
 """
-_SET_EMBEDDINGS = """
-UPDATE memory_searchdocument d SET embedding = v.embedding
-FROM unnest(%s::bigint[], %s::bytea[]) AS v(id, embedding)
-WHERE d.id = v.id AND d.embedding IS NULL
+# Documents embedded by another model than the one in use (a change of embedder): no index
+# serves this, so it is looked for until a pass finds none (`_stale_done`).
+_STALE = """
+SELECT d.id, d.frame_id, d.event_id FROM memory_searchdocument d
+WHERE d.embedding IS NOT NULL AND d.embedding_model <> %s AND d.kind <> 'transaction'
+ORDER BY d.id LIMIT %s FOR UPDATE SKIP LOCKED
 """
+_SET_EMBEDDINGS = """
+UPDATE memory_searchdocument d SET embedding = v.embedding, embedding_model = %s
+FROM unnest(%s::bigint[], %s::bytea[]) AS v(id, embedding)
+WHERE d.id = v.id
+"""
+_PROGRESS = """
+SELECT count(*) FILTER (WHERE embedding_model = %s AND embedding IS NOT NULL), count(*)
+FROM memory_searchdocument WHERE kind <> 'transaction'
+"""
+_stale_done: set[str] = set()  # models no document is left to re-embed for (this process)
+
+
+def embedding_progress() -> dict[str, Any]:
+    """How far the documents are embedded by the model in use: ``{model, embedded,
+    documents}`` (transaction events are never embedded). Counts every document."""
+    model = semantic.model_name()
+    with connection.cursor() as cursor:
+        cursor.execute(_PROGRESS, [model])
+        embedded, total = cursor.fetchone()
+    return {"model": model, "embedded": embedded, "documents": total}
 
 
 def embed_missing(limit: int = 200) -> int:
@@ -332,9 +386,15 @@ def embed_missing(limit: int = 200) -> int:
     re-indexing one meanwhile waits and then writes its own, fresher, embedding."""
     if not semantic.enabled():
         return 0
+    model = semantic.model_name()
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(_MISSING, [limit])
         rows = cursor.fetchall()
+        if not rows and model not in _stale_done:
+            cursor.execute(_STALE, [model, limit])
+            rows = cursor.fetchall()
+            if not rows:
+                _stale_done.add(model)
         if not rows:
             return 0
         frames = {
@@ -353,5 +413,5 @@ def embed_missing(limit: int = 200) -> int:
         }
         texts = [frames.get(f, "") if f is not None else events.get(e, "") for _, f, e in rows]
         blobs = semantic.embeddings(texts)
-        cursor.execute(_SET_EMBEDDINGS, [[pk for pk, _, _ in rows], blobs])
+        cursor.execute(_SET_EMBEDDINGS, [model, [pk for pk, _, _ in rows], blobs])
     return len(rows)

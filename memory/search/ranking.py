@@ -73,6 +73,9 @@ K1 = 1.5
 # bench/tune_bm25.py's development set finds them best too.
 B = 0.75
 SECONDARY_WEIGHT = 0.5  # a part of an identifier, or a payload word, is half a word
+# A word's stem (`vectors.stem_form`: ``cancel`` for ``cancelled``) is one more item: a
+# document saying another form of the word counts, the word itself counts more.
+STEM_WEIGHT = 0.5
 ID_WEIGHT = 1.0
 EXACT_LEAD = 0.01  # how far the frame named by the query scores above the next hit
 FRAME_FACTOR = 2.0
@@ -153,6 +156,12 @@ def plan(
         ):
             items.append(Item(literal, weight, first, 0.0, lexeme=lexeme))
     words = items[::2]  # each clause's primary form: the word as said
+    for token, parts in clauses:
+        stemmed = vectors.stem_form(token, other=True)
+        if stemmed is not None:
+            first = parts[0] if parts else token
+            root = vectors.STEM + (vectors.stem_root(token) or token)
+            items.append(Item(stemmed, STEM_WEIGHT, first, 0.0, lexeme=root))
     estimates = document_counts(
         ctx, [(item.literal, item.lexeme) for item in items], filters, params, documents
     )
@@ -272,6 +281,29 @@ def ranked(plan: Plan, limit: int, offset: int, meaning: bytes | None = None) ->
     return Ranked(hits, matched, not more and not _windowed(plan), lag(pending, oldest))
 
 
+_NEAR_SQL = """
+SELECT d.id, d.embedding FROM memory_searchdocument d
+WHERE d.context_id = %(ctx)s AND d.embedding IS NOT NULL AND octet_length(d.embedding) > 0
+  AND d.kind <> 'transaction' AND d.embedding_model = %(model)s{filters}
+ORDER BY d.created_at DESC, d.id DESC LIMIT {scan}
+"""
+
+
+def _near(
+    plan: Plan, params: dict[str, Any], meaning: bytes, found: set[int]
+) -> list[tuple[int, bytes]]:
+    """The documents nearest the query in meaning that the words did not find: at most
+    semantic.NEAR of the newest semantic.NEAR_SCAN documents (filters applied), of cosine
+    semantic.NEAR_MIN or more (closer than that, a question shares no topic with them)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _NEAR_SQL.format(filters=plan.filters, scan=semantic.NEAR_SCAN),
+            params,
+        )
+        rows = [(pk, bytes(blob)) for pk, blob in cursor.fetchall() if pk not in found]
+    return semantic.nearest(rows, meaning)
+
+
 def _windowed(plan: Plan) -> bool:
     """Whether an item selected among the newest documents only (the count may be short)."""
     return any(item.recent is not None for item in plan.items)
@@ -283,11 +315,17 @@ def _reordered(
     """The head (ids, scores, embeddings) in one statement, reordered here, then the page's
     hits with their snippets in a second: no window is cut for a hit not shown."""
     params.update({"limit": max(semantic.HEAD, offset + limit), "offset": 0})
+    params["model"] = semantic.model_name()  # vectors of another embedder do not compare
     rows = _fetch(_sql(plan, params, sql.HEAD.format(lag=LAG_COLUMNS, counted=sql.COUNTED)), params)
     matched, more, pending, oldest = rows[0][-2], rows[0][-1], rows[0][-4], rows[0][-3]
     word = rows[0][4]
     found = [row for row in rows if row[1] is not None]  # score, id, exact, embedding
     head = found[: semantic.HEAD]
+    # Hybrid first stage (R61): documents close in meaning join the head though they share
+    # no word with the query (lexical score 0: they rank by meaning alone).
+    near = _near(plan, params, meaning, {row[1] for row in found})
+    head += [(0.0, pk, False, blob) for pk, blob in near]
+    matched += len(near)
     order = semantic.rerank([(row[0], row[2], row[3]) for row in head], meaning, EXACT_LEAD)
     ranking = [(head[n][1], score, head[n][2]) for n, score in order]
     page = (ranking + [(row[1], row[0], row[2]) for row in found[semantic.HEAD :]])[

@@ -127,7 +127,8 @@ RANKED_ORDER = "h.exact DESC, h.score DESC, d.created_at DESC, d.id DESC"
 # The head to reorder by meaning: ids, scores and embeddings only (no snippet is cut for a
 # hit the page will not show; a window reads a whole event's text).
 HEAD = """
-SELECT h.score, h.id, h.exact, d.embedding, fw.word, {lag}, c.n, c.more
+SELECT h.score, h.id, h.exact,
+       CASE WHEN d.embedding_model = %(model)s THEN d.embedding END, fw.word, {lag}, c.n, c.more
 FROM {counted} c
 CROSS JOIN first fw
 LEFT JOIN hits h ON true

@@ -43,7 +43,7 @@ from django.conf import settings
 
 MIN_WORDS = 3  # queries of fewer words (function words aside) keep the lexical order
 HEAD = 50  # the first HEAD lexical hits are reordered by meaning; the rest keep their order
-WEIGHT = 0.3 / 0.7
+WEIGHT = 0.5 / 0.5
 EMBED_CHARS = 4000
 DIMENSIONS = 256
 
@@ -91,15 +91,59 @@ def _encode(matrix: np.ndarray) -> list[bytes]:
     ]
 
 
+BUNDLED = "wordllama:l2_supercat_256"
+ENDPOINT_TIMEOUT = 30.0  # seconds an embeddings endpoint may take for one batch
+
+
+def model_name() -> str:
+    """The embedder in use, as each document records it (`SearchDocument.embedding_model`):
+    BUNDLED, or ``openai:<model>@<url>`` for an OpenAI-compatible endpoint
+    (MORPHZ_EMBEDDINGS_URL and MORPHZ_EMBEDDINGS_MODEL; MORPHZ_EMBEDDINGS_KEY its key).
+    Vectors of two models never compare: a change re-embeds in the background."""
+    url = getattr(settings, "MORPHZ_EMBEDDINGS_URL", "")
+    if not url:
+        return BUNDLED
+    return f"openai:{settings.MORPHZ_EMBEDDINGS_MODEL}@{url.rstrip('/')}"
+
+
+def _endpoint(texts: Sequence[str]) -> list[bytes]:
+    """Embeddings from an OpenAI-compatible endpoint: POST <url>/embeddings with
+    ``{"model", "input": [...]}``, answered ``{"data": [{"index", "embedding"}]}``; a blank
+    text is not sent (b"")."""
+    import httpx
+
+    url = settings.MORPHZ_EMBEDDINGS_URL.rstrip("/") + "/embeddings"
+    wanted = [n for n, text in enumerate(texts) if text.strip()]
+    out = [b""] * len(texts)
+    if not wanted:
+        return out
+    key = getattr(settings, "MORPHZ_EMBEDDINGS_KEY", "")
+    response = httpx.post(
+        url,
+        json={"model": settings.MORPHZ_EMBEDDINGS_MODEL, "input": [texts[n] for n in wanted]},
+        headers={"Authorization": f"Bearer {key}"} if key else {},
+        timeout=ENDPOINT_TIMEOUT,
+    )
+    response.raise_for_status()
+    rows = sorted(response.json()["data"], key=lambda row: row["index"])
+    matrix = np.asarray([row["embedding"] for row in rows], dtype=np.float32)
+    for n, blob in zip(wanted, _encode(matrix), strict=True):
+        out[n] = blob
+    return out
+
+
 def embeddings(texts: Sequence[str]) -> list[bytes]:
-    """Each text's embedding: DIMENSIONS float16 values of unit length (512 bytes), or b""
-    when the model knows none of its tokens (or the text is blank).
+    """Each text's embedding: float16 values of unit length (DIMENSIONS for the bundled
+    model, 512 bytes; what the endpoint gives otherwise, `model_name`), or b"" when the
+    model knows none of its tokens (or the text is blank).
 
     The model's own `embed` averages the token embeddings of a batch padded to its longest
     text; summing each text's tokens alone gives the same direction (cosine 1.0000 on the
     STATE-Bench documents) 2.6 times faster, so indexing keeps up."""
     if not texts:
         return []
+    if getattr(settings, "MORPHZ_EMBEDDINGS_URL", ""):
+        return _endpoint([text[:EMBED_CHARS] for text in texts])
     model = _wordllama()
     table = model.embedding
     encoded = model.tokenizer.encode_batch(
@@ -119,10 +163,32 @@ def query_embedding(q: str) -> bytes:
     return embeddings([" ".join(q.split())])[0]
 
 
-def _vector(blob: bytes | memoryview | None) -> np.ndarray | None:
-    if not blob or len(blob) != DIMENSIONS * 2:
+def _vector(blob: bytes | memoryview | None, size: int | None = None) -> np.ndarray | None:
+    """A stored embedding as float32; None when absent or not of `size` bytes (a vector of
+    another model, written before a change of embedder was re-embedded)."""
+    if not blob or (size is not None and len(blob) != size):
         return None
     return np.frombuffer(bytes(blob), dtype=np.float16).astype(np.float32)
+
+
+NEAR = 20  # documents found by meaning alone, at most, per question
+NEAR_SCAN = 20000  # among the newest documents of the context (see `ranking._near`)
+NEAR_MIN = 0.35  # cosine a document must reach to be found by meaning alone
+
+
+def nearest(rows: Sequence[tuple[int, bytes]], query: bytes) -> list[tuple[int, bytes]]:
+    """The NEAR rows (id, embedding) closest to the query, of cosine NEAR_MIN or more,
+    closest first."""
+    wanted = _vector(query)
+    if wanted is None or not rows:
+        return []
+    usable = [(pk, blob) for pk, blob in rows if len(blob) == len(query)]
+    if not usable:
+        return []
+    matrix = np.frombuffer(b"".join(blob for _, blob in usable), dtype=np.float16)
+    cosines = matrix.reshape(len(usable), wanted.size).astype(np.float32) @ wanted
+    order = np.argsort(-cosines)[:NEAR]
+    return [usable[n] for n in order if cosines[n] >= NEAR_MIN]
 
 
 def rerank(
@@ -140,7 +206,7 @@ def rerank(
     scored = []
     for n in plain:
         score, _, blob = head[n]
-        vector = _vector(blob)
+        vector = _vector(blob, len(query))
         if wanted is not None and vector is not None and best > 0:
             score += WEIGHT * best * max(float(vector @ wanted), 0.0)
         scored.append((n, score))

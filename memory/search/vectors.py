@@ -21,8 +21,12 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable
 from typing import Any
+
+import Stemmer
 
 from memory.kinds import TRANSACTION
 from memory.search.textindex import SECONDARY, index_terms
@@ -36,23 +40,73 @@ LAST_POSITION = 16383  # PostgreSQL's largest position
 APOSTROPHES = ("'", "\u2019", "\u2018")
 
 
+# Stems (R62): an English word's Snowball stem (PyStemmer), marked STEM, is indexed beside
+# the word when it differs (``cancelled`` -> ``=cancel``); a query word matches its stem
+# as the stem itself or marked (`stem_form`), so ``cancel`` finds ``cancelled`` and back.
+# Plain lower-case Latin words only: Snowball's other languages would need the text's
+# language, which the index does not know. Chosen by measurement (BENCHMARKS.md).
+STEM = "="
+_STEMMABLE = re.compile(r"[a-z]{3,40}")
+_stemmer = Stemmer.Stemmer("english")
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str | None:
+    """`word`'s English stem when it is a plain Latin word whose stem differs, else None."""
+    if not _STEMMABLE.fullmatch(word):
+        return None
+    found: str = _stemmer.stemWord(word)
+    return found if found != word else None
+
+
+def stem_root(word: str) -> str | None:
+    """The stem a query word is searched by: its stem, or the word itself when it is its
+    own stem (``cancel``); None for a word that is not stemmed (not plain Latin)."""
+    if not _STEMMABLE.fullmatch(word):
+        return None
+    return stem(word) or word
+
+
+def _stems(terms: list[str]) -> list[str]:
+    return [STEM + found for term in dict.fromkeys(terms) if (found := stem(term))]
+
+
+def stem_form(word: str, *, other: bool = False) -> str | None:
+    """The tsquery literal of a query word's stem: the stem said, or marked STEM. With
+    `other`, only in a document not saying the word itself (another form of it: the
+    ranking's stem item, so a document saying the word does not count it twice)."""
+    root = stem_root(word)
+    if root is None:
+        return None
+    literal = f"({_quote(root)} | {_quote(STEM + root)})"
+    return f"({literal} & !{_lexeme(word)})" if other else literal
+
+
 def frame_vector(frame_id: str, body: Any) -> tuple[str, int]:
-    """A frame's lexemes: its id weighted A, its body's keys and values B; and its length."""
+    """A frame's lexemes: its id weighted A, its body's keys and values B, their stems D;
+    and its length."""
     name, name_words = index_terms(frame_id)
     body_terms, body_words = index_terms(flatten(body))
-    literal = weighted_tsvector_literal([(name, "A"), (body_terms, "B")])
-    return literal, name_words + body_words
+    sections = [(name, "A"), (body_terms, "B"), (_stems(name + body_terms), "D")]
+    return weighted_tsvector_literal(sections), name_words + body_words
 
 
-def event_vector(kind: str, content: str, payload: Any) -> tuple[str, int]:
+def event_vector(
+    kind: str, content: str, payload: Any, context: str | None = None
+) -> tuple[str, int]:
     """An event's lexemes: its text weighted C (D for a transaction, which echoes what its
-    frames hold), its payload secondary and D; and its length."""
+    frames hold), its payload secondary and D, the stems of its text D; and its length.
+    `context`: the turn a conversational event answers (`documents`), its words secondary
+    (a reply like "yes, last week" is about what it replies to); not counted in the length."""
     text_terms, words = index_terms(content)
-    sections = [(text_terms, "D" if kind == TRANSACTION else "C")]
+    sections = [(text_terms, "C" if kind != TRANSACTION else "D"), (_stems(text_terms), "D")]
     if payload is not None:
         extra, extra_words = index_terms(flatten(payload), secondary=True)
         sections.append((extra, "D"))
         words += extra_words
+    if context:
+        context_terms = index_terms(context)[0]
+        sections += [(context_terms, "D"), (_stems(context_terms), "D")]
     return weighted_tsvector_literal(sections), words
 
 
@@ -84,9 +138,10 @@ def clause_forms(token: str, token_parts: list[str]) -> tuple[str, str]:
 
 
 def clause_any(token: str, token_parts: list[str]) -> str:
-    """Either form of a query word, as one tsquery literal."""
+    """Any form of a query word (itself, secondary, its stem), as one tsquery literal."""
     primary, secondary = clause_forms(token, token_parts)
-    return f"({primary} | {secondary})"
+    stemmed = stem_form(token)
+    return f"({primary} | {secondary}{' | ' + stemmed if stemmed else ''})"
 
 
 def _quote(lexeme: str) -> str:

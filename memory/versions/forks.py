@@ -200,17 +200,17 @@ def _statements(point: Point) -> list[str]:
         "WHERE q.requested_version <= %(v)s",
         # the search index: documents whose facts read the same at the point are copied
         "INSERT INTO memory_searchdocument (context_id, frame_id, event_id, ref, status, kind, "
-        "thread, created_at, tokens, length, embedding, indexed_at) "
+        "thread, created_at, tokens, length, embedding, embedding_model, indexed_at) "
         "SELECT %(dst)s, NULL, me.new, d.ref, "
         "CASE WHEN e.is_observation THEN CASE WHEN e.active THEN 'active' ELSE 'retired' END "
         "ELSE 'recorded' END, d.kind, d.thread, d.created_at, d.tokens, d.length, d.embedding, "
-        "d.indexed_at "
+        "d.embedding_model, d.indexed_at "
         "FROM memory_searchdocument d JOIN fork_event me ON me.old = d.event_id "
         "JOIN memory_event e ON e.id = me.new",
         "INSERT INTO memory_searchdocument (context_id, frame_id, event_id, ref, status, kind, "
-        "thread, created_at, tokens, length, embedding, indexed_at) "
+        "thread, created_at, tokens, length, embedding, embedding_model, indexed_at) "
         "SELECT %(dst)s, mf.new, NULL, d.ref, f.status, d.kind, d.thread, d.created_at, "
-        "d.tokens, d.length, d.embedding, d.indexed_at "
+        "d.tokens, d.length, d.embedding, d.embedding_model, d.indexed_at "
         "FROM memory_searchdocument d JOIN fork_frame mf ON mf.old = d.frame_id "
         "JOIN memory_frame f ON f.id = mf.new JOIN memory_frame s ON s.id = d.frame_id "
         "WHERE s.revision = f.revision",
