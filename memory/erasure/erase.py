@@ -381,7 +381,11 @@ class _Masker:
                 continue
             text = event.content
             masked = text[: span.start] + mask_text(text[span.start : span.end]) + text[span.end :]
-            Event.objects.filter(pk=event.pk).update(content=masked)
+            payload = event.payload
+            if isinstance(payload, dict) and payload.get("name") == text:
+                # An action's text is its name (replay registers it from the payload).
+                payload = {**payload, "name": masked}
+            Event.objects.filter(pk=event.pk).update(content=masked, payload=payload)
             self.event_pks.add(event.pk)
             self.span_counts.append(1)
             self.count += 1
