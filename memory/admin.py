@@ -19,95 +19,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from memory import contexts
-from memory.errors import MorphzError
+from memory.admin_actions import PermissionChecks, confirmation, confirmed, erase_action_for
 from memory.kinds import TOKEN_SCOPES
 from memory.models import ApiToken, Context, Erasure, Event, Frame, Relation, TransactionRecord
-
-# The model permission each admin action needs (app label `memory`).
-ACTION_PERMISSIONS = {
-    "issue_token": "memory.add_apitoken",
-    "revoke": "memory.change_apitoken",
-    "freeze": "memory.change_context",
-    "fork": "memory.add_context",
-    "erase": "memory.add_erasure",
-}
-
-
-class PermissionChecks:
-    """`has_<name>_permission` for each entry of ACTION_PERMISSIONS (Django's action
-    `permissions=[name]` calls it)."""
-
-    def _allowed(self, request: HttpRequest, name: str) -> bool:
-        return bool(request.user.has_perm(ACTION_PERMISSIONS[name]))
-
-    def has_issue_token_permission(self, request: HttpRequest) -> bool:
-        return self._allowed(request, "issue_token")
-
-    def has_revoke_permission(self, request: HttpRequest) -> bool:
-        return self._allowed(request, "revoke")
-
-    def has_freeze_permission(self, request: HttpRequest) -> bool:
-        return self._allowed(request, "freeze")
-
-    def has_fork_permission(self, request: HttpRequest) -> bool:
-        return self._allowed(request, "fork")
-
-    def has_erase_permission(self, request: HttpRequest) -> bool:
-        return self._allowed(request, "erase")
-
-
-def confirmation(
-    request: HttpRequest,
-    queryset: Any,
-    *,
-    action: str,
-    title: str,
-    question: str,
-    confirm: str,
-    items: list[str],
-    ask_reason: bool = False,
-) -> TemplateResponse:
-    """The page asking to confirm an action on the selected rows (posts it back with
-    `post=yes`)."""
-    return TemplateResponse(
-        request,
-        "admin/memory/confirm_action.html",
-        {
-            **admin.site.each_context(request),
-            "title": title,
-            "question": question,
-            "confirm": confirm,
-            "items": items,
-            "queryset": queryset,
-            "action": action,
-            "ask_reason": ask_reason,
-        },
-    )
-
-
-def confirmed(request: HttpRequest) -> bool:
-    return request.POST.get("post") == "yes"
-
-
-def erase_selected(request: HttpRequest, refs_by_context: dict[int, list[str]]) -> None:
-    """Erase the refs through `memory.erasure.erase`, one request per context; the reason
-    comes from the confirmation page."""
-    from memory.erasure.erase import erase
-
-    reason = request.POST.get("reason", "")
-    for context_id, refs in refs_by_context.items():
-        try:
-            result = erase(
-                context_id,
-                refs=refs,
-                reason=reason,
-                erased_by=f"person:{request.user.get_username()}",
-            )
-        except MorphzError as exc:  # a bad reason, an item not erasable
-            messages.error(request, exc.message)
-            return
-        places = ", ".join(f"{slug}: {n}" for slug, n in result.contexts.items())
-        messages.success(request, f"Erased {len(refs)} item(s); places masked: {places}.")
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -307,14 +221,17 @@ class ContextAdmin(PermissionChecks, admin.ModelAdmin):
 
     @admin.action(description="Issue a read-only token (shown once)", permissions=["issue_token"])
     def issue_read_token_action(self, request: HttpRequest, queryset: Any) -> None:
+        """One read-scope token per selected context."""
         self._issue(request, queryset, "read")
 
     @admin.action(description="Issue an erase token (shown once)", permissions=["issue_token"])
     def issue_erase_token_action(self, request: HttpRequest, queryset: Any) -> None:
+        """One erase-scope token per selected context."""
         self._issue(request, queryset, "erase")
 
     @admin.action(description="Issue an admin token (shown once)", permissions=["issue_token"])
     def issue_admin_token_action(self, request: HttpRequest, queryset: Any) -> None:
+        """One admin-scope token per selected context."""
         self._issue(request, queryset, "admin")
 
     def _issue(self, request: HttpRequest, queryset: Any, scope: str) -> None:
@@ -365,37 +282,9 @@ class ApiTokenAdmin(PermissionChecks, ReadOnlyAdmin):
         return obj is None and self.has_revoke_permission(request)
 
 
-def _erase_action(kind: str) -> Any:
-    """An admin action erasing the selected events or frames (R64), after a confirmation
-    page that asks for the reason."""
-
-    @admin.action(description=f"Erase selected {kind}s from all history", permissions=["erase"])
-    def erase_action(modeladmin: Any, request: HttpRequest, queryset: Any) -> Any:
-        if not confirmed(request) or not request.POST.get("reason", "").strip():
-            return confirmation(
-                request,
-                queryset,
-                action="erase_action",
-                title=f"Erase {kind}s?",
-                question=f"The selected {kind}s' text is masked everywhere it is stored or "
-                "served, in this context and every fork of its lineage; a tombstone stays. "
-                "This cannot be undone.",
-                confirm="Yes, erase",
-                items=[str(obj) for obj in queryset],
-                ask_reason=True,
-            )
-        refs: dict[int, list[str]] = {}
-        for obj in queryset:
-            refs.setdefault(obj.context_id, []).append(obj.ref if kind == "event" else obj.frame_id)
-        erase_selected(request, refs)
-        return None
-
-    return erase_action
-
-
 @admin.register(Event)
 class EventAdmin(PermissionChecks, ReadOnlyAdmin):
-    actions = [_erase_action("event")]
+    actions = [erase_action_for("event")]
 
     list_display = (
         "context",
@@ -413,7 +302,7 @@ class EventAdmin(PermissionChecks, ReadOnlyAdmin):
 
 @admin.register(Frame)
 class FrameAdmin(PermissionChecks, ReadOnlyAdmin):
-    actions = [_erase_action("frame")]
+    actions = [erase_action_for("frame")]
 
     list_display = ("context", "frame_id", "revision", "status", "protected", "retire_due_tick")
     list_filter = ("status", "protected", "context")
