@@ -38,6 +38,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
+from memory.erasure.lines import tombstone_json
 from memory.erasure.mask import (
     Matcher,
     quotes_of,
@@ -87,25 +88,6 @@ class ErasureResult:
             "erasures": [tombstone_json(t) for t in self.tombstones],
             "contexts": self.contexts,
         }
-
-
-def tombstone_json(t: Erasure) -> dict[str, Any]:
-    """A tombstone as the API shows it (never the erased text)."""
-    out: dict[str, Any] = {
-        "id": t.pk,
-        "request": t.request,
-        "target": t.target,
-        "ref": t.ref or None,
-        "label": t.label or None,
-        "matches": t.matches,
-        "reason": t.reason,
-        "erased_by": t.erased_by,
-        "erased_at": t.erased_at.isoformat(),
-        "origin": t.origin or None,
-    }
-    if t.target == "span":
-        out["span"] = [t.span_start, t.span_end]
-    return out
 
 
 # -- checking the request ------------------------------------------------------------------

@@ -24,7 +24,8 @@ async function readMore() {
     const chunk = await api("events/" + reader.seq + "/?offset=" + reader.offset + "&length=" + READ_CHUNK);
     if (current !== reader) return;
     $("reader-meta").textContent =
-      chunk.kind + " · " + (chunk.status || "recorded") + " · thread " + chunk.thread + " · " + chunk.size + " characters";
+      chunk.kind + " · " + (chunk.status || "recorded") + " · thread " + chunk.thread + " · " + chunk.size + " characters" +
+      (chunk.erased || []).map((t) => " · erased " + t.erased_at.slice(0, 16) + " by " + t.erased_by + ": " + t.reason).join("");
     $("reader-text").append(document.createTextNode(chunk.content));
     reader.offset = chunk.next_offset;
     const shown = reader.offset === null ? chunk.size : reader.offset;
