@@ -148,6 +148,12 @@ class EventChunkSerializer(serializers.Serializer):
     length = serializers.IntegerField()
     content = serializers.CharField()
     next_offset = serializers.IntegerField(allow_null=True)
+    erased = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="when the event or a span of it was erased: its tombstones (when, by whom, "
+        "why; the text is masked)",
+    )
 
 
 # -- frames --------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ from api.errors import ApiError
 from api.fields import StrictCharField, StrictIntegerField, StrictSerializer
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import body_data
-from memory.erasure.erase import MAX_ITEMS, MAX_PATTERN, MAX_REASON, erase, tombstone_json
+from memory.erasure.erase import MAX_ITEMS, MAX_PATTERN, MAX_REASON, erase
+from memory.erasure.lines import tombstone_json
 from memory.models import ApiToken, Erasure
 from memory.scopes import ERASE, READ
 from memory.vocabulary import MAX_SEQ

@@ -1,6 +1,10 @@
 """Django admin (R41): contexts, settings and tokens are managed here; history is read-only.
 
 Nothing here writes model fields directly: saves go through `memory.contexts`.
+
+Every action checks the person's model permissions, not only the staff flag (R65):
+`ACTION_PERMISSIONS` says which one each needs; Django offers an action only to people who
+have it and refuses it to anyone else. Revoking tokens and erasing ask for a confirmation.
 """
 
 from __future__ import annotations
@@ -11,11 +15,14 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
 from memory import contexts
-from memory.models import ApiToken, Context, Event, Frame, Relation, TransactionRecord
+from memory.admin_actions import PermissionChecks, confirmation, confirmed, erase_action_for
+from memory.kinds import TOKEN_SCOPES
+from memory.models import ApiToken, Context, Erasure, Event, Frame, Relation, TransactionRecord
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -34,7 +41,15 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 class ApiTokenInline(admin.TabularInline):
     model = ApiToken
     extra = 0
-    fields = ("name", "key_prefix", "created_at", "last_used_at", "revoked_at")
+    fields = (
+        "name",
+        "key_prefix",
+        "scope",
+        "expires_at",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
     readonly_fields = fields
     can_delete = False
 
@@ -84,7 +99,7 @@ class ContextForm(forms.ModelForm):
 
 
 @admin.register(Context)
-class ContextAdmin(admin.ModelAdmin):
+class ContextAdmin(PermissionChecks, admin.ModelAdmin):
     form = ContextForm
     list_display = (
         "slug",
@@ -94,6 +109,7 @@ class ContextAdmin(admin.ModelAdmin):
         "used_tokens",
         "capacity_tokens",
         "frozen",
+        "screening",
         "lineage",
         "created_at",
         "explorer_link",
@@ -107,12 +123,20 @@ class ContextAdmin(admin.ModelAdmin):
         "in_maintenance",
         "created_at",
         "frozen",
+        "screening",
+        "unverified_import",
         "lineage",
         "forks_of_this",
     )
     fields = ("slug", "name", *contexts.SETTINGS_FIELDS, *readonly_fields)
     inlines = [ApiTokenInline]
-    actions = ["issue_token_action", "freeze_action", "unfreeze_action", "fork_action"]
+    actions = [
+        "issue_token_action",
+        *(f"issue_{scope}_token_action" for scope in TOKEN_SCOPES if scope != "agent"),
+        "freeze_action",
+        "unfreeze_action",
+        "fork_action",
+    ]
 
     @admin.display(description="forked from")
     def lineage(self, obj: Context) -> str:
@@ -135,21 +159,21 @@ class ContextAdmin(admin.ModelAdmin):
         forks = [f"{c.slug}@v{c.forked_version}" for c in obj.forks.order_by("slug")]
         return ", ".join(forks) if forks else "-"
 
-    @admin.action(description="Freeze (refuse every write)")
+    @admin.action(description="Freeze (refuse every write)", permissions=["freeze"])
     def freeze_action(self, request: HttpRequest, queryset: Any) -> None:
         """Freeze each selected context (R54) through `contexts.set_frozen` (row lock)."""
         for context in queryset:
             contexts.set_frozen(context.pk, True)
         messages.success(request, "Frozen.")
 
-    @admin.action(description="Unfreeze")
+    @admin.action(description="Unfreeze", permissions=["freeze"])
     def unfreeze_action(self, request: HttpRequest, queryset: Any) -> None:
         """Unfreeze each selected context through `contexts.set_frozen` (row lock)."""
         for context in queryset:
             contexts.set_frozen(context.pk, False)
         messages.success(request, "Unfrozen.")
 
-    @admin.action(description="Fork now (new context and token, shown once)")
+    @admin.action(description="Fork now (new context and token, shown once)", permissions=["fork"])
     def fork_action(self, request: HttpRequest, queryset: Any) -> None:
         """Fork each selected context at its current version; the new token is shown once in
         the success message."""
@@ -202,34 +226,79 @@ class ContextAdmin(admin.ModelAdmin):
         for context in queryset:
             contexts.delete_context(context.pk)
 
-    @admin.action(description="Issue a new API token (shown once)")
+    @admin.action(description="Issue a new API token (shown once)", permissions=["issue_token"])
     def issue_token_action(self, request: HttpRequest, queryset: Any) -> None:
-        """Issue one new API token per selected context; each raw token is shown once."""
+        """Issue one new agent-scope API token per selected context; each raw token is
+        shown once."""
+        self._issue(request, queryset, "agent")
+
+    @admin.action(description="Issue a read-only token (shown once)", permissions=["issue_token"])
+    def issue_read_token_action(self, request: HttpRequest, queryset: Any) -> None:
+        """One read-scope token per selected context."""
+        self._issue(request, queryset, "read")
+
+    @admin.action(description="Issue an erase token (shown once)", permissions=["issue_token"])
+    def issue_erase_token_action(self, request: HttpRequest, queryset: Any) -> None:
+        """One erase-scope token per selected context."""
+        self._issue(request, queryset, "erase")
+
+    @admin.action(description="Issue an admin token (shown once)", permissions=["issue_token"])
+    def issue_admin_token_action(self, request: HttpRequest, queryset: Any) -> None:
+        """One admin-scope token per selected context."""
+        self._issue(request, queryset, "admin")
+
+    def _issue(self, request: HttpRequest, queryset: Any, scope: str) -> None:
         for context in queryset:
-            issued = contexts.issue_token(context, name=f"issued by {request.user}")
-            messages.success(request, f"New token for {context.slug} (copy it now): {issued.raw}")
+            issued = contexts.issue_token(context, name=f"issued by {request.user}", scope=scope)
+            messages.success(
+                request, f"New {scope} token for {context.slug} (copy it now): {issued.raw}"
+            )
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(ReadOnlyAdmin):
-    list_display = ("context", "name", "key_prefix", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("context",)
+class ApiTokenAdmin(PermissionChecks, ReadOnlyAdmin):
+    list_display = (
+        "context",
+        "name",
+        "key_prefix",
+        "scope",
+        "expires_at",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
+    list_filter = ("context", "scope")
     actions = ["revoke_action"]
 
-    @admin.action(description="Revoke selected tokens")
-    def revoke_action(self, request: HttpRequest, queryset: Any) -> None:
-        """Revoke each selected token now; an already revoked one keeps its first time."""
+    @admin.action(description="Revoke selected tokens", permissions=["revoke"])
+    def revoke_action(self, request: HttpRequest, queryset: Any) -> TemplateResponse | None:
+        """After a confirmation page, revoke each selected token now; an already revoked
+        one keeps its first time."""
+        if not confirmed(request):
+            return confirmation(
+                request,
+                queryset,
+                action="revoke_action",
+                title="Revoke tokens?",
+                question="Agents using these tokens are refused from now on. This cannot be "
+                "undone (issue a new token instead).",
+                confirm="Yes, revoke",
+                items=[f"{t} ({t.name or 'unnamed'}, {t.scope})" for t in queryset],
+            )
         for token in queryset:
             contexts.revoke_token(token.pk)
         messages.success(request, "Revoked.")
+        return None
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Needed for the revoke action to be offered; the form itself has no editable field.
-        return obj is None and bool(request.user.is_staff)
+        return obj is None and self.has_revoke_permission(request)
 
 
 @admin.register(Event)
-class EventAdmin(ReadOnlyAdmin):
+class EventAdmin(PermissionChecks, ReadOnlyAdmin):
+    actions = [erase_action_for("event")]
+
     list_display = (
         "context",
         "seq",
@@ -245,7 +314,9 @@ class EventAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Frame)
-class FrameAdmin(ReadOnlyAdmin):
+class FrameAdmin(PermissionChecks, ReadOnlyAdmin):
+    actions = [erase_action_for("frame")]
+
     list_display = ("context", "frame_id", "revision", "status", "protected", "retire_due_tick")
     list_filter = ("status", "protected", "context")
     search_fields = ("frame_id",)
@@ -270,3 +341,21 @@ class TransactionRecordAdmin(ReadOnlyAdmin):
     )
     list_filter = ("status", "context")
     search_fields = ("text", "reason")
+
+
+@admin.register(Erasure)
+class ErasureAdmin(ReadOnlyAdmin):
+    """Tombstones: what was erased, when, by whom and why (never the text)."""
+
+    list_display = (
+        "context",
+        "target",
+        "ref",
+        "label",
+        "matches",
+        "erased_by",
+        "erased_at",
+        "origin",
+    )
+    list_filter = ("target", "context")
+    search_fields = ("ref", "reason", "erased_by")

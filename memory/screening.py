@@ -164,3 +164,13 @@ def screen_transaction_text(mode: str, text: str) -> str:
         return text
     masked = out["text"]
     return txlang.to_text({**tx, "reason": masked["reason"], "ops": masked["ops"]})
+
+
+def screen_transaction_json(mode: str, tx: dict[str, Any]) -> dict[str, Any]:
+    """A JSON-form transaction screened: refused (fields `ops`, `reason`), or its strings
+    masked."""
+    if mode == SCREENING_OFF:
+        return tx
+    fields: dict[str, Any] = {key: tx[key] for key in ("ops", "reason") if key in tx}
+    screened, _notes = screen(mode, fields)
+    return {**tx, **screened}

@@ -1,5 +1,5 @@
-"""Tombstones in exports (R64): an export carries them as `erasure` lines, an import keeps
-them. The lines hold what the tombstone holds (never the erased text)."""
+"""Tombstones (R64) as the API shows them (`tombstone_json`) and in exports: an export
+carries them as `erasure` lines, an import keeps them. Neither holds the erased text."""
 
 from __future__ import annotations
 
@@ -46,3 +46,22 @@ def restore_erasures(context: Context, lines: list[dict[str, Any]]) -> None:
             for line in lines
         ]
     )
+
+
+def tombstone_json(t: Erasure) -> dict[str, Any]:
+    """A tombstone as the API shows it (never the erased text)."""
+    out: dict[str, Any] = {
+        "id": t.pk,
+        "request": t.request,
+        "target": t.target,
+        "ref": t.ref or None,
+        "label": t.label or None,
+        "matches": t.matches,
+        "reason": t.reason,
+        "erased_by": t.erased_by,
+        "erased_at": t.erased_at.isoformat(),
+        "origin": t.origin or None,
+    }
+    if t.target == "span":
+        out["span"] = [t.span_start, t.span_end]
+    return out

@@ -23,9 +23,10 @@ from typing import Any
 
 from django.db.models.functions import Length, Substr
 
+from memory.erasure.lines import tombstone_json
 from memory.errors import InvalidRequest, NotFound
 from memory.limits import CHUNK_DEFAULT, CHUNK_MAX
-from memory.models import Context, Event, Frame, FrameRevision
+from memory.models import Context, Erasure, Event, Frame, FrameRevision
 from memory.shapes import EVENT_ROW_COLUMNS, EventChunk, event_chunk_json
 from memory.vocabulary import event_ref, seq_from_text
 
@@ -112,7 +113,12 @@ def read_event_chunk(
             code="invalid_offset",
             details=[{"field": "offset", "total": total}],
         )
-    return event_chunk_json(row, offset, row["chunk"] or "", total)
+    chunk = event_chunk_json(row, offset, row["chunk"] or "", total)
+    # Where the content was, the tombstones say what was erased, when, by whom, why (R64).
+    stones = Erasure.objects.filter(context=ctx, ref=event_ref(number)).order_by("pk")
+    if stones:
+        chunk["erased"] = [tombstone_json(t) for t in stones]
+    return chunk
 
 
 def _write_op(ops: Any, frame_id: str) -> str:

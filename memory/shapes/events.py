@@ -103,6 +103,7 @@ class EventChunk(EventHead):
     content: str
     next_offset: int | None
     total: int
+    erased: NotRequired[list[dict[str, Any]]]  # tombstones of this event (R64), when erased
 
 
 def event_chunk_json(row: Mapping[str, Any], offset: int, chunk: str, total: int) -> EventChunk:

@@ -35,6 +35,7 @@ def keys() -> list[bytes]:
 
 
 def key_id(key: bytes) -> str:
+    """The id a file names its key by: 16 hex digits of the key's SHA-256."""
     return hashlib.sha256(key).hexdigest()[:16]
 
 
@@ -45,6 +46,7 @@ class Signer:
         self._macs = [(key_id(k), hmac.new(k, digestmod=hashlib.sha256)) for k in keys()]
 
     def update(self, data: bytes) -> None:
+        """Add the next line's bytes."""
         for _kid, mac in self._macs:
             mac.update(data)
 

@@ -24,7 +24,8 @@ async function readMore() {
     const chunk = await api("events/" + reader.seq + "/?offset=" + reader.offset + "&length=" + READ_CHUNK);
     if (current !== reader) return;
     $("reader-meta").textContent =
-      chunk.kind + " · " + (chunk.status || "recorded") + " · thread " + chunk.thread + " · " + chunk.size + " characters";
+      chunk.kind + " · " + (chunk.status || "recorded") + " · thread " + chunk.thread + " · " + chunk.size + " characters" +
+      (chunk.erased || []).map((t) => " · erased " + t.erased_at.slice(0, 16) + " by " + t.erased_by + ": " + t.reason).join("");
     $("reader-text").append(document.createTextNode(chunk.content));
     reader.offset = chunk.next_offset;
     const shown = reader.offset === null ? chunk.size : reader.offset;
@@ -35,4 +36,23 @@ async function readMore() {
   }
 }
 
+/* Erasure (R64): asks for the reason, then for a confirmation, then POSTs erasures/. */
+async function eraseCurrent() {
+  const reader = current;
+  if (!reader) return;
+  const ref = "@e" + reader.seq;
+  const reason = window.prompt("Erase " + ref + " from all history, in every fork too? Why (kept in the tombstone):");
+  if (!reason || !reason.trim()) return;
+  if (!window.confirm("Erase " + ref + "? Its text is masked everywhere; this cannot be undone.")) return;
+  try {
+    const result = await api("erasures/", { method: "POST", body: { refs: [ref], reason: reason } });
+    const places = Object.values(result.contexts).reduce((a, b) => a + b, 0);
+    await openReader(ref);
+    $("reader-progress").textContent = "erased: " + places + " place(s) masked";
+  } catch (err) {
+    $("reader-progress").textContent = "not erased: " + err.message;
+  }
+}
+
 $("reader-more").addEventListener("click", readMore);
+$("reader-erase").addEventListener("click", eraseCurrent);

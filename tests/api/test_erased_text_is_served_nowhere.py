@@ -135,3 +135,15 @@ def test_erased_text_is_served_nowhere(
     tombstones = api.get("erasures/").json()["erasures"]
     assert {t["ref"] for t in tombstones} == {"@e1", "card"}
     assert all(t["reason"] == "GDPR art. 17" and "dpo" in t["erased_by"] for t in tombstones)
+
+
+def test_the_tombstone_is_shown_where_the_text_was(api: Api, alpha: Context) -> None:
+    api.observe(f"call {CANARY} now", kind="user_message")
+    assert "erased" not in api.get("events/1/").json()
+    eraser = Api("alpha", issue_token(alpha, scope="admin").raw)
+    eraser.post("erasures/", {"spans": [{"ref": "@e1", "start": 5, "end": 23}], "reason": "r"})
+    chunk = api.get("events/1/").json()
+    assert chunk["content"].startswith("call ") and CANARY not in chunk["content"]
+    assert [(t["target"], t["span"], t["reason"]) for t in chunk["erased"]] == [
+        ("span", [5, 23], "r")
+    ]

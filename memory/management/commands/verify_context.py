@@ -44,5 +44,12 @@ class Command(DataCommand):
                 self.stdout.write(
                     f"{context.slug}: OK (version {context.version}, {context.last_seq} events)"
                 )
+            erased = context.erasures.count()
+            if erased:
+                self.stdout.write(f"  {erased} erasure tombstone(s): erased content is masked")
+            if context.unverified_import:
+                self.stdout.write(
+                    "  history UNVERIFIED: imported from an export no key of this server signed"
+                )
         if failed:
             sys.exit(1)
