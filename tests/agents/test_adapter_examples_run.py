@@ -36,3 +36,12 @@ def test_the_openai_agents_example(make_client: Any, monkeypatch: Any, capsys: A
         "user_message",
         "agent_message",
     ]
+
+
+def test_the_anthropic_memory_tool_example(make_client: Any, monkeypatch: Any, capsys: Any) -> None:
+    mz = make_client("ex-anthropic")
+    out = run_example("anthropic_memory_tool.py", mz, monkeypatch, capsys)
+    assert "create: File created successfully at: /memories/user.md" in out
+    assert "view error: Path /memories/../etc/passwd would escape /memories directory" in out
+    assert "delete: Successfully deleted /memories/user.md" in out
+    assert [f["body"]["text"] for f in mz.frames(status="retiring")["frames"]] == ["name: Ada L\n"]
