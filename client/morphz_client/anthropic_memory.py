@@ -183,6 +183,8 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
     # -- the commands --------------------------------------------------------------------
 
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
+        """`view`: a file's lines numbered (`view_range` [first, last], -1 the end) or a directory's
+        listing two levels deep."""
         path = checked_path(command.path)
         frame = None if path == ROOT else self._file(path)
         if frame is None:
@@ -218,6 +220,8 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
         total = sum(sizes[k] for k in sizes if "/" not in k.rstrip("/"))
 
         def shown_entries(prefix: str, depth: int) -> list[str]:
+            """The lines of the entries directly under `prefix`, each directory followed by
+            its own entries while `depth` is below 2."""
             names = sorted(
                 {
                     k[len(prefix) :].split("/")[0] + ("/" if "/" in k[len(prefix) :] else "")
@@ -243,6 +247,7 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
         return "\n".join([header, f"{_size(total)}\t{shown}", *shown_entries("", 1)])
 
     def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
+        """`create`: a new file (a derived frame, or a deleted one restored)."""
         path = checked_path(command.path)
         if path == ROOT or self._file(path) is not None or self._under(self._files(), path):
             raise ToolError(f"File {command.path} already exists")
@@ -250,6 +255,7 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
         return f"File created successfully at: {command.path}"
 
     def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
+        """`str_replace`: replace the one occurrence of `old_str` (an error for none or several)."""
         path = checked_path(command.path)
         frame, text = self._text_of(path, command.path)
         count = text.count(command.old_str)
@@ -279,6 +285,7 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
         )
 
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
+        """`insert`: put `insert_text` after line `insert_line` (0: at the top)."""
         path = checked_path(command.path)
         frame, text = self._text_of(path, command.path)
         lines = text.split("\n")
@@ -297,6 +304,7 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
         return f"The file {command.path} has been edited."
 
     def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
+        """`delete`: retire a file's frame, or every frame under a directory."""
         path = checked_path(command.path)
         if path == ROOT:
             raise ToolError("Cannot delete the /memories directory itself")
@@ -308,6 +316,7 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
         return f"Successfully deleted {command.path}"
 
     def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
+        """`rename`: a file or directory to a new path that does not exist yet."""
         old, new = checked_path(command.old_path), checked_path(command.new_path)
         if old == ROOT:
             raise ToolError("Cannot rename the /memories directory itself")
