@@ -16,7 +16,7 @@ PACKAGE = REPO / "client" / "typescript"
 GENERATOR = REPO / "node_modules" / ".bin" / "openapi-typescript"
 
 
-def test_the_node_tests_pass_against_a_live_server(make_client: Any) -> None:
+def test_the_node_tests_pass_against_a_live_server(make_client: Any, live_server: Any) -> None:
     node = shutil.which("node")
     assert node, "Node is part of the development set-up (./dev install)"
     mz = make_client("ts-client")
@@ -25,7 +25,7 @@ def test_the_node_tests_pass_against_a_live_server(make_client: Any) -> None:
         cwd=PACKAGE,
         env={
             "PATH": str(Path(node).parent),
-            "MORPHZ_URL": str(mz._http.base_url),
+            "MORPHZ_URL": live_server.url,
             "MORPHZ_TOKEN": mz.token,
             "MORPHZ_CONTEXT": mz.slug,
         },
