@@ -264,6 +264,7 @@ class MorphzStore(BaseStore):
         prefix = tuple(op.namespace_prefix)
 
         def wanted(body: dict[str, Any]) -> bool:
+            """Whether the item of `body` lies under the prefix and matches the filter."""
             namespace, _key, value, _when = _item_parts(body)
             if namespace[: len(prefix)] != prefix:
                 return False

@@ -1,0 +1,40 @@
+// The client's types, named from the generated OpenAPI types (schema.d.ts).
+import type { components, paths } from "./schema.d.ts";
+
+type Ctx = "/api/v1/contexts/{slug}/";
+type Json<P extends keyof paths, M extends keyof paths[P], S extends number> =
+  paths[P][M] extends { responses: { [K in S]: { content: { "application/json": infer T } } } } ? T : never;
+type Body<P extends keyof paths, M extends keyof paths[P]> =
+  paths[P][M] extends { requestBody?: { content: { "application/json": infer T } } } ? T : never;
+
+export type Schemas = components["schemas"];
+
+export declare class MorphzError extends Error {
+  constructor(status: number, code: string, message: string, details: unknown[]);
+  status: number;
+  code: string;
+  details: unknown[];
+}
+export declare class MorphzTransportError extends Error {}
+
+export declare class MorphzClient {
+  constructor(
+    baseUrl: string,
+    token: string,
+    options: { context: string; retries?: number; retryWaitMs?: number; fetch?: typeof fetch },
+  );
+  slug: string;
+  request(method: string, path: string, init?: { query?: Record<string, unknown>; body?: unknown }): Promise<any>;
+  context(): Promise<Json<Ctx, "get", 200>>;
+  appendEvent(event: Body<"/api/v1/contexts/{slug}/events/", "post">): Promise<Json<"/api/v1/contexts/{slug}/events/", "post", 201>>;
+  events(query?: Record<string, unknown>): Promise<Json<"/api/v1/contexts/{slug}/events/", "get", 200>>;
+  evaluate(body?: Body<"/api/v1/contexts/{slug}/evaluations/", "post">): Promise<Json<"/api/v1/contexts/{slug}/evaluations/", "post", 201>>;
+  submit(body: Body<"/api/v1/contexts/{slug}/transactions/", "post">): Promise<Json<"/api/v1/contexts/{slug}/transactions/", "post", 201>>;
+  frames(query?: Record<string, unknown>): Promise<Json<"/api/v1/contexts/{slug}/frames/", "get", 200>>;
+  frame(id: string): Promise<Json<"/api/v1/contexts/{slug}/frames/{frame_id}/", "get", 200>>;
+  search(q: string, query?: Record<string, unknown>): Promise<Json<"/api/v1/contexts/{slug}/search/", "get", 200>>;
+  recall(body: Body<"/api/v1/contexts/{slug}/recall/", "post">): Promise<Json<"/api/v1/contexts/{slug}/recall/", "post", 200>>;
+  takeApart(body: Body<"/api/v1/contexts/{slug}/replies/", "post">): Promise<any>;
+  protocol(): Promise<{ version: string; instructions: string; tools: { openai: unknown[]; anthropic: unknown[] } }>;
+  tools(shape: "openai" | "anthropic"): Promise<unknown[]>;
+}

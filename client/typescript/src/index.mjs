@@ -1,0 +1,132 @@
+// A small client for the Morphz REST API (docs/rest.md) on the platform's fetch. Types: the
+// request and answer shapes are generated from the server's OpenAPI schema into schema.d.ts
+// (openapi-typescript); src/index.d.mts names them for each method.
+
+/** An error answer of the API: `status`, the stable `code`, `message` and `details`. */
+export class MorphzError extends Error {
+  /** @param {number} status @param {string} code @param {string} message @param {unknown[]} details */
+  constructor(status, code, message, details) {
+    super(`${status} ${code}: ${message}`);
+    this.name = "MorphzError";
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** The server could not be reached, or the connection dropped before an answer. */
+export class MorphzTransportError extends Error {
+  /** @param {string} message @param {unknown} cause */
+  constructor(message, cause) {
+    super(message, { cause });
+    this.name = "MorphzTransportError";
+  }
+}
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class MorphzClient {
+  /**
+   * @param {string} baseUrl like http://127.0.0.1:8000
+   * @param {string} token a context token (mz_...)
+   * @param {{context: string, retries?: number, retryWaitMs?: number, fetch?: typeof fetch}} options
+   */
+  constructor(baseUrl, token, options) {
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.token = token;
+    this.slug = options.context;
+    this.retries = options.retries ?? 2;
+    this.retryWaitMs = options.retryWaitMs ?? 500;
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /**
+   * One request. A read, or a write carrying an `idempotency_key`, is sent again after a
+   * dropped connection or a 503 `database_unavailable` (the server answers a repeated keyed
+   * write with its first result); any other failure is thrown at once.
+   * @param {string} method @param {string} path @param {{query?: Record<string, unknown>, body?: any}} [init]
+   * @returns {Promise<any>}
+   */
+  async request(method, path, init = {}) {
+    const url = new URL(this.baseUrl + path);
+    for (const [key, value] of Object.entries(init.query ?? {})) {
+      if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+    }
+    const repeatable =
+      method === "GET" || (init.body !== undefined && typeof init.body === "object" && "idempotency_key" in init.body);
+    for (let attempt = 0; ; attempt++) {
+      let response;
+      try {
+        response = await this.fetch(url, {
+          method,
+          headers: { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" },
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        });
+      } catch (cause) {
+        if (repeatable && attempt < this.retries) {
+          await sleep(this.retryWaitMs * (attempt + 1));
+          continue;
+        }
+        throw new MorphzTransportError(`${method} ${path}: ${cause}`, cause);
+      }
+      const text = await response.text();
+      let body = null;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = null;
+      }
+      if (response.ok && body !== null) return body;
+      const error = body?.error;
+      const failure = error
+        ? new MorphzError(response.status, String(error.code), String(error.message), error.details ?? [])
+        : new MorphzError(response.status, "unexpected_response", `HTTP ${response.status}`, []);
+      if (repeatable && failure.code === "database_unavailable" && attempt < this.retries) {
+        await sleep(this.retryWaitMs * (attempt + 1));
+        continue;
+      }
+      throw failure;
+    }
+  }
+
+  /** @param {string} [rest] */
+  ctx(rest = "") {
+    return `/api/v1/contexts/${encodeURIComponent(this.slug)}/${rest}`;
+  }
+
+  context() { return this.request("GET", this.ctx()); }
+  /** @param {any} event */
+  appendEvent(event) { return this.request("POST", this.ctx("events/"), { body: event }); }
+  /** @param {Record<string, unknown>} [query] */
+  events(query) { return this.request("GET", this.ctx("events/"), { query }); }
+  /** @param {any} [body] */
+  evaluate(body = {}) { return this.request("POST", this.ctx("evaluations/"), { body }); }
+  /** @param {any} body the text form `{text}` or the JSON form `{ops, base_version, reason}` */
+  submit(body) { return this.request("POST", this.ctx("transactions/"), { body }); }
+  /** @param {Record<string, unknown>} [query] */
+  frames(query) { return this.request("GET", this.ctx("frames/"), { query }); }
+  /** @param {string} id */
+  frame(id) {
+    if (!/^[a-z0-9][a-z0-9._-]{0,127}$/.test(id)) {
+      throw new MorphzError(400, "invalid_frame_id", `not a frame id: ${JSON.stringify(id)}`, []);
+    }
+    return this.request("GET", this.ctx(`frames/${id}/`));
+  }
+  /** @param {string} q @param {Record<string, unknown>} [query] */
+  search(q, query = {}) { return this.request("GET", this.ctx("search/"), { query: { q, ...query } }); }
+  /** @param {any} body */
+  recall(body) { return this.request("POST", this.ctx("recall/"), { body }); }
+  /** @param {any} body a model reply: `{text, tool_calls, ...}` */
+  takeApart(body) { return this.request("POST", this.ctx("replies/"), { body }); }
+  /** The model protocol: `{version, instructions, tools: {openai, anthropic}}`. */
+  protocol() { return this.request("GET", this.ctx("protocol/")); }
+  /**
+   * The protocol's tool definitions in one provider's shape.
+   * @param {"openai" | "anthropic"} shape
+   */
+  async tools(shape) {
+    const protocol = await this.protocol();
+    return protocol.tools[shape];
+  }
+}

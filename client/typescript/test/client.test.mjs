@@ -1,0 +1,75 @@
+// Run by tests/agents/test_typescript_client.py against a live server: MORPHZ_URL, MORPHZ_TOKEN,
+// MORPHZ_CONTEXT name a fresh context.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { MorphzClient, MorphzError, MorphzTransportError } from "../src/index.mjs";
+
+const url = process.env.MORPHZ_URL;
+const token = process.env.MORPHZ_TOKEN;
+const context = process.env.MORPHZ_CONTEXT;
+const mz = () => new MorphzClient(url, token, { context, retryWaitMs: 10 });
+
+test("events, evaluations, transactions and frames round-trip", async () => {
+  const client = mz();
+  const event = await client.appendEvent({ kind: "tool_result", content: "suite: 12 passed" });
+  assert.equal(event.ref, "@e1");
+  const view = await client.evaluate({});
+  assert.deepEqual(view.claimed, ["@e1"]);
+  const receipt = await client.submit({
+    text: `(context-tx (base-version ${view.view_version}) (derive release (from @e1) (tests passed)))`,
+  });
+  assert.equal(receipt.version, 1);
+  const frame = await client.frame("release");
+  assert.deepEqual(frame.body, { tests: "passed" });
+  assert.deepEqual((await client.frames()).frames.map((f) => f.id), ["release"]);
+});
+
+test("error answers are typed with status, code and details", async () => {
+  const client = mz();
+  await assert.rejects(client.submit({ text: "(context-tx (derive" }), (err) => {
+    assert.ok(err instanceof MorphzError);
+    assert.equal(err.status, 400);
+    assert.equal(err.code, "parse_error");
+    assert.equal(err.details[0].line, 1);
+    return true;
+  });
+  await assert.rejects(client.frame("nope"), (err) => err instanceof MorphzError && err.status === 404);
+  assert.throws(() => client.frame("../transactions"), (err) => err.code === "invalid_frame_id");
+  const stranger = new MorphzClient(url, "mz_wrong", { context });
+  await assert.rejects(stranger.context(), (err) => err instanceof MorphzError && err.status === 401);
+});
+
+test("a keyed write is retried after a dropped connection and written once", async () => {
+  let calls = 0;
+  // The first attempt reaches the server, then the connection "drops" before the answer.
+  const flaky = async (input, init) => {
+    calls += 1;
+    const response = await fetch(input, init);
+    if (calls === 1) throw new TypeError("fetch failed: socket hang up");
+    return response;
+  };
+  const client = new MorphzClient(url, token, { context, retryWaitMs: 10, fetch: flaky });
+  const body = { kind: "tool_result", content: "keyed", idempotency_key: "ts-key-1" };
+  const event = await client.appendEvent(body);
+  assert.equal(calls, 2);
+  assert.equal(event.created, false); // the server answered the retry with the first result
+  const keyed = (await mz().events({ kind: "tool_result" })).events.filter((e) => e.preview === "keyed");
+  assert.equal(keyed.length, 1);
+  // Without a key the write is not repeated: the caller learns the outcome is unknown.
+  calls = 0;
+  await assert.rejects(client.appendEvent({ kind: "tool_result", content: "unkeyed" }), MorphzTransportError);
+  assert.equal(calls, 1);
+});
+
+test("the protocol's tool definitions in both provider shapes", async () => {
+  const client = mz();
+  const openai = await client.tools("openai");
+  const anthropic = await client.tools("anthropic");
+  assert.ok(openai.length > 0 && openai.length === anthropic.length);
+  assert.ok(openai.every((t) => t.type === "function" && typeof t.function.name === "string"));
+  assert.deepEqual(
+    anthropic.map((t) => t.name),
+    openai.map((t) => t.function.name),
+  );
+});
