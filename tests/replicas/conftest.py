@@ -84,10 +84,13 @@ def standby(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Standby]:
     server.remove()
 
 
-def use_replica(server: Standby) -> None:
-    """Morphz configured with `server` as its one replica, `replica_0`."""
+def use_replica(server: Standby, user: str | None = None) -> None:
+    """Morphz configured with `server` as its one replica, `replica_0` (connecting as
+    `user` when given)."""
     config = copy.deepcopy(primary_settings())
     config.update({"HOST": "127.0.0.1", "PORT": str(server.port)})
+    if user is not None:
+        config["USER"] = user
     # A mirror: the test runner flushes the primary only (a standby refuses writes).
     config["TEST"] = {**config.get("TEST", {}), "MIRROR": "default"}
     old = connections.settings.get(ALIAS)
