@@ -54,12 +54,11 @@ def staff_session(base: str) -> str:
 
 
 async def listen(
-    base: str, session: str, count: int, stop: threading.Event, errors: list[str]
-) -> list[set[int]]:
-    """`count` explorer sockets on the context: the versions each was told of (a socket
-    that fails is reported in `errors`)."""
+    base: str, session: str, seen: list[set[int]], stop: threading.Event, errors: list[str]
+) -> None:
+    """One explorer socket on the context per set in `seen`, each adding the versions it
+    is told of (a socket that fails is reported in `errors`)."""
     url = base.replace("http://", "ws://") + f"/ws/contexts/{SLUG}/"
-    seen: list[set[int]] = [set() for _ in range(count)]
     started = time.monotonic()
 
     async def one(index: int) -> None:
@@ -78,8 +77,7 @@ async def listen(
         except Exception as exc:
             errors.append(f"socket {index}: {exc!r} after {time.monotonic() - started:.1f} s")
 
-    await asyncio.gather(*(one(i) for i in range(count)))
-    return seen
+    await asyncio.gather(*(one(i) for i in range(len(seen))))
 
 
 def recall_across_connections(base: str, token: str) -> dict[str, Any]:
@@ -165,13 +163,11 @@ def main() -> int:
             ]
             session = staff_session(stack.base)
             stop_sockets = threading.Event()
-            sockets: list[list[set[int]]] = []
+            told: list[set[int]] = [set() for _ in range(args.sockets)]
             socket_errors: list[str] = []
             listener = threading.Thread(
-                target=lambda: sockets.append(
-                    asyncio.run(
-                        listen(stack.base, session, args.sockets, stop_sockets, socket_errors)
-                    )
+                target=lambda: asyncio.run(
+                    listen(stack.base, session, told, stop_sockets, socket_errors)
                 )
             )
             listener.start()
@@ -196,11 +192,14 @@ def main() -> int:
                 stop.set()
                 for t in threads:
                     t.join(120)
-            time.sleep(2.0)  # the last updates in flight
+            acked = {ack.version for ack in tally.acks}
+            # The last updates may still be in flight on a loaded machine: wait for them
+            # (a bounded time), so a late one is not counted as lost.
+            deadline = time.monotonic() + 30
+            while any(acked - versions for versions in told) and time.monotonic() < deadline:
+                time.sleep(0.2)
             stop_sockets.set()
             listener.join(30)
-            acked = {ack.version for ack in tally.acks}
-            told = sockets[0] if sockets else []
             result["acknowledged"] = len(acked)
             result["sockets_missing_updates"] = [len(acked - versions) for versions in told]
             result["socket_errors"] = socket_errors
