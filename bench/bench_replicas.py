@@ -10,8 +10,8 @@ events. Printed, each against its baseline in the same run:
 
 - read p50, replica / primary: one frame read (GET frames/{id}/) and one search, sent in
   turn to the two servers over keep-alive HTTP;
-- replica lag under the reliability writers (4 threads committing on one context through the
-  primary server): the standby's `replay_lag` as the primary reports it, p50 and max, and
+- replica lag under the reliability writers (4 threads committing on one context through a
+  third server of their own): the standby's `replay_lag` as the primary reports it, p50 and max, and
   the same reads' p50 on each server while the writers run;
 - read throughput: `--readers` threads reading frames for `--seconds` through each server
   in turn: reads/s with the replica / without.
@@ -159,7 +159,8 @@ def main() -> int:
             fill(stack.base, token)
             seed(stack.base, token, SLUG)
             standby = Standby.clone(str(stack.root), stack.root / "standby", name="standby")
-            stack.stop_server()  # two servers of our own below
+            # Two servers of our own below for the reads; the writers go through the
+            # stack's own, so neither read server shares its process with the commits.
             primary, primary_base = serve(stack, dict(stack.env), "primary")
             env = {**stack.env, "DATABASE_REPLICA_URLS": standby.url()}
             replica, replica_base = serve(stack, env, "replica")
@@ -180,7 +181,7 @@ def main() -> int:
             threads = [
                 threading.Thread(
                     target=writer,
-                    args=(primary_base, token, SLUG, w, 10**6, tally),
+                    args=(stack.base, token, SLUG, w, 10**6, tally),
                     kwargs={"stop": stop},
                 )
                 for w in range(4)
