@@ -38,15 +38,20 @@ def synchronous(primary: Standby, name: str) -> None:
 
 @pytest.fixture
 def pair(standby: Standby) -> Iterator[tuple[Standby, Standby]]:
-    primary = new_standby("own-primary")
-    primary.promote()
-    sync = new_standby("sync", source=primary)
-    synchronous(primary, "sync")
-    point_alias(FAILOVER, primary.port)
-    yield primary, sync
-    point_alias(FAILOVER, standby.port)
-    primary.remove()
-    sync.remove()
+    servers: list[Standby] = []
+    try:
+        primary = new_standby("own-primary")
+        servers.append(primary)
+        primary.promote()
+        sync = new_standby("sync", source=primary)
+        servers.append(sync)
+        synchronous(primary, "sync")
+        point_alias(FAILOVER, primary.port)
+        yield primary, sync
+    finally:
+        point_alias(FAILOVER, standby.port)
+        for server in servers:
+            server.remove()
 
 
 def commit_until_lost(context_id: int, writer: int, acked: list[int]) -> None:
