@@ -11,6 +11,7 @@ nor the system's), saying so.
 from __future__ import annotations
 
 import copy
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -53,6 +54,8 @@ def primary_lsn() -> str:
 
 def new_standby(name: str, source: Standby | None = None) -> Standby:
     bin_dir = binaries()
+    if bin_dir is None and os.environ.get("CI") == "true":
+        pytest.fail("CI must run the replica tests: no PostgreSQL binaries found")
     if bin_dir is None:
         pytest.skip(
             "no PostgreSQL binaries: neither pgserver's (pginstall/bin) nor the machine's "
