@@ -26,6 +26,7 @@ from rest_framework.views import APIView
 
 from api.errors import ApiError, TooLarge
 from api.parsers import StrictJSONParser, check_text, text_problem
+from api.serializers import ReadFloorQuery, validated
 from memory.contexts import forget_token, token_is_live
 from memory.errors import TokenNotLive
 from memory.models import ApiToken, Context
@@ -212,8 +213,6 @@ MIN_VERSION_HEADER = "Morphz-Min-Version"
 def min_version_of(request: Request) -> int | None:
     """The caller's read-your-writes floor: `min_version` (query or JSON body) or the
     Morphz-Min-Version header; both given must agree. None when neither is."""
-    from api.serializers import ReadFloorQuery, validated
-
     given: dict[str, Any] = {}
     header = request.headers.get(MIN_VERSION_HEADER)
     if header is not None:

@@ -12,6 +12,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -192,6 +193,24 @@ def replica_urls() -> list[str]:
             "you run yourself, not from the embedded server"
         )
     return urls
+
+
+def channel_layers(url: str) -> dict[str, dict[str, Any]]:
+    """CHANNEL_LAYERS for CHANNEL_LAYER_URL: in memory when empty, else Redis.
+
+    Redis connections get no read timeout: a consumer's receive is a blocking pop that
+    waits 5 s on the server, and redis-py 8 reads with a 5 s timeout by default, so an idle
+    explorer socket would be torn down every few seconds (channels_redis#422)."""
+    if not url:
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [{"address": url, "socket_timeout": None}]},
+            }
+        }
+    raise ConfigError(f"CHANNEL_LAYER_URL must be a redis:// URL, got {url!r}")
 
 
 def data_dir() -> Path:

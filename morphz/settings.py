@@ -7,11 +7,10 @@ the process at start with a message naming the variable.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from morphz.config import (
     BASE_DIR,
-    ConfigError,
+    channel_layers,
     data_dir,
     database_config,
     env_bool,
@@ -184,19 +183,7 @@ MORPHZ_IMPORT_MAX_LINE_BYTES = env_int(
 )
 MORPHZ_IMPORT_MAX_BYTES = env_int("MORPHZ_IMPORT_MAX_BYTES", 64 * 1024**3, minimum=1024 * 1024)
 
-_channel_url = env_str("CHANNEL_LAYER_URL", "").strip()
-CHANNEL_LAYERS: dict[str, dict[str, Any]]
-if not _channel_url:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-elif _channel_url.startswith(("redis://", "rediss://", "unix://")):
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [_channel_url]},
-        }
-    }
-else:
-    raise ConfigError(f"CHANNEL_LAYER_URL must be a redis:// URL, got {_channel_url!r}")
+CHANNEL_LAYERS = channel_layers(env_str("CHANNEL_LAYER_URL", "").strip())
 
 # An open explorer websocket re-checks its person's access this often while quiet (and
 # before every update it forwards); a revoked person's socket is closed.

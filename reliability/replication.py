@@ -171,7 +171,8 @@ class Standby:
     def sql(self, statement: str, dbname: str = "postgres") -> Any:
         """The first value of `statement`'s first row (None without rows)."""
         with psycopg.connect(self.dsn(dbname), autocommit=True, connect_timeout=5) as conn:
-            row = conn.execute(statement).fetchone()
+            cursor = conn.execute(statement)
+            row = cursor.fetchone() if cursor.description is not None else None
         return None if row is None else row[0]
 
     def pause_replay(self) -> None:
