@@ -35,6 +35,9 @@ class Context(models.Model):
     )
     forked_version = models.BigIntegerField(null=True, blank=True)
     forked_tick = models.BigIntegerField(null=True, blank=True)
+    # A context an import or a replay builds before it is checked (memory.versions.replay):
+    # never listed; one whose builder died is removed at the next start.
+    scratch = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["slug"]

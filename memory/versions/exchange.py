@@ -44,8 +44,7 @@ from memory.strictjson import loads_strict
 from memory.versions.history import SETTINGS, ReplayError, history_steps, initial_settings
 from memory.versions.replay import (
     apply_steps,
-    purge_scratch,
-    scratch_slug,
+    building_scratch,
     unsynchronised_commits,
 )
 from memory.versions.snapshot import compare, snapshot
@@ -285,7 +284,8 @@ def import_context(
     the slug is taken.
 
     Outside a transaction the rebuild runs in autocommit (see `memory.versions.replay`)
-    under a temporary `import-` slug, renamed in the last transaction (which restores the
+    under a temporary `import-` slug as a scratch context (never listed; removed by the next
+    start if this process dies), renamed in the last transaction (which restores the
     times and rejected records, compares and issues the token) and deleted on any failure."""
     exported = path if isinstance(path, ExportFile) else read_export(path)
     header = exported.header
@@ -300,13 +300,11 @@ def import_context(
             with transaction.atomic():
                 context = create_context(target, name=name, **values)
                 return _rebuild(context, target, exported, progress)
-        with unsynchronised_commits():
-            context = create_context(scratch_slug("import"), name=name, **values)
-            try:
-                return _rebuild(context, target, exported, progress)
-            except BaseException:
-                purge_scratch(context.pk)
-                raise
+        with (
+            unsynchronised_commits(),
+            building_scratch("import", {"name": name, **values}) as context,
+        ):
+            return _rebuild(context, target, exported, progress)
     except KeyError as exc:
         raise InvalidExport(f"a line lacks the field {exc}") from None
 
@@ -340,7 +338,7 @@ def _rebuild(
         if context.slug != target:
             try:
                 with transaction.atomic():
-                    Context.objects.filter(pk=context.pk).update(slug=target)
+                    Context.objects.filter(pk=context.pk).update(slug=target, scratch=False)
             except IntegrityError:
                 raise InvalidRequest(
                     f"a context with slug {target!r} already exists", code="context_exists"

@@ -5,6 +5,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -90,6 +91,21 @@ def stop_process(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
+def clear_abandoned_scratch() -> None:
+    """Remove scratch contexts an import or replay left when its process was killed (they
+    are never listed meanwhile); a database problem here only warns: serving comes first."""
+    from django.db import DatabaseError, connection
+
+    from memory.versions.replay import purge_abandoned_scratch
+
+    try:
+        purge_abandoned_scratch()
+    except DatabaseError as exc:
+        sys.stderr.write(f"warning: could not look for abandoned scratch contexts: {exc}\n")
+    finally:
+        connection.close()
+
+
 class Stopped(Exception):
     """SIGTERM or SIGINT arrived outside uvicorn's own handling (start-up, shutdown)."""
 
@@ -165,6 +181,7 @@ class Command(BaseCommand):
             previous = {
                 sig: signal.signal(sig, raise_stopped) for sig in (signal.SIGTERM, signal.SIGINT)
             }
+            clear_abandoned_scratch()
             if options["indexer"] == "process":
                 indexer = IndexerSupervisor(
                     indexer_command(MANAGE_PY), stop_child=stop_process
