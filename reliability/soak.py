@@ -26,7 +26,6 @@ import psutil
 
 from reliability.stack import Stack, exit_on_sigterm
 
-
 STEADY_WINDOW = 20  # rounds whose median resident set is the steady state
 
 
