@@ -92,3 +92,21 @@ class ApiToken(models.Model):
     def is_active(self) -> bool:
         """Whether the token still works (not revoked)."""
         return self.revoked_at is None
+
+
+class ForkReceipt(models.Model):
+    """A fork made under an idempotency key (memory.versions.forks): a retry with the same
+    key gets the same fork and its token. The token is kept only sealed with a key derived
+    from the caller's own credential (never stored), so this row alone does not reveal it."""
+
+    source = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=200)
+    fork = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+")
+    request = models.JSONField()
+    sealed_token = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "key"], name="fork_receipt_key_once")
+        ]
