@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "morphz.settings")
@@ -34,6 +35,11 @@ from memory.search.indexer import start_background_indexer  # noqa: E402
 start_background_indexer()
 
 from api.mcp_http import McpApp  # noqa: E402
+
+# A thread rendering a large answer holds the GIL for up to this long before another may run;
+# Python's default (5 ms) multiplied every other request's latency by the handoffs it
+# needs while heavy reads ran (reliability/noisy.py).
+sys.setswitchinterval(0.001)
 
 http_app = OneHopHTTP(django_http_app)
 # MCP over streamable HTTP at /mcp/ (R48): same per-context bearer tokens as the REST API.

@@ -42,7 +42,7 @@ def idle_rss_mb(pid: int, seconds: float = 3.0) -> float:
     return rss_mb(pid)
 
 
-def big_diff_context(stack: Stack, slug: str, frames: int = 5, frame_mb: float = 3.2) -> str:
+def big_diff_context(stack: Stack, slug: str, frames: int = 5, frame_mb: float = 1.6) -> str:
     """A context whose `diff/?from=0` is about frames x frame_mb MB; returns its token."""
     token = stack.create_context(slug, "--capacity-tokens", "100000000")
     http = api(stack, token, slug)

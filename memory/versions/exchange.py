@@ -114,6 +114,7 @@ def _export_output(path: str | Path | IO[bytes]) -> Iterator[IO[bytes]]:
             yield out  # type: ignore[misc]
         return
     target = Path(path)
+    _remove_abandoned_partials(target)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.partial")
     try:
         with open(temporary, "wb") as raw:
@@ -126,6 +127,25 @@ def _export_output(path: str | Path | IO[bytes]) -> Iterator[IO[bytes]]:
         with contextlib.suppress(FileNotFoundError):
             temporary.unlink()
         raise
+
+
+def _remove_abandoned_partials(target: Path) -> None:
+    """Delete the temporary files of exports to `target` whose process is gone (killed)."""
+    for partial in target.parent.glob(f".{target.name}.*.partial"):
+        pid = partial.name.removeprefix(f".{target.name}.").removesuffix(".partial")
+        if pid.isdigit() and not _process_alive(int(pid)):
+            with contextlib.suppress(FileNotFoundError):
+                partial.unlink()
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def export_context(
