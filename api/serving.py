@@ -120,7 +120,8 @@ HEAVY_READ = re.compile(
 
 class HeavyReadsPerToken:
     """ASGI middleware: at most MORPHZ_HEAVY_READS_PER_TOKEN heavy reads (HEAVY_READ) per
-    caller run at once; the others wait here, on the event loop, holding no worker thread
+    caller are built at once (until their answer starts: sending it, as slow as its client,
+    holds no turn); the others wait here, on the event loop, holding no worker thread
     and no database connection. Measured before: 8 readers of 16 MB diffs on one token
     held every worker thread and took another context's trivial GET from 8 ms to 2.55 s.
 
@@ -145,10 +146,24 @@ class HeavyReadsPerToken:
             0,
         )
         self.gates[key] = (gate, users + 1)
+        held = False
+
+        async def send_releasing(message: dict[str, Any]) -> None:
+            # The answer is built once it starts: its sending (as slow as its client) must
+            # not hold the caller's other heavy reads back.
+            nonlocal held
+            if held and message["type"] == "http.response.start":
+                held = False
+                gate.release()
+            await send(message)
+
         try:
-            async with gate:
-                await self.app(scope, receive, send)
+            await gate.acquire()
+            held = True
+            await self.app(scope, receive, send_releasing)
         finally:
+            if held:
+                gate.release()
             gate, users = self.gates[key]
             if users == 1:
                 del self.gates[key]  # no caller left: the table holds only active callers

@@ -56,3 +56,30 @@ def test_light_requests_and_writes_are_not_queued(settings: Any) -> None:
     requests += [scope("/api/v1/contexts/a/search/", "noisy") for _ in range(4)]
     peak = asyncio.run(peak_concurrency(requests))
     assert peak == {"Bearer noisy": 12}
+
+
+def test_an_answer_being_sent_holds_no_turn(settings: Any) -> None:
+    """A client that does not read its answer must not hold its token's next heavy read."""
+    settings.MORPHZ_HEAVY_READS_PER_TOKEN = 1
+    built: list[int] = []
+    never_read = asyncio.Event()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        built.append(1)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"x"})
+
+    async def stuck_send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body":
+            await never_read.wait()  # the client reads nothing
+
+    async def run() -> None:
+        gate = HeavyReadsPerToken(app)
+        first = asyncio.create_task(gate(scope("/api/v1/contexts/a/diff/", "t"), None, stuck_send))
+        second = asyncio.create_task(gate(scope("/api/v1/contexts/a/diff/", "t"), None, stuck_send))
+        await asyncio.sleep(0.05)
+        assert len(built) == 2  # the second was built while the first was still being sent
+        never_read.set()
+        await asyncio.gather(first, second)
+
+    asyncio.run(run())
