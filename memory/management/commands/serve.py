@@ -24,7 +24,10 @@ worker that served the change (a warning says so).
 
 Search indexing runs in its own process (`manage.py run_indexer`), started and stopped with
 the server, so segmenting a huge event never holds up a request (--indexer thread puts it
-back inside each worker; --indexer none leaves it to an indexer you run yourself).
+back inside each worker; --indexer none leaves it to an indexer you run yourself). It is
+restarted with a back-off when it dies and dies with the server (morphz/supervisor.py).
+Connection limits and deadlines: docs/production.md. At start, scratch contexts a killed
+import or replay left are removed.
 
 The port is bound before "serving at" is printed; a port in use is a clear error and a
 non-zero exit. SIGTERM and SIGINT stop the server, the indexer and (when this process was
