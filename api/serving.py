@@ -120,7 +120,8 @@ HEAVY_READ = re.compile(
 
 class HeavyReadsPerToken:
     """ASGI middleware: at most MORPHZ_HEAVY_READS_PER_TOKEN heavy reads (HEAVY_READ) per
-    caller run at once; the others wait here, on the event loop, holding no worker thread
+    caller are built at once (until their answer starts: sending it, as slow as its client,
+    holds no turn); the others wait here, on the event loop, holding no worker thread
     and no database connection. Measured before: 8 readers of 16 MB diffs on one token
     held every worker thread and took another context's trivial GET from 8 ms to 2.55 s.
 
@@ -145,15 +146,55 @@ class HeavyReadsPerToken:
             0,
         )
         self.gates[key] = (gate, users + 1)
-        try:
-            async with gate:
-                await self.app(scope, receive, send)
-        finally:
-            gate, users = self.gates[key]
-            if users == 1:
-                del self.gates[key]  # no caller left: the table holds only active callers
+        held = False
+        began = 0.0
+        loop = asyncio.get_running_loop()
+
+        def release() -> None:
+            # The turn rests MORPHZ_HEAVY_READS_REST times as long as the answer took to
+            # build before the caller's next heavy read may start: one caller's heavy reads
+            # take at most 1 / (1 + rest) of a worker's time, and others get the rest.
+            nonlocal held
+            held = False
+            rest = (loop.time() - began) * settings.MORPHZ_HEAVY_READS_REST
+            if rest > 0:
+                self._join(key, gate)  # the entry (and so the rest) outlives this request
+
+                def rested() -> None:
+                    gate.release()
+                    self._leave(key)
+
+                loop.call_later(rest, rested)
             else:
-                self.gates[key] = (gate, users - 1)
+                gate.release()
+
+        async def send_releasing(message: dict[str, Any]) -> None:
+            # The answer is built once it starts: its sending (as slow as its client) must
+            # not hold the caller's other heavy reads back.
+            if held and message["type"] == "http.response.start":
+                release()
+            await send(message)
+
+        try:
+            await gate.acquire()
+            held = True
+            began = loop.time()
+            await self.app(scope, receive, send_releasing)
+        finally:
+            if held:
+                release()
+            self._leave(key)
+
+    def _join(self, key: bytes, gate: asyncio.Semaphore) -> None:
+        _gate, users = self.gates.get(key, (gate, 0))
+        self.gates[key] = (gate, users + 1)
+
+    def _leave(self, key: bytes) -> None:
+        gate, users = self.gates[key]
+        if users == 1:
+            del self.gates[key]  # no caller left: the table holds only active callers
+        else:
+            self.gates[key] = (gate, users - 1)
 
 
 def caller_key(scope: Scope) -> bytes:

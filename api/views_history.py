@@ -13,10 +13,10 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import ContextAPIView, not_found
+from api.base import ContextAPIView, idempotency_key, not_found
 from api.bounds import bounded_input
 from api.errors import ApiError
-from api.fields import StrictSlugField
+from api.fields import StrictSlugField, idempotency_field
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import (
     StrictBooleanField,
@@ -37,7 +37,7 @@ from api.shapes import (
 )
 from memory.contexts import set_frozen, set_screening
 from memory.kinds import SCREENING_MODES
-from memory.models import Context
+from memory.models import ApiToken, Context
 from memory.read.lists import frame_view
 from memory.scopes import ADMIN
 from memory.shapes import context_json
@@ -84,6 +84,7 @@ class ForkIn(StrictSerializer):
         max_length=200,
         help_text="default: `<source name> (fork at vN)`",
     )
+    idempotency_key = idempotency_field()
 
 
 class EvaluationListQuery(StrictSerializer):
@@ -234,7 +235,9 @@ class ForkView(ContextAPIView):
         "at the end of `at_version` (default: now): events, frames with revisions, relations, "
         "transaction records, retirement windows, counters, settings and the search index. "
         "Answers its slug, a new token for it and `forked_from`. This context is untouched. "
-        "Works on frozen contexts too.",
+        "Works on frozen contexts too. With `idempotency_key` (or the Idempotency-Key header) "
+        "a retry whose first answer was lost gets the same fork and the same token; the key "
+        "with other arguments or from another caller is 409 `idempotency_key_reused`.",
         request=ForkIn,
         responses=responses({201: ForkSerializer}, *WRITE_ERRORS, 409),
     )
@@ -242,13 +245,28 @@ class ForkView(ContextAPIView):
         data = body_data(ForkIn, request.data)
         if Context.objects.filter(forked_from_id=self.ctx.pk).count() >= settings.MORPHZ_FORK_LIMIT:
             self.require(ADMIN, f"fork beyond the limit of {settings.MORPHZ_FORK_LIMIT} forks")
+        key = idempotency_key(request, data.get("idempotency_key"))
         result = fork_context(
             self.ctx.pk,
             slug=data.get("slug") or None,
             at_version=data.get("at_version"),
             name=data.get("name"),
+            idempotency_key=key,
+            caller_secret=caller_secret(request) if key is not None else None,
         )
         return Response(result.as_dict(), status=201)
+
+
+def caller_secret(request: Request) -> bytes:
+    """What seals a fork's token for a retry under its idempotency key (memory.versions.
+    forks): the caller's raw bearer token, which the server never stores; for a signed-in
+    person, the server's secret key and their id."""
+    from django.conf import settings
+
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    if isinstance(request.auth, ApiToken) and header.startswith("Bearer "):
+        return header.removeprefix("Bearer ").strip().encode()
+    return f"{settings.SECRET_KEY}:person:{request.user.pk}".encode()
 
 
 def list_evaluations_response(view: ContextAPIView, request: Request) -> Response:

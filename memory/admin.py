@@ -101,6 +101,11 @@ class ContextForm(forms.ModelForm):
 @admin.register(Context)
 class ContextAdmin(PermissionChecks, admin.ModelAdmin):
     form = ContextForm
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        # An import's or replay's context under construction is not anyone's to open.
+        return super().get_queryset(request).filter(scratch=False)
+
     list_display = (
         "slug",
         "name",
@@ -208,7 +213,8 @@ class ContextAdmin(PermissionChecks, admin.ModelAdmin):
                 obj.pk, **{f: form.cleaned_data[f] for f in form.changed_data if f != "slug"}
             )
         else:
-            saved = contexts.create_context(obj.slug, name=obj.name, **contexts.settings_of(obj))
+            values: dict[str, Any] = contexts.settings_of(obj)
+            saved = contexts.create_context(obj.slug, name=obj.name, **values)
         obj.pk = saved.pk
 
     def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:

@@ -109,10 +109,12 @@ def create_context(
     maintenance_percent: int = 90,
     maintenance_exit_percent: int = 80,
     observation_budget_tokens: int = 2000,
+    scratch: bool = False,
 ) -> Context:
     """Create a context at version 0, tick 0 with these settings (capacity defaults to
     MORPHZ_DEFAULT_CAPACITY_TOKENS) and log them as its first settings. InvalidRequest for a
-    bad slug or settings, `context_exists` when the slug is taken."""
+    bad slug or settings, `context_exists` when the slug is taken. `scratch`: an import's
+    or replay's context under construction (memory.versions.replay), never listed."""
     from django.conf import settings
 
     check_slug(slug)
@@ -131,7 +133,9 @@ def create_context(
     check_slug_free(slug)
     try:
         with transaction.atomic():
-            context = Context.objects.create(slug=slug, name=name or slug, **values)
+            context = Context.objects.create(
+                slug=slug, name=name or slug, scratch=scratch, **values
+            )
             _log_settings(context, "created")
             return context
     except IntegrityError:

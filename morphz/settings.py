@@ -175,6 +175,9 @@ MORPHZ_MAX_CONNECTIONS = env_int("MORPHZ_MAX_CONNECTIONS", 0, minimum=0)
 # Heavy reads (diff, export, long lists) one token runs at once; more wait their turn
 # without holding a worker thread (api/serving.py, HeavyReadsPerToken).
 MORPHZ_HEAVY_READS_PER_TOKEN = env_int("MORPHZ_HEAVY_READS_PER_TOKEN", 1, minimum=1)
+# After a heavy read, its caller's turn rests this many times as long as the answer took to
+# build: one caller's heavy reads use at most 1 / (1 + rest) of a worker's time.
+MORPHZ_HEAVY_READS_REST = env_float("MORPHZ_HEAVY_READS_REST", 1.0, minimum=0, maximum=100)
 
 # Import (memory/versions/exchange.py): the longest line of an export file and its whole
 # uncompressed size; longer or larger files are refused while they are read.

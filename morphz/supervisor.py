@@ -102,6 +102,16 @@ class IndexerSupervisor:
         return child
 
     def _run(self) -> None:
+        try:
+            self._supervise()
+        finally:
+            # Stopped from this thread: its exit fires the child's PDEATHSIG (SIGTERM), which
+            # must not cut into the child's own clean shutdown (SIGINT, embedded PostgreSQL
+            # handle released).
+            if self.child is not None:
+                self.stop_child(self.child)
+
+    def _supervise(self) -> None:
         delay = self.backoff_first
         self.child = self._spawn(0)
         began = time.monotonic()
@@ -133,7 +143,5 @@ class IndexerSupervisor:
     def stop(self) -> None:
         """Stop supervising, then stop the child (SIGINT, up to 15 s, then SIGKILL)."""
         self._stop.set()
-        self._thread.join(10)
-        if self.child is not None:
-            self.stop_child(self.child)
+        self._thread.join(30)
         clear_supervisor_status()

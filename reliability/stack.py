@@ -137,11 +137,14 @@ class OwnPostgres:
 class Stack:
     """Own PostgreSQL + a served Morphz; `env` is what both child processes get."""
 
-    def __init__(self, root: Path | None = None, *, workers: int = 1) -> None:
+    def __init__(
+        self, root: Path | None = None, *, workers: int = 1, fd_limit: int | None = None
+    ) -> None:
         self.root = root or Path(tempfile.mkdtemp(prefix="mzrel-", dir="/tmp"))
         self.pg = OwnPostgres(self.root)
         self.port = free_port()
         self.workers = workers
+        self.fd_limit = fd_limit  # the server's RLIMIT_NOFILE (None: inherited)
         self.server: subprocess.Popen[bytes] | None = None
         self.server_kills = 0
         self.env = {
@@ -188,6 +191,7 @@ class Stack:
             stdout=log,
             stderr=log,
             start_new_session=True,
+            preexec_fn=self._limit_descriptors if self.fd_limit else None,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -200,6 +204,12 @@ class Stack:
                 return
             time.sleep(0.1)
         raise RuntimeError("server did not start")
+
+    def _limit_descriptors(self) -> None:
+        import resource
+
+        assert self.fd_limit is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.fd_limit, self.fd_limit))
 
     def kill_server(self) -> None:
         if self.server is not None and self.server.poll() is None:

@@ -10,7 +10,7 @@ TransactionRecord), `cognitive` (Frame, FrameRevision, Relation, RetirementReque
 
 from memory.models.changes import EventChange, FrameChange, MaintenanceChange, SettingsChange
 from memory.models.cognitive import Frame, FrameRevision, Relation, RetirementRequest
-from memory.models.contexts import ApiToken, Context
+from memory.models.contexts import ApiToken, Context, ForkReceipt
 from memory.models.erasure import Erasure
 from memory.models.search import IndexIntent, SearchDocument
 from memory.models.timeline import Evaluation, Event, TransactionRecord
@@ -22,6 +22,7 @@ __all__ = [
     "Evaluation",
     "Event",
     "EventChange",
+    "ForkReceipt",
     "Frame",
     "FrameChange",
     "FrameRevision",

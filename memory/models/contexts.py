@@ -46,6 +46,9 @@ class Context(models.Model):
     # Imported from an export whose signature did not verify (memory.versions.signing),
     # by an admin who said so explicitly: every view of its history says so.
     unverified_import = models.BooleanField(default=False)
+    # A context an import or a replay builds before it is checked (memory.versions.replay):
+    # never listed; one whose builder died is removed at the next start.
+    scratch = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["slug"]
@@ -113,3 +116,21 @@ class ApiToken(models.Model):
         if self.expires_at is not None and self.expires_at <= timezone.now():
             return False
         return self.revoked_at is None
+
+
+class ForkReceipt(models.Model):
+    """A fork made under an idempotency key (memory.versions.forks): a retry with the same
+    key gets the same fork and its token. The token is kept only sealed with a key derived
+    from the caller's own credential (never stored), so this row alone does not reveal it."""
+
+    source = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=200)
+    fork = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+")
+    request = models.JSONField()
+    sealed_token = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "key"], name="fork_receipt_key_once")
+        ]

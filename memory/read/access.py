@@ -16,14 +16,14 @@ def contexts_for_person(user: Any) -> list[Context]:
     """The contexts a person may open in the explorer, by slug (none unless staff)."""
     if not person_can_see_all(user):
         return []
-    return list(Context.objects.order_by("slug"))
+    return list(Context.objects.filter(scratch=False).order_by("slug"))
 
 
 def context_for_person(slug: str, user: Any) -> Context | None:
     """The context `slug` when the person may see it, else None."""
     if not person_can_see_all(user):
         return None
-    return Context.objects.filter(slug=slug).first()
+    return Context.objects.filter(slug=slug, scratch=False).first()
 
 
 def person_still_allowed(session_key: str | None, user_pk: Any, slug: str) -> bool:

@@ -45,8 +45,7 @@ from memory.strictjson import loads_strict
 from memory.versions.history import SETTINGS, ReplayError, history_steps, initial_settings
 from memory.versions.replay import (
     apply_steps,
-    purge_scratch,
-    scratch_slug,
+    building_scratch,
     unsynchronised_commits,
 )
 from memory.versions.signing import Signer, check_signature
@@ -119,6 +118,7 @@ def _export_output(path: str | Path | IO[bytes]) -> Iterator[IO[bytes]]:
             yield out  # type: ignore[misc]
         return
     target = Path(path)
+    _remove_abandoned_partials(target)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.partial")
     try:
         with open(temporary, "wb") as raw:
@@ -131,6 +131,25 @@ def _export_output(path: str | Path | IO[bytes]) -> Iterator[IO[bytes]]:
         with contextlib.suppress(FileNotFoundError):
             temporary.unlink()
         raise
+
+
+def _remove_abandoned_partials(target: Path) -> None:
+    """Delete the temporary files of exports to `target` whose process is gone (killed)."""
+    for partial in target.parent.glob(f".{target.name}.*.partial"):
+        pid = partial.name.removeprefix(f".{target.name}.").removesuffix(".partial")
+        if pid.isdigit() and not _process_alive(int(pid)):
+            with contextlib.suppress(FileNotFoundError):
+                partial.unlink()
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def export_context(
@@ -299,7 +318,8 @@ def import_context(
     marked unverified (`history_verified: false` wherever its history is shown).
 
     Outside a transaction the rebuild runs in autocommit (see `memory.versions.replay`)
-    under a temporary `import-` slug, renamed in the last transaction (which restores the
+    under a temporary `import-` slug as a scratch context (never listed; removed by the next
+    start if this process dies), renamed in the last transaction (which restores the
     times and rejected records, compares and issues the token) and deleted on any failure."""
     exported = path if isinstance(path, ExportFile) else read_export(path)
     check_signature(exported, allow_unverified)
@@ -315,13 +335,11 @@ def import_context(
             with transaction.atomic():
                 context = create_context(target, name=name, **values)
                 return _rebuild(context, target, exported, progress)
-        with unsynchronised_commits():
-            context = create_context(scratch_slug("import"), name=name, **values)
-            try:
-                return _rebuild(context, target, exported, progress)
-            except BaseException:
-                purge_scratch(context.pk)
-                raise
+        with (
+            unsynchronised_commits(),
+            building_scratch("import", {"name": name, **values}) as context,
+        ):
+            return _rebuild(context, target, exported, progress)
     except KeyError as exc:
         raise InvalidExport(f"a line lacks the field {exc}") from None
 
@@ -356,7 +374,7 @@ def _rebuild(
         if context.slug != target:
             try:
                 with transaction.atomic():
-                    Context.objects.filter(pk=context.pk).update(slug=target)
+                    Context.objects.filter(pk=context.pk).update(slug=target, scratch=False)
             except IntegrityError:
                 raise InvalidRequest(
                     f"a context with slug {target!r} already exists", code="context_exists"

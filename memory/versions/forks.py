@@ -18,6 +18,8 @@ A frozen source can be forked; the fork is not frozen. Raises InvalidRequest
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import secrets
 from dataclasses import dataclass
@@ -30,11 +32,12 @@ from memory.contexts import (
     IssuedToken,
     check_slug,
     check_slug_free,
+    hash_token,
     issue_token,
     settings_of,
 )
-from memory.errors import InvalidRequest, NotFound
-from memory.models import Context
+from memory.errors import Conflict, InvalidRequest, NotFound
+from memory.models import ApiToken, Context, ForkReceipt
 from memory.search.indexer import flush_pending_entries
 from memory.versions.points import (
     CONTEXT_AT,
@@ -238,11 +241,25 @@ def fork_context(
     at_version: Any = None,
     name: str | None = None,
     token_name: str = "fork",
+    idempotency_key: str | None = None,
+    caller_secret: bytes | None = None,
 ) -> ForkResult:
     """Fork `source` at `at_version` (default: now) into a new context `slug`, named `name`
     (None: `<source name> (fork at vN)`; an empty or blank name is InvalidRequest, not the
-    default)."""
+    default).
+
+    With `idempotency_key` (and `caller_secret`, the caller's own credential: its raw API
+    token), a retry of a fork whose answer was lost gets the same fork and the same token;
+    the key with other arguments, or from another caller, is Conflict
+    `idempotency_key_reused`. See `seal_token` for how the token is kept."""
     source_pk = source.pk if isinstance(source, Context) else source
+    request = {"slug": slug, "at_version": at_version, "name": name}
+    if idempotency_key is not None:
+        if caller_secret is None:
+            raise ValueError("an idempotency key needs the caller's secret")
+        again = _fork_again(source_pk, idempotency_key, request, caller_secret)
+        if again is not None:
+            return again
     if slug is not None:
         check_slug(slug)
     if name is not None and (not isinstance(name, str) or not name.strip()):
@@ -253,7 +270,15 @@ def fork_context(
     try:
         with transaction.atomic():
             forked = _fork(source_pk, slug, at_version, name, token_name)
+            if idempotency_key is not None:
+                assert caller_secret is not None
+                _keep_receipt(source_pk, idempotency_key, request, forked, caller_secret)
     except IntegrityError as exc:
+        if idempotency_key is not None and caller_secret is not None:
+            # The same key, committed by a concurrent request meanwhile: its answer.
+            again = _fork_again(source_pk, idempotency_key, request, caller_secret)
+            if again is not None:
+                return again
         if slug is not None and Context.objects.filter(slug__iexact=slug).exists():
             raise InvalidRequest(
                 f"a context with slug {slug!r} already exists (whatever its case)",
@@ -314,3 +339,92 @@ def _fork(
         cur.execute("SET LOCAL morphz.copying = 'off'")
     token = issue_token(dst, name=token_name)
     return ForkResult(dst, token, src.slug, point.version, point.tick)
+
+
+# -- forks under an idempotency key --------------------------------------------------------
+# The fork's token is shown once and stored only as a hash; to answer a retry with it, the
+# receipt keeps it sealed: XORed with a one-time pad drawn from HMAC-SHA256 keyed by the
+# caller's own credential (its raw API token, which the server never stores) over the
+# source and the key. The database alone cannot give it back, only a caller presenting
+# the same credential and key can; each (credential, source, key) seals one token once.
+
+
+def _pad(caller_secret: bytes, source_pk: int, key: str, length: int) -> bytes:
+    label = f"morphz-fork-token\0{source_pk}\0{key}".encode()
+    blocks = b""
+    counter = 0
+    while len(blocks) < length:
+        blocks += hmac.new(caller_secret, label + bytes([counter]), hashlib.sha256).digest()
+        counter += 1
+    return blocks[:length]
+
+
+def seal_token(raw: str, caller_secret: bytes, source_pk: int, key: str) -> bytes:
+    """`raw` sealed for the caller holding `caller_secret` (see above); `unseal_token`
+    reverses it."""
+    data = raw.encode()
+    pad = _pad(caller_secret, source_pk, key, len(data))
+    return bytes(a ^ b for a, b in zip(data, pad, strict=True))
+
+
+def unseal_token(sealed: bytes, caller_secret: bytes, source_pk: int, key: str) -> str | None:
+    pad = _pad(caller_secret, source_pk, key, len(sealed))
+    try:
+        return bytes(a ^ b for a, b in zip(sealed, pad, strict=True)).decode()
+    except UnicodeDecodeError:
+        return None
+
+
+def _keep_receipt(
+    source_pk: int, key: str, request: dict[str, Any], forked: ForkResult, secret: bytes
+) -> None:
+    ForkReceipt.objects.create(
+        source_id=source_pk,
+        key=key,
+        fork=forked.context,
+        request=request,
+        sealed_token=seal_token(forked.token.raw, secret, source_pk, key),
+    )
+
+
+def _fork_again(
+    source_pk: int, key: str, request: dict[str, Any], secret: bytes
+) -> ForkResult | None:
+    """The first answer of a fork made under `key`, or None when there is none."""
+    receipt = (
+        ForkReceipt.objects.select_related("fork", "source").filter(source_id=source_pk, key=key)
+    ).first()
+    if receipt is None:
+        return None
+    if receipt.request != request:
+        raise Conflict(
+            f"idempotency key {key!r} was used for another fork of this context",
+            code="idempotency_key_reused",
+            details=[{"field": "idempotency_key"}],
+        )
+    raw = unseal_token(bytes(receipt.sealed_token), secret, source_pk, key)
+    token = (
+        ApiToken.objects.filter(context=receipt.fork, key_hash=hash_token(raw)).first()
+        if raw is not None
+        else None
+    )
+    if token is None or raw is None:
+        raise Conflict(
+            f"idempotency key {key!r} was used for a fork by another caller",
+            code="idempotency_key_reused",
+            details=[{"field": "idempotency_key"}],
+        )
+    if token.revoked_at is not None:
+        raise Conflict(
+            f"the fork made under idempotency key {key!r} exists, but its token was revoked",
+            code="idempotency_key_reused",
+            details=[{"field": "idempotency_key"}],
+        )
+    fork = receipt.fork
+    return ForkResult(
+        fork,
+        IssuedToken(token=token, raw=raw),
+        receipt.source.slug,
+        int(fork.forked_version or 0),
+        int(fork.forked_tick or 0),
+    )

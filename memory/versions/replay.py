@@ -20,6 +20,7 @@ is rolled back instead.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -38,6 +39,8 @@ from memory.timeline.events import append_event, append_recall_result, register_
 from memory.tx.engine import Author, submit_transaction
 from memory.versions.history import SETTINGS, ReplayError, history_steps, initial_settings
 from memory.versions.snapshot import compare, snapshot
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "SETTINGS",
@@ -233,16 +236,61 @@ def scratch_context(settings: dict[str, Any], prefix: str = "replay") -> Iterato
     if connection.in_atomic_block:
         try:
             with transaction.atomic():
-                yield create_context(scratch_slug(prefix), **settings)
+                yield create_context(scratch_slug(prefix), scratch=True, **settings)
                 raise _Rollback
         except _Rollback:
             return
-    with unsynchronised_commits():
-        scratch = create_context(scratch_slug(prefix), **settings)
+    with unsynchronised_commits(), building_scratch(prefix, settings) as scratch:
+        yield scratch
+
+
+SCRATCH_LOCK = 0x6D7A  # advisory lock class: (SCRATCH_LOCK, context id) held by its builder
+
+
+@contextmanager
+def building_scratch(prefix: str, settings: dict[str, Any]) -> Iterator[Context]:
+    """A scratch context (Context.scratch) built in autocommit and purged afterwards. Its
+    builder holds the session advisory lock (SCRATCH_LOCK, id) meanwhile, so a process
+    that died building one (a SIGKILLed import) is told apart from a live one by
+    `purge_abandoned_scratch`, whose lock attempt succeeds only once the builder's
+    database session has ended."""
+    purge_abandoned_scratch()
+    context = create_context(scratch_slug(prefix), scratch=True, **settings)
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_advisory_lock(%s, %s)", [SCRATCH_LOCK, context.pk])
+    try:
+        yield context
+    finally:
         try:
-            yield scratch
+            if Context.objects.filter(pk=context.pk, scratch=True).exists():
+                purge_scratch(context.pk)
         finally:
-            purge_scratch(scratch.pk)
+            with connection.cursor() as cur:
+                cur.execute("SELECT pg_advisory_unlock(%s, %s)", [SCRATCH_LOCK, context.pk])
+
+
+def purge_abandoned_scratch() -> list[str]:
+    """Remove every scratch context whose builder is gone (its advisory lock is free);
+    returns their slugs. Run at `serve` start and before each import or replay."""
+    removed = []
+    for pk, slug in Context.objects.filter(scratch=True).values_list("pk", "slug"):
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_try_advisory_lock(%s, %s)", [SCRATCH_LOCK, pk])
+            if not cur.fetchone()[0]:
+                continue  # its builder is alive
+        try:
+            purge_scratch(pk)
+            removed.append(slug)
+        finally:
+            with connection.cursor() as cur:
+                cur.execute("SELECT pg_advisory_unlock(%s, %s)", [SCRATCH_LOCK, pk])
+    if removed:
+        log.warning(
+            "removed %d scratch context(s) left by a stopped import or replay: %s",
+            len(removed),
+            ", ".join(removed),
+        )
+    return removed
 
 
 # Every table holding a context's rows, children first (foreign keys are checked at commit).

@@ -43,3 +43,18 @@ def test_an_export_to_a_new_path_appears_only_complete(db: Any, tmp_path: Path) 
     export_context(context, path, progress=lambda _s: seen.append(path.exists()))
     assert path.exists() and not any(seen)
     assert read_export(path).header["slug"] == "fresh"
+
+
+def test_a_killed_exports_temporary_file_is_removed_by_the_next_export(
+    db: Any, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    path = tmp_path / "next.jsonl.gz"
+    left = tmp_path / f".next.jsonl.gz.{dead.pid}.partial"
+    left.write_bytes(b"half an export")
+    export_context(create_context("next"), path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["next.jsonl.gz"]

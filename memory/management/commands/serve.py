@@ -5,6 +5,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -23,7 +24,10 @@ worker that served the change (a warning says so).
 
 Search indexing runs in its own process (`manage.py run_indexer`), started and stopped with
 the server, so segmenting a huge event never holds up a request (--indexer thread puts it
-back inside each worker; --indexer none leaves it to an indexer you run yourself).
+back inside each worker; --indexer none leaves it to an indexer you run yourself). It is
+restarted with a back-off when it dies and dies with the server (morphz/supervisor.py).
+Connection limits and deadlines: docs/production.md. At start, scratch contexts a killed
+import or replay left are removed.
 
 The port is bound before "serving at" is printed; a port in use is a clear error and a
 non-zero exit. SIGTERM and SIGINT stop the server, the indexer and (when this process was
@@ -88,6 +92,21 @@ def stop_process(process: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def clear_abandoned_scratch() -> None:
+    """Remove scratch contexts an import or replay left when its process was killed (they
+    are never listed meanwhile); a database problem here only warns: serving comes first."""
+    from django.db import DatabaseError, connection
+
+    from memory.versions.replay import purge_abandoned_scratch
+
+    try:
+        purge_abandoned_scratch()
+    except DatabaseError as exc:
+        sys.stderr.write(f"warning: could not look for abandoned scratch contexts: {exc}\n")
+    finally:
+        connection.close()
 
 
 class Stopped(Exception):
@@ -165,6 +184,7 @@ class Command(BaseCommand):
             previous = {
                 sig: signal.signal(sig, raise_stopped) for sig in (signal.SIGTERM, signal.SIGINT)
             }
+            clear_abandoned_scratch()
             if options["indexer"] == "process":
                 indexer = IndexerSupervisor(
                     indexer_command(MANAGE_PY), stop_child=stop_process

@@ -22,7 +22,7 @@ class Command(DataCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["all"]:
-            contexts = list(Context.objects.order_by("slug"))
+            contexts = list(Context.objects.filter(scratch=False).order_by("slug"))
         else:
             if not options["slugs"]:
                 raise CommandError("name a context (or --all)")
