@@ -63,6 +63,8 @@ MAX_ATTEMPTS = 60
 # Codes a commit meets only when another writer got there between our read and our commit.
 _RACE_CODES = frozenset({"frame_exists", "relation_exists", "unknown_relation"})
 _PAGE = 200
+# Entities of the earlier mapping, by name, per token (see Graph._legacy).
+_LEGACY: dict[str, dict[str, str]] = {}
 
 T = TypeVar("T")
 
@@ -150,6 +152,7 @@ class Graph:
     def __init__(self, mz: MorphzClient) -> None:
         self.mz = mz
         self.names: dict[str, str] = {}  # frame id -> entity name, as frames are read
+        self.settled: set[tuple[str, str, str]] = set()  # relations found to exist / not
 
     # -- reads ---------------------------------------------------------------------------
 
@@ -167,13 +170,26 @@ class Graph:
                 )
             self.names[frame_id] = name
             return frame_id, frame
-        legacy = legacy_frame_id(name)
-        if legacy is not None and legacy != frame_id:
+        legacy = self._legacy().get(name)
+        if legacy is not None:
             old = self._frame(legacy)
             if old is not None and _is_entity(old.get("body")) and old["body"]["name"] == name:
                 self.names[legacy] = name
                 return legacy, old
         return frame_id, None
+
+    def _legacy(self) -> dict[str, str]:
+        """Entities written by the earlier mapping (`legacy_frame_id`), by name: found by one
+        scan of the context's frames per process and token (that mapping writes no more)."""
+        known = _LEGACY.get(self.mz.token)
+        if known is None:
+            known = {}
+            for frame in _pages(lambda c: self.mz.frames(cursor=c, limit=_PAGE)):
+                body = frame.get("body")
+                if _is_entity(body) and frame["id"] in (legacy_frame_id(body["name"]) or "",):
+                    known[body["name"]] = frame["id"]
+            _LEGACY[self.mz.token] = known
+        return known
 
     def live(self, name: str) -> tuple[str, dict[str, Any]] | None:
         frame_id, frame = self.lookup(name)
@@ -240,11 +256,20 @@ class Graph:
 
     # -- writes --------------------------------------------------------------------------
 
-    def commit(self, reason: str, plan: Callable[[], tuple[list[dict[str, Any]], T]]) -> T:
-        """Read the version, plan the operations from a fresh read, commit them against that
-        version; on a concurrent change, read and plan again."""
+    def commit(
+        self,
+        reason: str,
+        plan: Callable[[], tuple[list[dict[str, Any]], T]],
+        *,
+        guarded: bool = False,
+    ) -> T:
+        """Plan the operations from a fresh read and commit them; when another writer got
+        there first, read and plan again. `guarded` (for revisions, which replace a body
+        read here) commits against the version read before planning, so a concurrent change
+        to those frames is a conflict and never lost. A relate or unrelate that meets an
+        existing or missing relation is noted in `settled` and planned without next time."""
         for attempt in range(MAX_ATTEMPTS):
-            version = _call(self.mz.context)["version"]
+            version = _call(self.mz.context)["version"] if guarded else None
             self.names.clear()
             ops, result = plan()
             if not ops:
@@ -255,14 +280,23 @@ class Graph:
             except ConflictError:
                 pass
             except MorphzAPIError as exc:
-                codes = {d.get("code") for d in exc.details if isinstance(d, dict)}
+                errors = [d for d in exc.details if isinstance(d, dict)]
+                codes = {d.get("code") for d in errors}
                 if exc.status != 422 or not codes or not codes <= _RACE_CODES:
                     raise _tool_error(exc) from None
+                for error in errors:
+                    if error.get("code") in ("relation_exists", "unknown_relation"):
+                        self.settled.add(_key(ops[error["index"]]))
+                continue
             time.sleep(random.uniform(0, 0.01 * min(attempt + 1, 10)))
         raise ToolError(
             f"{reason}: other writers kept changing these entities ({MAX_ATTEMPTS} attempts); "
             "nothing was changed, call again"
         )
+
+
+def _key(op: dict[str, Any]) -> tuple[str, str, str]:
+    return (op["subject"], op["name"], op["object"])
 
 
 class _Missing(Exception):
@@ -347,7 +381,7 @@ def _create_relations(graph: Graph, relations: list[Relation]) -> list[dict[str,
                     ids[end] = found[0]
             key = (ids[relation.from_], name, ids[relation.to])
             edge = _edge("relate", *key)
-            if edge in ops or graph.relations(subject=key[0], name=name, object=key[2]):
+            if edge in ops or key in graph.settled:
                 continue
             ops.append(edge)
             created.append(relation.shape())
@@ -388,7 +422,7 @@ def _change_observations(
         ops = [_op("revise", fid, body) for fid, body, changed in bodies.values() if changed]
         return ops, changes
 
-    return graph.commit(reason, plan)
+    return graph.commit(reason, plan, guarded=True)
 
 
 def _delete_entities(graph: Graph, names: list[str]) -> None:
@@ -420,9 +454,7 @@ def _delete_relations(graph: Graph, relations: list[Relation]) -> None:
             except NameProblem:
                 continue  # no such relation can exist
             edge = _edge("unrelate", ends[0][0], name, ends[1][0])
-            if edge not in ops and graph.relations(
-                subject=ends[0][0], name=name, object=ends[1][0]
-            ):
+            if edge not in ops and _key(edge) not in graph.settled:
                 ops.append(edge)
         return ops, None
 
