@@ -24,8 +24,11 @@ an event reference like "@e42"`, and a tool refuses an argument it does not take
 
 from __future__ import annotations
 
+import argparse
 import json
+import logging
 import os
+import sys
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
@@ -38,11 +41,21 @@ from pydantic import ConfigDict
 from morphz_client.client import MorphzClient
 from morphz_client.errors import MorphzAPIError, MorphzError, prompt_text
 
-__all__ = ["build_server", "current_client", "main"]
+__all__ = ["build_server", "current_client", "main", "server_version"]
 
 # The client serving the request being handled: set per HTTP request by the mounted app,
 # or once for the stdio server.
 current_client: ContextVar[MorphzClient] = ContextVar("morphz_mcp_client")
+
+
+def server_version() -> str:
+    """The installed morphz-client's version: what `initialize` reports as the server's."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("morphz-client")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def _client() -> MorphzClient:
@@ -113,6 +126,7 @@ def build_server(instructions: str | None = None) -> MCPServer:
 
     server = MCPServer(
         "morphz",
+        version=server_version(),
         instructions=instructions
         or "Morphz memory: read active_context, change memory with commit (a context "
         "transaction), recall/search/read_event to look things up. The morphz_protocol "
@@ -274,16 +288,72 @@ def _forbid_unknown_arguments(server: MCPServer) -> None:
         tool.parameters = strict.model_json_schema(by_alias=True)
 
 
-def main() -> None:
-    """The `morphz-chat` command: chat in the terminal with a model whose memory is one Morphz
-    context (MORPHZ_URL, MORPHZ_TOKEN, MORPHZ_CONTEXT; the provider's usual variables). Returns
-    the exit status: 0 at the end of input, 2 with one clear line for a missing key or an
-    unreachable server (checked before anything is written)."""
+class _OneLine(logging.Formatter):
+    """`morphz-mcp: message` on one line; an exception as its type and text, its traceback
+    only with -vv."""
+
+    def __init__(self, tracebacks: bool) -> None:
+        super().__init__("morphz-mcp: %(message)s")
+        self.tracebacks = tracebacks
+
+    def format(self, record: logging.LogRecord) -> str:
+        if self.tracebacks:
+            return super().format(record)
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            text = f"{text}: {type(exc).__name__}: {exc}"
+        return "morphz-mcp: " + " ".join(text.split("\n"))
+
+
+def _configure_logging(verbose: int) -> None:
+    """Quiet by default: one line per failed call or warning on stderr. -v adds each
+    request (INFO), -vv everything with tracebacks (DEBUG). Set before the SDK's own
+    configuration, which then leaves it alone."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine(tracebacks=verbose >= 2))
+    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+    # The SDK reports each failed tool call at INFO: one line each, even when quiet.
+    logging.getLogger("mcp.server.mcpserver.server").setLevel(min(level, logging.INFO))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="morphz-mcp",
+        description="Morphz memory as an MCP server over stdio (the native tools and the "
+        "reference server-memory tools). Configured by environment: MORPHZ_URL (default "
+        "http://127.0.0.1:8000), MORPHZ_TOKEN (a context's API token, required), "
+        "MORPHZ_CONTEXT (its slug, optional). See docs/agents.md.",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log more on stderr: -v each request, -vv everything with tracebacks "
+        "(default: one line per failed call)",
+    )
+    parser.add_argument("--version", action="version", version=f"morphz-mcp {server_version()}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The `morphz-mcp` command: the MCP server over stdio for one Morphz context
+    (MORPHZ_URL, MORPHZ_TOKEN, MORPHZ_CONTEXT). `--help` and `--version` answer and exit 0;
+    a missing token exits 2 with one line."""
+    args = _parser().parse_args(argv)
+    _configure_logging(args.verbose)
     token = os.environ.get("MORPHZ_TOKEN")
     if not token:
-        raise SystemExit("set MORPHZ_TOKEN to a context's API token")
+        print("morphz-mcp: set MORPHZ_TOKEN to a context's API token", file=sys.stderr)
+        raise SystemExit(2)
     url = os.environ.get("MORPHZ_URL", "http://127.0.0.1:8000")
-    client = MorphzClient(url, token, context=os.environ.get("MORPHZ_CONTEXT") or None)
+    try:
+        client = MorphzClient(url, token, context=os.environ.get("MORPHZ_CONTEXT") or None)
+    except MorphzError as exc:
+        print(f"morphz-mcp: cannot reach Morphz at {url}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     current_client.set(client)
     build_server().run("stdio")
 
