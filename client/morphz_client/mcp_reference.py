@@ -25,12 +25,11 @@ docs/agents.md ("Differences from the reference server"); the differential test
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypeGuard, TypeVar
+from typing import Annotated, Any, TypeGuard, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -38,7 +37,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from morphz_client.client import MorphzClient
-from morphz_client.errors import ConflictError, MorphzAPIError, NotFoundError
+from morphz_client.errors import ConflictError, MorphzAPIError, NotFoundError, TooLargeError
 from morphz_client.mcp_names import NameProblem, entity_frame_id, legacy_frame_id, relation_name
 from morphz_client.mcp_names import relation_type as type_of_relation
 from morphz_client.mcp_server import _call, _client
@@ -63,6 +62,9 @@ MAX_ATTEMPTS = 60
 # Codes a commit meets only when another writer got there between our read and our commit.
 _RACE_CODES = frozenset({"frame_exists", "relation_exists", "unknown_relation"})
 _PAGE = 200
+# read_graph answers the whole graph up to about this many characters of JSON, then pages
+# (a context of 20,000 small entities was a 13.5 MB answer).
+GRAPH_ANSWER_CHARS = 1_000_000
 # Entities of the earlier mapping, by name, per token (see Graph._legacy).
 _LEGACY: dict[str, dict[str, str]] = {}
 
@@ -184,7 +186,7 @@ class Graph:
         known = _LEGACY.get(self.mz.token)
         if known is None:
             known = {}
-            for frame in _pages(lambda c: self.mz.frames(cursor=c, limit=_PAGE)):
+            for frame in _pages(lambda c, n: self.mz.frames(cursor=c, limit=n)):
                 body = frame.get("body")
                 if _is_entity(body) and frame["id"] in (legacy_frame_id(body["name"]) or "",):
                     known[body["name"]] = frame["id"]
@@ -212,7 +214,7 @@ class Graph:
     def entities(self) -> list[tuple[str, dict[str, Any]]]:
         """Every live entity as (frame id, entity), in frame id order."""
         out = []
-        for frame in _pages(lambda c: self.mz.frames(status="active", cursor=c, limit=_PAGE)):
+        for frame in _pages(lambda c, n: self.mz.frames(status="active", cursor=c, limit=n)):
             body = frame.get("body")
             if _is_entity(body):
                 self.names[frame["id"]] = body["name"]
@@ -221,7 +223,7 @@ class Graph:
 
     def relations(self, **filters: Any) -> list[dict[str, Any]]:
         return list(
-            _pages(lambda c: self.mz.relations(cursor=c, limit=_PAGE, **filters), "relations")
+            _pages(lambda c, n: self.mz.relations(cursor=c, limit=n, **filters), "relations")
         )
 
     def name_of(self, frame_id: str) -> str | None:
@@ -308,10 +310,25 @@ def _tool_error(exc: MorphzAPIError) -> ToolError:
     return ToolError(f"{exc.code}: {exc.message}{details}")
 
 
-def _pages(fetch: Callable[[str | None], Any], key: str = "frames") -> Iterator[dict[str, Any]]:
+def _pages(
+    fetch: Callable[[str | None, int], Any], key: str = "frames"
+) -> Iterator[dict[str, Any]]:
+    """Every item of a paged REST listing. A page over the API's response cap (frames of a
+    few MB each) is asked for again with half as many items, down to one."""
     cursor = None
+    limit = _PAGE
     while True:
-        page = _call(functools.partial(fetch, cursor))
+        try:
+            page = fetch(cursor, limit)
+        except TooLargeError:
+            if limit == 1:
+                raise ToolError(
+                    "one frame is larger than the API's response cap; read it with frame"
+                ) from None
+            limit = max(1, limit // 2)
+            continue
+        except MorphzAPIError as exc:
+            raise _tool_error(exc) from None
         yield from page[key]
         cursor = page["next_cursor"]
         if cursor is None:
@@ -472,10 +489,43 @@ def _matches(entity: dict[str, Any], query: str) -> bool:
     )
 
 
-def _read_graph(graph: Graph) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+def _read_graph(graph: Graph, limit: int | None, cursor: str | None) -> dict[str, Any]:
+    """The whole graph when it fits GRAPH_ANSWER_CHARS and no page is asked for (as the
+    reference); otherwise one page: entities from `cursor` (an offset in frame-id order), at
+    most `limit` and about GRAPH_ANSWER_CHARS, with the relations starting at them (so each
+    relation comes once), and `nextCursor` (null on the last page)."""
     entities = graph.entities()
-    relations = [shaped for rel in graph.relations() if (shaped := graph.shape(rel)) is not None]
-    return [e for _, e in entities], relations
+    relations = [(rel["subject"], s) for rel in graph.relations() if (s := graph.shape(rel))]
+    whole = {"entities": [e for _, e in entities], "relations": [r for _, r in relations]}
+    if limit is None and cursor is None and _chars(whole) <= GRAPH_ANSWER_CHARS:
+        return whole
+    start = _offset(cursor)
+    page: list[tuple[str, dict[str, Any]]] = []
+    size = 0
+    for frame_id, entity in entities[start:]:
+        size += _chars(entity)
+        if page and (len(page) == (limit or len(entities)) or size > GRAPH_ANSWER_CHARS):
+            break
+        page.append((frame_id, entity))
+    ids = {frame_id for frame_id, _ in page}
+    end = start + len(page)
+    return {
+        "entities": [e for _, e in page],
+        "relations": [r for subject, r in relations if subject in ids],
+        "nextCursor": str(end) if end < len(entities) else None,
+    }
+
+
+def _chars(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False))
+
+
+def _offset(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    if not (cursor.isascii() and cursor.isdigit()):
+        raise ToolError(f"cursor {cursor[:40]!r} is not one read_graph gave (its nextCursor)")
+    return int(cursor)
 
 
 def _search_nodes(graph: Graph, query: str) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
@@ -578,9 +628,14 @@ def add_reference_tools(server: MCPServer) -> None:
         return _done("Relations deleted successfully")
 
     @server.tool(annotations=read)
-    def read_graph() -> CallToolResult:
-        """Read the entire knowledge graph"""
-        return _graph(*_read_graph(Graph(_client())))
+    def read_graph(
+        limit: Annotated[int, Field(ge=1, le=10_000)] | None = None,
+        cursor: str | None = None,
+    ) -> CallToolResult:
+        """Read the entire knowledge graph (Morphz: a graph of more than about 1 MB comes
+        in pages: pass back nextCursor as cursor; limit caps the entities per page)"""
+        graph = _read_graph(Graph(_client()), limit, cursor)
+        return _answer(graph, graph)
 
     @server.tool(annotations=read)
     def search_nodes(query: str) -> CallToolResult:

@@ -31,15 +31,15 @@ import os
 import sys
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from morphz_client.client import MorphzClient
-from morphz_client.errors import MorphzAPIError, MorphzError, prompt_text
+from morphz_client.errors import MorphzAPIError, MorphzError, TooLargeError, prompt_text
 
 __all__ = ["build_server", "current_client", "main", "server_version"]
 
@@ -79,44 +79,41 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1)
 
 
-def _quote(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)
+# An MCP answer listing frames stays under about this many characters (nine frames of
+# 3.9 MB made every call fail over the response cap; 20,000 small ones made 13.5 MB).
+PAGE_ANSWER_CHARS = 1_000_000
 
 
-def _tx_text(ops: list[str], *, base: int | None, reason: str) -> str:
-    header = f"(base-version {base}) " if base is not None else ""
-    return f"(context-tx {header}(reason {_quote(reason)}) " + " ".join(ops) + ")"
-
-
-def _commit(
-    mz: MorphzClient, ops: list[str], reason: str, base: int | None = None
+def _frames_page(
+    mz: MorphzClient, status: str | None, cursor: str | None, limit: int
 ) -> dict[str, Any]:
-    """Commit through the reply path so the answer carries the compact feedback."""
-    out = mz.take_apart(
-        "",
-        [
-            {
-                "id": "mcp",
-                "name": "context_tx",
-                "arguments": {"tx": _tx_text(ops, base=base, reason=reason)},
-            }
-        ],
-    )
-    (entry,) = out["transactions"]
-    if entry["status"] != "committed":
-        raise ToolError(out["feedback"])
-    return {"receipt": entry["receipt"], "feedback": out["feedback"]}
-
-
-def _all_frames(mz: MorphzClient, status: str | None = None) -> list[dict[str, Any]]:
-    frames: list[dict[str, Any]] = []
-    cursor = None
+    """One REST page of frames, asked for again with half the limit while it is over the
+    API's cap or PAGE_ANSWER_CHARS; a single frame over them answers its id and size only
+    (read it with `frame`)."""
     while True:
-        page = mz.frames(status=status, cursor=cursor, limit=200)
-        frames.extend(page["frames"])  # type: ignore[arg-type]
-        cursor = page["next_cursor"]
-        if cursor is None:
-            return frames
+        try:
+            page = mz.frames(status=status, cursor=cursor, limit=limit)
+        except TooLargeError:
+            if limit == 1:
+                raise ToolError(
+                    "the next frame is larger than the API's response cap; list with "
+                    "status= to skip it, or read frames by id with frame"
+                ) from None
+            limit = max(1, limit // 2)
+            continue
+        except MorphzAPIError as exc:
+            raise ToolError(f"{exc.code}: {exc.message}") from None
+        size = len(_dump(page))
+        if size <= PAGE_ANSWER_CHARS:
+            return dict(page)
+        if limit == 1:
+            (frame,) = page["frames"]
+            shown = {k: v for k, v in frame.items() if k != "body"}
+            return {
+                "frames": [{**shown, "body_omitted": True, "answer_chars": size}],
+                "next_cursor": page["next_cursor"],
+            }
+        limit = max(1, limit // 2)
 
 
 # long: one closure per MCP tool, registered on the server it builds; each is short
@@ -233,10 +230,16 @@ def build_server(instructions: str | None = None) -> MCPServer:
         return _dump(_call(lambda: mz.frame(id)))
 
     @server.tool()
-    def frames(status: str | None = None) -> str:
-        """Frames of the context: id, revision, status, protected, body, sources."""
+    def frames(
+        status: str | None = None,
+        cursor: str | None = None,
+        limit: Annotated[int, Field(ge=1, le=200)] = 50,
+    ) -> str:
+        """One page of the context's frames by id: id, revision, status, protected, body,
+        sources; `next_cursor` continues (null on the last page). A page stays under about
+        1 MB: fewer frames come when they are large."""
         mz = _client()
-        return _dump(_call(lambda: _all_frames(mz, status)))
+        return _dump(_frames_page(mz, status, cursor, limit))
 
     @server.prompt(name="morphz_protocol")
     def morphz_protocol() -> str:
