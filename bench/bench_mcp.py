@@ -9,7 +9,9 @@ the same N entities (three observations each) and N/2 relations, then both answe
 seeded sequence of reference-tool calls (create, add/delete observations, relations,
 open_nodes, search_nodes, deletes) one at a time; then `search_nodes` alone (a query that
 matches a few entities) `--searches` times. Printed per size: calls per second, search_nodes
-p50, and Morphz / reference ratios (higher is better for Morphz in both). The load average is
+p50, and Morphz / reference ratios (higher is better for Morphz in both), and the p50 of one
+bare REST GET (`context`) to the same server: the floor of any Morphz call, which makes at
+least one. The load average is
 printed beside them: the machine may be shared.
 
 Loading is not measured: the reference is loaded through its own tool (100 entities per
@@ -163,13 +165,19 @@ def run_size(n: int, calls: int, searches: int, url: str) -> dict[str, dict[str,
         env={**os.environ, "MORPHZ_URL": url, "MORPHZ_TOKEN": token, "MORPHZ_CONTEXT": slug},
     )
 
+    floor = []
+    for _ in range(20):
+        began = time.perf_counter()
+        mz.context()
+        floor.append((time.perf_counter() - began) * 1000)
+
     async def both() -> dict[str, dict[str, float]]:
         async with Client(reference) as ref:
             await load_reference(ref, n)
             theirs = await measure(ref, work, searches)
         async with Client(ours) as client:
             mine = await measure(client, work, searches)
-        return {"reference": theirs, "morphz": mine}
+        return {"reference": theirs, "morphz": {**mine, "rest_p50_ms": percentile(floor, 50)}}
 
     return asyncio.run(both())
 
@@ -197,16 +205,18 @@ def main() -> None:
         wait_until_serving(url, server, seconds=120)
         print(f"MCP beside the reference server-memory; {load_average()}")
         print(
-            "| entities | reference calls/s | Morphz calls/s | ratio | reference search_nodes p50 | Morphz search_nodes p50 | ratio |"
+            "| entities | reference calls/s | Morphz calls/s | ratio | reference search_nodes "
+            "p50 | Morphz search_nodes p50 | ratio | one REST GET p50 |"
         )
-        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for n in args.sizes:
             got = run_size(n, args.calls, args.searches, url)
             ref, mine = got["reference"], got["morphz"]
             print(
                 f"| {n:,} | {ref['calls_per_s']:.1f} | {mine['calls_per_s']:.1f} | "
                 f"{mine['calls_per_s'] / ref['calls_per_s']:.2f}x | {ref['search_p50_ms']:.1f} ms | "
-                f"{mine['search_p50_ms']:.1f} ms | {ref['search_p50_ms'] / mine['search_p50_ms']:.2f}x |",
+                f"{mine['search_p50_ms']:.1f} ms | {ref['search_p50_ms'] / mine['search_p50_ms']:.2f}x | "
+                f"{mine['rest_p50_ms']:.1f} ms |",
                 flush=True,
             )
         print(f"({load_average()})")
