@@ -4,9 +4,9 @@
   `append` (an event), `recall`, `search`, `read_event`, `frame`, `frames`; plus the tool
   names of the reference `server-memory` (`create_entities`, `create_relations`,
   `add_observations`, `delete_observations`, `delete_entities`, `delete_relations`,
-  `read_graph`, `search_nodes`, `open_nodes`) mapped onto transactions: an entity is a frame
-  (its id from its name), an observation a line of its body, a relation a named relation.
-  Each of those replies says what Morphz does differently.
+  `read_graph`, `search_nodes`, `open_nodes`) with the reference's semantics and answers
+  (R66, `morphz_client.mcp_reference`): an entity is a frame (its id from its exact name),
+  its observations a list in its body, a relation a named relation.
 - Prompt `morphz_protocol`: the model protocol's instructions for the context.
 - Resource `morphz://context/active`: the compiled active context.
 
