@@ -20,6 +20,7 @@ import httpx
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from api.errors import RETRY_AFTER_SECONDS, database_unavailable
 from api.serving import send_json, too_large_body
 from memory.strictjson import loads_strict
 
@@ -83,7 +84,13 @@ class McpApp:
         headers = dict(scope.get("headers") or [])
         auth = headers.get(b"authorization", b"").decode("latin-1")
         raw = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
-        token = await sync_to_async(_authenticate, thread_sensitive=False)(raw) if raw else None
+        try:
+            token = await sync_to_async(_authenticate, thread_sensitive=False)(raw) if raw else None
+        except Exception as exc:
+            if not database_unavailable(exc):
+                raise
+            await _unavailable(send)
+            return
         if token is None:
             await _unauthorized(
                 send, "a context's API token is required: Authorization: Bearer mz_..."
@@ -178,6 +185,43 @@ def _replay(body: bytes, receive: Any) -> Any:
         return message
 
     return replay
+
+
+# JSON-RPC's "server error" range (-32000 to -32099) is for implementation-defined errors.
+DATABASE_UNAVAILABLE_RPC = -32003
+
+
+async def _unavailable(send: Any) -> None:
+    """PostgreSQL cannot be reached: 503 with Retry-After, the body a JSON-RPC error (id null:
+    the request was not read) whose data carries the REST API's code and the wait, so an MCP
+    client reads why and when to retry."""
+    message = "the database is unavailable; nothing was written, retry shortly"
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": DATABASE_UNAVAILABLE_RPC,
+                "message": message,
+                "data": {
+                    "code": "database_unavailable",
+                    "retry_after_seconds": RETRY_AFTER_SECONDS,
+                },
+            },
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 503,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"retry-after", str(RETRY_AFTER_SECONDS).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _unauthorized(send: Any, message: str) -> None:

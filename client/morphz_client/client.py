@@ -176,6 +176,7 @@ class MorphzClient:
         `database_unavailable`; the server answers a repeated write with its first result."""
         self.retries = retries
         self.retry_wait = retry_wait
+        self.token = token  # the context's API token (it names the context)
         self._http = http or httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout)
         self._http.headers["Authorization"] = f"Bearer {token}"
         self._owns_http = http is None

@@ -6,7 +6,7 @@ ASCII (`memory/vocabulary.py`), so each name needs a mapping that can never send
 one id:
 
 - An entity's frame id is a readable slug of its name and a 100-bit digest of the exact
-  name: `c.4xg…` for `C#`, `c.pq2…` for `C++`, `e.…` for `苹果`. The frame's body holds the
+  name: `c.aqbc…` for `C#`, `c.6hpl…` for `C++`, `e.…` for `苹果`. The frame's body holds the
   exact name, and a lookup checks it, so even a digest collision is refused, never merged.
 - A relation type is written reversibly (`relation_name`/`relation_type`): lower-case
   letters, digits, `-` and `_` stand for themselves, `.x` is the capital X, `.-` a space,

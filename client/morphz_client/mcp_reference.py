@@ -13,10 +13,13 @@ tool error naming the field, and nothing is written) and answer its shapes, text
   no reference read returns it (a retiring frame is deleted here, whatever its due tick),
   and creating the name again restores the same frame with the new body; history keeps all.
 
-Reads list the frames themselves (never the search index), so every read sees the caller's
-own writes. Writes read the context's version first and commit against it; a concurrent
-change to the same frames (two `add_observations` on one entity) makes the commit a conflict,
-and the tool reads again and retries, as the reference would have serialised the two.
+Reads use this process's copy of the context's frames and relations, brought to the current
+version on every call (`morphz_client.mcp_snapshot`: one request, and a `diff/` when the
+version moved), never the search index: every read sees every commit before it, the
+caller's own included. Writes are planned on that copy and committed against its version; a
+concurrent change to the same frames (two `add_observations` on one entity) makes the commit
+a conflict, and the tool reads again and retries, as the reference would have serialised
+the two.
 
 Differences from the reference that remain are listed, each with its reason, in
 docs/agents.md ("Differences from the reference server"); the differential test
@@ -25,12 +28,12 @@ docs/agents.md ("Differences from the reference server"); the differential test
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypeGuard, TypeVar
+from contextlib import contextmanager
+from typing import Annotated, Any, TypeGuard, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -38,10 +41,11 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from morphz_client.client import MorphzClient
-from morphz_client.errors import ConflictError, MorphzAPIError, NotFoundError
+from morphz_client.errors import ConflictError, MorphzAPIError, TooLargeError
 from morphz_client.mcp_names import NameProblem, entity_frame_id, legacy_frame_id, relation_name
 from morphz_client.mcp_names import relation_type as type_of_relation
 from morphz_client.mcp_server import _call, _client
+from morphz_client.mcp_snapshot import snapshot_of
 
 __all__ = ["REFERENCE_TOOLS", "add_reference_tools"]
 
@@ -63,6 +67,9 @@ MAX_ATTEMPTS = 60
 # Codes a commit meets only when another writer got there between our read and our commit.
 _RACE_CODES = frozenset({"frame_exists", "relation_exists", "unknown_relation"})
 _PAGE = 200
+# read_graph answers the whole graph up to about this many characters of JSON, then pages
+# (a context of 20,000 small entities was a 13.5 MB answer).
+GRAPH_ANSWER_CHARS = 1_000_000
 
 T = TypeVar("T")
 
@@ -145,19 +152,28 @@ def _edge(op: str, subject: str, name: str, obj: str) -> dict[str, Any]:
 
 
 class Graph:
-    """The reference graph of one context, read and written through `mz` (REST)."""
+    """The reference graph of one context: read from this process's up-to-date copy of the
+    context (`morphz_client.mcp_snapshot`), written through `mz` (REST transactions)."""
 
     def __init__(self, mz: MorphzClient) -> None:
         self.mz = mz
-        self.names: dict[str, str] = {}  # frame id -> entity name, as frames are read
+        self.snap = snapshot_of(mz)
+        self.settled: set[tuple[str, str, str]] = set()  # relations found to exist / not
 
-    # -- reads ---------------------------------------------------------------------------
+    @contextmanager
+    def current(self) -> Iterator[int]:
+        """Hold the copy at the context's current version (yielded) while reading it."""
+        with self.snap.lock:
+            yield _call(lambda: self.snap.refresh(self.mz, _pages))
+
+    # -- reads (with the copy held current) ------------------------------------------------
 
     def lookup(self, name: str) -> tuple[str, dict[str, Any] | None]:
-        """The frame id for `name` and its frame (None if none was ever created; any status).
-        Checks the stored name, so a digest collision is refused rather than merged."""
+        """The frame id for `name` and its frame (`status`, `body`; None if none was ever
+        created). Checks the stored name, so a digest collision is refused rather than
+        merged; an entity of the earlier mapping (`legacy_frame_id`) is found too."""
         frame_id = entity_frame_id(name)
-        frame = self._frame(frame_id)
+        frame = self.snap.frames.get(frame_id)
         if frame is not None:
             body = frame.get("body")
             if not (_is_entity(body) and body["name"] == name):
@@ -165,14 +181,16 @@ class Graph:
                     f"entity name {name!r} maps to frame {frame_id!r}, which holds something "
                     "else; nothing was changed"
                 )
-            self.names[frame_id] = name
             return frame_id, frame
         legacy = legacy_frame_id(name)
-        if legacy is not None and legacy != frame_id:
-            old = self._frame(legacy)
-            if old is not None and _is_entity(old.get("body")) and old["body"]["name"] == name:
-                self.names[legacy] = name
-                return legacy, old
+        old = self.snap.frames.get(legacy) if legacy else None
+        if (
+            legacy
+            and old is not None
+            and _is_entity(old.get("body"))
+            and old["body"]["name"] == name
+        ):
+            return legacy, old
         return frame_id, None
 
     def live(self, name: str) -> tuple[str, dict[str, Any]] | None:
@@ -181,41 +199,29 @@ class Graph:
             return None
         return frame_id, frame
 
-    def _frame(self, frame_id: str) -> dict[str, Any] | None:
-        try:
-            return dict(_call(lambda: self._get(frame_id)))
-        except _Missing:
-            return None
-
-    def _get(self, frame_id: str) -> Any:
-        try:
-            return self.mz.frame(frame_id)
-        except NotFoundError:
-            raise _Missing from None
-
     def entities(self) -> list[tuple[str, dict[str, Any]]]:
         """Every live entity as (frame id, entity), in frame id order."""
-        out = []
-        for frame in _pages(lambda c: self.mz.frames(status="active", cursor=c, limit=_PAGE)):
-            body = frame.get("body")
-            if _is_entity(body):
-                self.names[frame["id"]] = body["name"]
-                out.append((frame["id"], _entity(body)))
-        return out
+        return [
+            (frame_id, _entity(frame["body"]))
+            for frame_id, frame in sorted(self.snap.frames.items())
+            if frame["status"] == "active" and _is_entity(frame.get("body"))
+        ]
 
-    def relations(self, **filters: Any) -> list[dict[str, Any]]:
-        return list(
-            _pages(lambda c: self.mz.relations(cursor=c, limit=_PAGE, **filters), "relations")
-        )
+    def relations(self, **filters: str) -> list[dict[str, str]]:
+        """Live relations (`subject`, `name`, `object`), those matching `filters` only."""
+        out = []
+        for subject, name, obj in sorted(self.snap.relations):
+            rel = {"subject": subject, "name": name, "object": obj}
+            if all(rel[k] == v for k, v in filters.items()):
+                out.append(rel)
+        return out
 
     def name_of(self, frame_id: str) -> str | None:
         """The entity name of a frame id, None when it is no live entity."""
-        if frame_id not in self.names:
-            frame = self._frame(frame_id)
-            if frame is None or frame["status"] != "active" or not _is_entity(frame.get("body")):
-                return None
-            self.names[frame_id] = frame["body"]["name"]
-        return self.names[frame_id]
+        frame = self.snap.frames.get(frame_id)
+        if frame is None or frame["status"] != "active" or not _is_entity(frame.get("body")):
+            return None
+        return str(frame["body"]["name"])
 
     def shape(self, rel: dict[str, Any]) -> dict[str, str] | None:
         subject, obj = self.name_of(rel["subject"]), self.name_of(rel["object"])
@@ -225,28 +231,23 @@ class Graph:
 
     def touching(self, frame_ids: list[str]) -> list[dict[str, str]]:
         """Every relation with at least one end among `frame_ids`, each once."""
-        seen: set[int] = set()
-        out = []
-        for frame_id in frame_ids:
-            for end in ("subject", "object"):
-                for rel in self.relations(**{end: frame_id}):
-                    if rel["id"] in seen:
-                        continue
-                    seen.add(rel["id"])
-                    shaped = self.shape(rel)
-                    if shaped is not None:
-                        out.append(shaped)
-        return out
+        ids = set(frame_ids)
+        return [
+            shaped
+            for rel in self.relations()
+            if (rel["subject"] in ids or rel["object"] in ids) and (shaped := self.shape(rel))
+        ]
 
     # -- writes --------------------------------------------------------------------------
 
     def commit(self, reason: str, plan: Callable[[], tuple[list[dict[str, Any]], T]]) -> T:
-        """Read the version, plan the operations from a fresh read, commit them against that
-        version; on a concurrent change, read and plan again."""
+        """Plan the operations from the current copy and commit them against its version,
+        so a concurrent change to the same frames is a conflict and never lost; then (and
+        when another writer got there first) read and plan again. A relate or unrelate that
+        meets an existing or missing relation is noted in `settled` and planned without."""
         for attempt in range(MAX_ATTEMPTS):
-            version = _call(self.mz.context)["version"]
-            self.names.clear()
-            ops, result = plan()
+            with self.current() as version:
+                ops, result = plan()
             if not ops:
                 return result
             try:
@@ -255,9 +256,14 @@ class Graph:
             except ConflictError:
                 pass
             except MorphzAPIError as exc:
-                codes = {d.get("code") for d in exc.details if isinstance(d, dict)}
+                errors = [d for d in exc.details if isinstance(d, dict)]
+                codes = {d.get("code") for d in errors}
                 if exc.status != 422 or not codes or not codes <= _RACE_CODES:
                     raise _tool_error(exc) from None
+                for error in errors:
+                    if error.get("code") in ("relation_exists", "unknown_relation"):
+                        self.settled.add(_key(ops[error["index"]]))
+                continue
             time.sleep(random.uniform(0, 0.01 * min(attempt + 1, 10)))
         raise ToolError(
             f"{reason}: other writers kept changing these entities ({MAX_ATTEMPTS} attempts); "
@@ -265,8 +271,8 @@ class Graph:
         )
 
 
-class _Missing(Exception):
-    pass
+def _key(op: dict[str, Any]) -> tuple[str, str, str]:
+    return (op["subject"], op["name"], op["object"])
 
 
 def _tool_error(exc: MorphzAPIError) -> ToolError:
@@ -274,10 +280,25 @@ def _tool_error(exc: MorphzAPIError) -> ToolError:
     return ToolError(f"{exc.code}: {exc.message}{details}")
 
 
-def _pages(fetch: Callable[[str | None], Any], key: str = "frames") -> Iterator[dict[str, Any]]:
+def _pages(
+    fetch: Callable[[str | None, int], Any], key: str = "frames"
+) -> Iterator[dict[str, Any]]:
+    """Every item of a paged REST listing. A page over the API's response cap (frames of a
+    few MB each) is asked for again with half as many items, down to one."""
     cursor = None
+    limit = _PAGE
     while True:
-        page = _call(functools.partial(fetch, cursor))
+        try:
+            page = fetch(cursor, limit)
+        except TooLargeError:
+            if limit == 1:
+                raise ToolError(
+                    "one frame is larger than the API's response cap; read it with frame"
+                ) from None
+            limit = max(1, limit // 2)
+            continue
+        except MorphzAPIError as exc:
+            raise _tool_error(exc) from None
         yield from page[key]
         cursor = page["next_cursor"]
         if cursor is None:
@@ -319,13 +340,11 @@ def _create_entities(graph: Graph, entities: list[Entity]) -> list[dict[str, Any
 
 
 def _unrelate_all(graph: Graph, frame_id: str) -> list[dict[str, Any]]:
-    ops, seen = [], set()
-    for end in ("subject", "object"):
-        for rel in graph.relations(**{end: frame_id}):
-            if rel["id"] not in seen:
-                seen.add(rel["id"])
-                ops.append(_edge("unrelate", rel["subject"], rel["name"], rel["object"]))
-    return ops
+    return [
+        _edge("unrelate", rel["subject"], rel["name"], rel["object"])
+        for rel in graph.relations()
+        if frame_id in (rel["subject"], rel["object"])
+    ]
 
 
 def _create_relations(graph: Graph, relations: list[Relation]) -> list[dict[str, str]]:
@@ -347,7 +366,7 @@ def _create_relations(graph: Graph, relations: list[Relation]) -> list[dict[str,
                     ids[end] = found[0]
             key = (ids[relation.from_], name, ids[relation.to])
             edge = _edge("relate", *key)
-            if edge in ops or graph.relations(subject=key[0], name=name, object=key[2]):
+            if edge in ops or key in graph.settled:
                 continue
             ops.append(edge)
             created.append(relation.shape())
@@ -420,9 +439,7 @@ def _delete_relations(graph: Graph, relations: list[Relation]) -> None:
             except NameProblem:
                 continue  # no such relation can exist
             edge = _edge("unrelate", ends[0][0], name, ends[1][0])
-            if edge not in ops and graph.relations(
-                subject=ends[0][0], name=name, object=ends[1][0]
-            ):
+            if edge not in ops and _key(edge) not in graph.settled:
                 ops.append(edge)
         return ops, None
 
@@ -440,10 +457,43 @@ def _matches(entity: dict[str, Any], query: str) -> bool:
     )
 
 
-def _read_graph(graph: Graph) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+def _read_graph(graph: Graph, limit: int | None, cursor: str | None) -> dict[str, Any]:
+    """The whole graph when it fits GRAPH_ANSWER_CHARS and no page is asked for (as the
+    reference); otherwise one page: entities from `cursor` (an offset in frame-id order), at
+    most `limit` and about GRAPH_ANSWER_CHARS, with the relations starting at them (so each
+    relation comes once), and `nextCursor` (null on the last page)."""
     entities = graph.entities()
-    relations = [shaped for rel in graph.relations() if (shaped := graph.shape(rel)) is not None]
-    return [e for _, e in entities], relations
+    relations = [(rel["subject"], s) for rel in graph.relations() if (s := graph.shape(rel))]
+    whole = {"entities": [e for _, e in entities], "relations": [r for _, r in relations]}
+    if limit is None and cursor is None and _chars(whole) <= GRAPH_ANSWER_CHARS:
+        return whole
+    start = _offset(cursor)
+    page: list[tuple[str, dict[str, Any]]] = []
+    size = 0
+    for frame_id, entity in entities[start:]:
+        size += _chars(entity)
+        if page and (len(page) == (limit or len(entities)) or size > GRAPH_ANSWER_CHARS):
+            break
+        page.append((frame_id, entity))
+    ids = {frame_id for frame_id, _ in page}
+    end = start + len(page)
+    return {
+        "entities": [e for _, e in page],
+        "relations": [r for subject, r in relations if subject in ids],
+        "nextCursor": str(end) if end < len(entities) else None,
+    }
+
+
+def _chars(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False))
+
+
+def _offset(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    if not (cursor.isascii() and cursor.isdigit()):
+        raise ToolError(f"cursor {cursor[:40]!r} is not one read_graph gave (its nextCursor)")
+    return int(cursor)
 
 
 def _search_nodes(graph: Graph, query: str) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
@@ -546,19 +596,30 @@ def add_reference_tools(server: MCPServer) -> None:
         return _done("Relations deleted successfully")
 
     @server.tool(annotations=read)
-    def read_graph() -> CallToolResult:
-        """Read the entire knowledge graph"""
-        return _graph(*_read_graph(Graph(_client())))
+    def read_graph(
+        limit: Annotated[int, Field(ge=1, le=10_000)] | None = None,
+        cursor: str | None = None,
+    ) -> CallToolResult:
+        """Read the entire knowledge graph (Morphz: a graph of more than about 1 MB comes
+        in pages: pass back nextCursor as cursor; limit caps the entities per page)"""
+        graph = Graph(_client())
+        with graph.current():
+            answer = _read_graph(graph, limit, cursor)
+        return _answer(answer, answer)
 
     @server.tool(annotations=read)
     def search_nodes(query: str) -> CallToolResult:
         """Search for nodes in the knowledge graph based on a query"""
-        return _graph(*_search_nodes(Graph(_client()), query))
+        graph = Graph(_client())
+        with graph.current():
+            return _graph(*_search_nodes(graph, query))
 
     @server.tool(annotations=read)
     def open_nodes(names: list[str]) -> CallToolResult:
         """Open specific nodes in the knowledge graph by their names"""
-        return _graph(*_open_nodes(Graph(_client()), names))
+        graph = Graph(_client())
+        with graph.current():
+            return _graph(*_open_nodes(graph, names))
 
     for name in REFERENCE_TOOLS:
         _no_json_in_strings(server, name)

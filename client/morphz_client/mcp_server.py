@@ -4,9 +4,9 @@
   `append` (an event), `recall`, `search`, `read_event`, `frame`, `frames`; plus the tool
   names of the reference `server-memory` (`create_entities`, `create_relations`,
   `add_observations`, `delete_observations`, `delete_entities`, `delete_relations`,
-  `read_graph`, `search_nodes`, `open_nodes`) mapped onto transactions: an entity is a frame
-  (its id from its name), an observation a line of its body, a relation a named relation.
-  Each of those replies says what Morphz does differently.
+  `read_graph`, `search_nodes`, `open_nodes`) with the reference's semantics and answers
+  (R66, `morphz_client.mcp_reference`): an entity is a frame (its id from its exact name),
+  its observations a list in its body, a relation a named relation.
 - Prompt `morphz_protocol`: the model protocol's instructions for the context.
 - Resource `morphz://context/active`: the compiled active context.
 
@@ -24,25 +24,38 @@ an event reference like "@e42"`, and a tool refuses an argument it does not take
 
 from __future__ import annotations
 
+import argparse
 import json
+import logging
 import os
+import sys
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from morphz_client.client import MorphzClient
-from morphz_client.errors import MorphzAPIError, MorphzError, prompt_text
+from morphz_client.errors import MorphzAPIError, MorphzError, TooLargeError, prompt_text
 
-__all__ = ["build_server", "current_client", "main"]
+__all__ = ["build_server", "current_client", "main", "server_version"]
 
 # The client serving the request being handled: set per HTTP request by the mounted app,
 # or once for the stdio server.
 current_client: ContextVar[MorphzClient] = ContextVar("morphz_mcp_client")
+
+
+def server_version() -> str:
+    """The installed morphz-client's version: what `initialize` reports as the server's."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("morphz-client")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def _client() -> MorphzClient:
@@ -66,44 +79,41 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1)
 
 
-def _quote(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)
+# An MCP answer listing frames stays under about this many characters (nine frames of
+# 3.9 MB made every call fail over the response cap; 20,000 small ones made 13.5 MB).
+PAGE_ANSWER_CHARS = 1_000_000
 
 
-def _tx_text(ops: list[str], *, base: int | None, reason: str) -> str:
-    header = f"(base-version {base}) " if base is not None else ""
-    return f"(context-tx {header}(reason {_quote(reason)}) " + " ".join(ops) + ")"
-
-
-def _commit(
-    mz: MorphzClient, ops: list[str], reason: str, base: int | None = None
+def _frames_page(
+    mz: MorphzClient, status: str | None, cursor: str | None, limit: int
 ) -> dict[str, Any]:
-    """Commit through the reply path so the answer carries the compact feedback."""
-    out = mz.take_apart(
-        "",
-        [
-            {
-                "id": "mcp",
-                "name": "context_tx",
-                "arguments": {"tx": _tx_text(ops, base=base, reason=reason)},
-            }
-        ],
-    )
-    (entry,) = out["transactions"]
-    if entry["status"] != "committed":
-        raise ToolError(out["feedback"])
-    return {"receipt": entry["receipt"], "feedback": out["feedback"]}
-
-
-def _all_frames(mz: MorphzClient, status: str | None = None) -> list[dict[str, Any]]:
-    frames: list[dict[str, Any]] = []
-    cursor = None
+    """One REST page of frames, asked for again with half the limit while it is over the
+    API's cap or PAGE_ANSWER_CHARS; a single frame over them answers its id and size only
+    (read it with `frame`)."""
     while True:
-        page = mz.frames(status=status, cursor=cursor, limit=200)
-        frames.extend(page["frames"])  # type: ignore[arg-type]
-        cursor = page["next_cursor"]
-        if cursor is None:
-            return frames
+        try:
+            page = mz.frames(status=status, cursor=cursor, limit=limit)
+        except TooLargeError:
+            if limit == 1:
+                raise ToolError(
+                    "the next frame is larger than the API's response cap; list with "
+                    "status= to skip it, or read frames by id with frame"
+                ) from None
+            limit = max(1, limit // 2)
+            continue
+        except MorphzAPIError as exc:
+            raise ToolError(f"{exc.code}: {exc.message}") from None
+        size = len(_dump(page))
+        if size <= PAGE_ANSWER_CHARS:
+            return dict(page)
+        if limit == 1:
+            (frame,) = page["frames"]
+            shown = {k: v for k, v in frame.items() if k != "body"}
+            return {
+                "frames": [{**shown, "body_omitted": True, "answer_chars": size}],
+                "next_cursor": page["next_cursor"],
+            }
+        limit = max(1, limit // 2)
 
 
 # long: one closure per MCP tool, registered on the server it builds; each is short
@@ -113,6 +123,7 @@ def build_server(instructions: str | None = None) -> MCPServer:
 
     server = MCPServer(
         "morphz",
+        version=server_version(),
         instructions=instructions
         or "Morphz memory: read active_context, change memory with commit (a context "
         "transaction), recall/search/read_event to look things up. The morphz_protocol "
@@ -219,10 +230,16 @@ def build_server(instructions: str | None = None) -> MCPServer:
         return _dump(_call(lambda: mz.frame(id)))
 
     @server.tool()
-    def frames(status: str | None = None) -> str:
-        """Frames of the context: id, revision, status, protected, body, sources."""
+    def frames(
+        status: str | None = None,
+        cursor: str | None = None,
+        limit: Annotated[int, Field(ge=1, le=200)] = 50,
+    ) -> str:
+        """One page of the context's frames by id: id, revision, status, protected, body,
+        sources; `next_cursor` continues (null on the last page). A page stays under about
+        1 MB: fewer frames come when they are large."""
         mz = _client()
-        return _dump(_call(lambda: _all_frames(mz, status)))
+        return _dump(_frames_page(mz, status, cursor, limit))
 
     @server.prompt(name="morphz_protocol")
     def morphz_protocol() -> str:
@@ -274,16 +291,72 @@ def _forbid_unknown_arguments(server: MCPServer) -> None:
         tool.parameters = strict.model_json_schema(by_alias=True)
 
 
-def main() -> None:
-    """The `morphz-chat` command: chat in the terminal with a model whose memory is one Morphz
-    context (MORPHZ_URL, MORPHZ_TOKEN, MORPHZ_CONTEXT; the provider's usual variables). Returns
-    the exit status: 0 at the end of input, 2 with one clear line for a missing key or an
-    unreachable server (checked before anything is written)."""
+class _OneLine(logging.Formatter):
+    """`morphz-mcp: message` on one line; an exception as its type and text, its traceback
+    only with -vv."""
+
+    def __init__(self, tracebacks: bool) -> None:
+        super().__init__("morphz-mcp: %(message)s")
+        self.tracebacks = tracebacks
+
+    def format(self, record: logging.LogRecord) -> str:
+        if self.tracebacks:
+            return super().format(record)
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            text = f"{text}: {type(exc).__name__}: {exc}"
+        return "morphz-mcp: " + " ".join(text.split("\n"))
+
+
+def _configure_logging(verbose: int) -> None:
+    """Quiet by default: one line per failed call or warning on stderr. -v adds each
+    request (INFO), -vv everything with tracebacks (DEBUG). Set before the SDK's own
+    configuration, which then leaves it alone."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine(tracebacks=verbose >= 2))
+    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+    # The SDK reports each failed tool call at INFO: one line each, even when quiet.
+    logging.getLogger("mcp.server.mcpserver.server").setLevel(min(level, logging.INFO))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="morphz-mcp",
+        description="Morphz memory as an MCP server over stdio (the native tools and the "
+        "reference server-memory tools). Configured by environment: MORPHZ_URL (default "
+        "http://127.0.0.1:8000), MORPHZ_TOKEN (a context's API token, required), "
+        "MORPHZ_CONTEXT (its slug, optional). See docs/agents.md.",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log more on stderr: -v each request, -vv everything with tracebacks "
+        "(default: one line per failed call)",
+    )
+    parser.add_argument("--version", action="version", version=f"morphz-mcp {server_version()}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The `morphz-mcp` command: the MCP server over stdio for one Morphz context
+    (MORPHZ_URL, MORPHZ_TOKEN, MORPHZ_CONTEXT). `--help` and `--version` answer and exit 0;
+    a missing token exits 2 with one line."""
+    args = _parser().parse_args(argv)
+    _configure_logging(args.verbose)
     token = os.environ.get("MORPHZ_TOKEN")
     if not token:
-        raise SystemExit("set MORPHZ_TOKEN to a context's API token")
+        print("morphz-mcp: set MORPHZ_TOKEN to a context's API token", file=sys.stderr)
+        raise SystemExit(2)
     url = os.environ.get("MORPHZ_URL", "http://127.0.0.1:8000")
-    client = MorphzClient(url, token, context=os.environ.get("MORPHZ_CONTEXT") or None)
+    try:
+        client = MorphzClient(url, token, context=os.environ.get("MORPHZ_CONTEXT") or None)
+    except MorphzError as exc:
+        print(f"morphz-mcp: cannot reach Morphz at {url}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     current_client.set(client)
     build_server().run("stdio")
 

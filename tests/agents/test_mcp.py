@@ -187,7 +187,7 @@ def test_streamable_http_against_the_served_app(asgi_server: Any, transactional_
             # Another context's token reaches its own (empty) context only.
             missing = await client.call_tool("frame", {"id": "release"})
             assert missing.is_error and "not_found" in _text(missing)
-            assert await _call(client, "frames") == []
+            assert await _call(client, "frames") == {"frames": [], "next_cursor": None}
             view = await _call(client, "active_context")
             assert view.startswith("# context mcp-other")
         async with _http_client(asgi_server.url, fresh_token) as client:

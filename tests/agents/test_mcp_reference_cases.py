@@ -199,3 +199,29 @@ def test_parallel_observations_on_one_entity_all_land(make_client: Any) -> None:
     assert sorted(entity["observations"]) == sorted(
         ["by Microsoft"] + [f"fact {i}" for i in range(12)]
     )
+
+
+def test_unknown_fields_are_refused_where_the_reference_drops_them(
+    make_client: Any, tmp_path: Path
+) -> None:
+    """Difference "unknown fields" (docs/agents.md): the reference drops a field its schema
+    does not name and creates the entity; Morphz refuses the call, naming the field."""
+    from mcp import Client
+    from morphz_client.mcp_server import build_server, current_client
+
+    current_client.set(make_client("mcp-unknown-field"))
+    args = {"entities": [{**PEOPLE[0], "colour": "blue"}]}
+
+    async def run() -> tuple[Any, Any, Any]:
+        async with (
+            reference_client(tmp_path / "memory.jsonl") as ref,
+            Client(build_server()) as ours,
+        ):
+            theirs = await ref.call_tool("create_entities", args)
+            mine = await ours.call_tool("create_entities", args)
+            return theirs, mine, outcome(await ours.call_tool("read_graph", {}))
+
+    theirs, mine, graph = asyncio.run(run())
+    assert outcome(theirs) == (False, [PEOPLE[0]])
+    assert mine.is_error and "colour" in text_of(mine)
+    assert graph == (False, {"entities": [], "relations": []})
