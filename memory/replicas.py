@@ -140,6 +140,7 @@ class ReplicaRead:
 
     @property
     def active(self) -> bool:
+        """True while reads are bound to the replica (until `end`); needs no lock."""
         return self._scope is not None
 
     def end(self) -> None:

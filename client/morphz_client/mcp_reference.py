@@ -92,6 +92,7 @@ class Relation(_Strict):
     relationType: str = Field(description="The type of the relation")
 
     def shape(self) -> dict[str, str]:
+        """The reference's relation shape, `{from, to, relationType}`."""
         return {"from": self.from_, "to": self.to, "relationType": self.relationType}
 
 
@@ -194,6 +195,8 @@ class Graph:
         return frame_id, None
 
     def live(self, name: str) -> tuple[str, dict[str, Any]] | None:
+        """(frame id, frame) of the entity `name` when it exists and is not deleted, else
+        None; raises ToolError as `lookup` does."""
         frame_id, frame = self.lookup(name)
         if frame is None or frame["status"] != "active":
             return None
@@ -224,6 +227,8 @@ class Graph:
         return str(frame["body"]["name"])
 
     def shape(self, rel: dict[str, Any]) -> dict[str, str] | None:
+        """A Morphz relation (`subject`, `name`, `object`) as the reference's
+        `{from, to, relationType}`, None when either end is no live entity."""
         subject, obj = self.name_of(rel["subject"]), self.name_of(rel["object"])
         if subject is None or obj is None:
             return None
@@ -317,6 +322,7 @@ def _relation_name(relation_type: str) -> str:
 
 def _create_entities(graph: Graph, entities: list[Entity]) -> list[dict[str, Any]]:
     def plan() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The ops creating the new names (or restoring deleted ones), and their bodies."""
         ops: list[dict[str, Any]] = []
         created: list[dict[str, Any]] = []
         seen: set[str] = set()
@@ -351,6 +357,8 @@ def _create_relations(graph: Graph, relations: list[Relation]) -> list[dict[str,
     names = [_relation_name(r.relationType) for r in relations]
 
     def plan() -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+        """The relate ops for relations not there yet, and their reference shapes; raises
+        ToolError when an end is no live entity."""
         ops: list[dict[str, Any]] = []
         created: list[dict[str, str]] = []
         ids: dict[str, str] = {}
@@ -387,6 +395,7 @@ def _change_observations(
     sees its first change); returns what each item changed."""
 
     def plan() -> tuple[list[dict[str, Any]], list[list[str]]]:
+        """One revise op per entity whose observations changed, and each item's change."""
         bodies: dict[str, tuple[str, dict[str, Any], bool]] = {}
         changes: list[list[str]] = []
         for name, given in items:
@@ -412,6 +421,7 @@ def _change_observations(
 
 def _delete_entities(graph: Graph, names: list[str]) -> None:
     def plan() -> tuple[list[dict[str, Any]], None]:
+        """Unrelate every relation of the live named entities, then retire their frames."""
         ops: list[dict[str, Any]] = []
         retire: list[str] = []
         for name in dict.fromkeys(names):
@@ -429,6 +439,7 @@ def _delete_entities(graph: Graph, names: list[str]) -> None:
 
 def _delete_relations(graph: Graph, relations: list[Relation]) -> None:
     def plan() -> tuple[list[dict[str, Any]], None]:
+        """Unrelate ops for the given relations that exist; the rest are skipped."""
         ops: list[dict[str, Any]] = []
         for relation in relations:
             ends = graph.live(relation.from_), graph.live(relation.to)
@@ -538,6 +549,7 @@ def add_reference_tools(server: MCPServer) -> None:
     reference, 2026.8.31)."""
 
     def write(title: str, destructive: bool) -> ToolAnnotations:
+        """Annotations of a writing tool (a destructive one is also idempotent)."""
         return _annotations(title, read_only=False, destructive=destructive, idempotent=destructive)
 
     read = _annotations("Read", read_only=True, destructive=False, idempotent=True)

@@ -300,6 +300,8 @@ class _OneLine(logging.Formatter):
         self.tracebacks = tracebacks
 
     def format(self, record: logging.LogRecord) -> str:
+        """The record as one `morphz-mcp: ...` line (newlines folded to spaces), with the
+        full traceback only when tracebacks were asked for."""
         if self.tracebacks:
             return super().format(record)
         text = record.getMessage()

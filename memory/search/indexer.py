@@ -191,6 +191,8 @@ def write_supervisor_status(
 
 
 def clear_supervisor_status() -> None:
+    """Forget the recorded supervisor status (its file; none is fine), so
+    `supervisor_status` reads "down" until a supervisor writes it again."""
     with contextlib.suppress(FileNotFoundError):
         _status_path().unlink()
 

@@ -368,6 +368,9 @@ def seal_token(raw: str, caller_secret: bytes, source_pk: int, key: str) -> byte
 
 
 def unseal_token(sealed: bytes, caller_secret: bytes, source_pk: int, key: str) -> str | None:
+    """The raw token `seal_token` sealed for `caller_secret`, or None when these bytes do
+    not unseal to text (another caller's secret): the caller is then not the one it was
+    sealed for. Never raises on foreign bytes."""
     pad = _pad(caller_secret, source_pk, key, len(sealed))
     try:
         return bytes(a ^ b for a, b in zip(sealed, pad, strict=True)).decode()
