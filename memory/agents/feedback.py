@@ -43,10 +43,9 @@ def _rejection_lines(entry: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_feedback(result: dict[str, Any]) -> str:
-    """The outcome of a reply as a few lines for the model's next input."""
+def _transaction_lines(transactions: list[dict[str, Any]]) -> list[str]:
     lines = []
-    for entry in result["transactions"]:
+    for entry in transactions:
         if entry["status"] == "committed":
             lines.append(_receipt_line(entry))
             lines.extend(f"  note: {note}" for note in entry.get("notes") or [])
@@ -60,6 +59,24 @@ def render_feedback(result: dict[str, Any]) -> str:
             )
         else:
             lines.append("- a later transaction was skipped (an earlier one was rejected)")
+    return lines
+
+
+def _message_line(message: dict[str, Any]) -> str:
+    if message.get("error"):
+        error = message["error"]
+        return f"- reply NOT recorded: {error['code']}: {error['message']}"
+    line = f"- reply recorded as {message['ref']} on thread {message['thread']}"
+    if message["delivers"]:
+        line += f", delivers {' '.join(message['delivers'])}"
+    if message.get("delivery_error"):
+        line += f"; delivery refused: {message['delivery_error']['message']}"
+    return line
+
+
+def render_feedback(result: dict[str, Any]) -> str:
+    """The outcome of a reply as a few lines for the model's next input."""
+    lines = _transaction_lines(result["transactions"])
     withheld = [a for a in result["actions"] if a["status"] == "withheld"]
     message = result["message"]
     what = []
@@ -92,17 +109,7 @@ def render_feedback(result: dict[str, Any]) -> str:
         else:
             error = entry["error"]
             lines.append(f"- action {entry['name']} refused: {error['code']}: {error['message']}")
-    if message is not None and message.get("status") == "withheld":
-        pass
-    elif message is not None and message.get("error"):
-        error = message["error"]
-        lines.append(f"- reply NOT recorded: {error['code']}: {error['message']}")
-    elif message is not None:
-        line = f"- reply recorded as {message['ref']} on thread {message['thread']}"
-        if message["delivers"]:
-            line += f", delivers {' '.join(message['delivers'])}"
-        if message.get("delivery_error"):
-            line += f"; delivery refused: {message['delivery_error']['message']}"
-        lines.append(line)
+    if message is not None and message.get("status") != "withheld":
+        lines.append(_message_line(message))
     lines.extend(f"- hint: {hint}" for hint in result.get("hints") or [])
     return "\n".join(lines) if lines else "- nothing to do in that reply"
