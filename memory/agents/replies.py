@@ -9,7 +9,7 @@ its message are written, the message without its `(delivers @e17)` markers, deli
 A rejected transaction withholds (3): no action is registered, no message recorded or
 delivered, and the answer says what to fix; `on_rejection="proceed"` (the client's explicit
 choice, per reply) writes them all the same. A transaction refused only because it retires
-a request the same reply delivers waits for the delivery, then commits.
+a request the same reply delivers waits for the delivery, then commits (`memory.agents.commits`).
 
 Each part is its own database transaction: an external action never shares the commit of a
 memory change (R12). The reply is read and sorted by `memory.agents.parts`; `feedback`
@@ -24,10 +24,9 @@ the key), so the fixed reply sent again under the same key goes through whole.
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
+from memory.agents.commits import Commits, commit_all, part_key
 from memory.agents.feedback import render_feedback
 from memory.agents.parts import (
     Parts,
@@ -39,181 +38,14 @@ from memory.agents.parts import (
 from memory.agents.reads import run_read
 from memory.errors import Conflict, InvalidRequest, MorphzError, NotFound
 from memory.kinds import AGENT_MESSAGE, USER_MESSAGE
-from memory.models import Context, Event, Frame
+from memory.models import Context, Event
 from memory.timeline.actions import cancel_action
 from memory.timeline.events import append_event, check_thread, register_action
-from memory.tx.engine import SYSTEM, Author, check_evaluation, submit_transaction
-from memory.tx.lang import TxError, parse_text
+from memory.tx.engine import SYSTEM, Author, check_evaluation
 from memory.vocabulary import seq_of
 
 MAX_REPLY_KEY_CHARS = 180  # room for the part suffix within the 200 of an idempotency key
 ON_REJECTION = ("withhold", "proceed")
-
-# A field of two or more bare words: the language reads it as a list, which a model writing
-# (note two words) rarely means (R59).
-_BARE_LIST_RE = re.compile(r"\(([a-z][A-Za-z0-9_.:-]*)((?:[ \t]+[^\s()\[\]\"@;]+){2,})\)")
-
-
-def _part_key(key: str | None, part: str, index: int | None = None) -> str | None:
-    """The idempotency key of one part of a reply sent under `key` (None without one)."""
-    if key is None:
-        return None
-    return f"{key}:{part}" if index is None else f"{key}:{part}:{index}"
-
-
-def _same_ops(tx_text: Any) -> str | None:
-    """What makes two transactions of one reply the same: their operations (R57)."""
-    if not isinstance(tx_text, str):
-        return None
-    try:
-        return json.dumps(parse_text(tx_text)["ops"], sort_keys=True)
-    except TxError:
-        return " ".join(tx_text.split())
-
-
-class _Commits:
-    """The reply's transactions as they commit; see `_commit_all`."""
-
-    def __init__(
-        self,
-        context_id: int,
-        *,
-        author: Author,
-        thread: str,
-        evaluation_id: int | None,
-        key: str | None,
-    ) -> None:
-        self.context_id = context_id
-        self.author = author
-        self.thread = thread
-        self.evaluation_id = evaluation_id
-        self.key = key
-
-    def submit(self, index: int, tx_text: Any, entry: dict[str, Any]) -> None:
-        """Commit one transaction; `entry` gets its status and receipt or error."""
-        try:
-            if not isinstance(tx_text, str) or not tx_text.strip():
-                raise InvalidRequest(
-                    "context_tx needs `tx`: the transaction text, starting with (context-tx",
-                    details=[{"field": "tx"}],
-                )
-            dropped = _dropped_fields(self.context_id, tx_text)
-            result = submit_transaction(
-                self.context_id,
-                text=tx_text,
-                author=self.author,
-                thread=self.thread,
-                evaluation_id=self.evaluation_id,
-                idempotency_key=_part_key(self.key, "tx", index),
-            )
-        except MorphzError as exc:
-            entry.update(status="rejected", error=error_json(exc))
-            return
-        entry.pop("error", None)
-        entry.update(
-            status="committed",
-            ref=result.event_ref,
-            transaction=result.record_id,
-            receipt=result.receipt,
-        )
-        notes = [
-            f"revise {frame_id} dropped {', '.join(keys)} (revise replaces the whole body; "
-            "write every field you keep)"
-            for frame_id, keys in dropped.items()
-        ] + _syntax_notes(tx_text)
-        if notes:
-            entry["notes"] = notes
-
-
-def _commit_all(commits: _Commits, parts: Parts) -> list[dict[str, Any]]:
-    """Commit the reply's transactions in order. After a rejection the rest are skipped; a
-    repeat of an earlier transaction is `duplicate` (committed once); one refused only for
-    retiring a request this reply delivers is `waiting` (committed after the delivery)."""
-    out: list[dict[str, Any]] = []
-    seen: dict[str, int] = {}
-    failed = False
-    for index, (source, call_id, tx_text) in enumerate(parts.transactions):
-        entry: dict[str, Any] = {"source": source, "tool_call_id": call_id}
-        out.append(entry)
-        same = _same_ops(tx_text)
-        if same is not None and same in seen:
-            first = out[seen[same]]
-            entry.update(
-                status="duplicate",
-                duplicate_of=seen[same],
-                ref=first.get("ref"),
-                error={
-                    "code": "duplicate_transaction",
-                    "message": f"the same transaction as transaction {seen[same]} of this "
-                    "reply (written twice); it was taken once",
-                    "details": [{"index": index, "duplicate_of": seen[same]}],
-                },
-            )
-            continue
-        if same is not None:
-            seen[same] = index
-        if failed:
-            entry.update(status="skipped", error=None)
-            continue
-        commits.submit(index, tx_text, entry)
-        if entry["status"] == "rejected":
-            if _waits_for_delivery(entry["error"], parts.delivers):
-                entry["status"] = "waiting"
-            else:
-                failed = True
-    return out
-
-
-def _waits_for_delivery(error: dict[str, Any], delivers: list[str]) -> bool:
-    """Whether a rejection is only `request_pending` for requests this reply delivers."""
-    ops = [d for d in error.get("details") or [] if isinstance(d, dict) and "index" in d]
-    return bool(ops) and all(
-        d.get("code") == "request_pending" and d.get("ref") in delivers for d in ops
-    )
-
-
-def _syntax_notes(tx_text: str) -> list[str]:
-    """Notes on what the transaction says that a model often does not mean (R59): a field
-    of bare words read as a list, a field key ending in a colon."""
-    notes = []
-    for key, words in _BARE_LIST_RE.findall(tx_text):
-        if key in ("context-tx", "derive", "revise", "relate", "unrelate", "from"):
-            continue
-        items = words.split()
-        if key.endswith(":"):
-            continue
-        notes.append(
-            f"({key} {' '.join(items)}) is the list [{' '.join(items)}] of {len(items)} "
-            f'words; for one text write ({key} "{" ".join(items)}")'
-        )
-    for key in re.findall(r"\(([a-z][A-Za-z0-9_.-]*):[ \t]", tx_text):
-        notes.append(f"field key {key}: has a colon in its name; a field is ({key} value)")
-    return notes
-
-
-def _dropped_fields(context_id: int, tx_text: str) -> dict[str, list[str]]:
-    """For each `revise` in the transaction, the fields of the current body it leaves out:
-    the most common slip (a revise replaces the whole body). Advisory only."""
-    try:
-        ops = parse_text(tx_text)["ops"]
-    except TxError:
-        return {}
-    revised = {op["id"]: op["body"] for op in ops if op["op"] == "revise"}
-    if not revised:
-        return {}
-    bodies = dict(
-        Frame.objects.filter(context_id=context_id, frame_id__in=list(revised)).values_list(
-            "frame_id", "body"
-        )
-    )
-    dropped = {}
-    for frame_id, body in revised.items():
-        old = bodies.get(frame_id)
-        if isinstance(old, dict) and isinstance(body, dict):
-            missing = [key for key in old if key not in body]
-            if missing:
-                dropped[frame_id] = missing
-    return dropped
 
 
 # -- the whole reply --------------------------------------------------------------------
@@ -234,8 +66,8 @@ def _run_reads(
         }
         try:
             context.refresh_from_db()
-            part_key = _part_key(key, "read", index)
-            entry.update(status="ok", **run_read(context, call["name"], args, thread, part_key))
+            read_key = part_key(key, "read", index)
+            entry.update(status="ok", **run_read(context, call["name"], args, thread, read_key))
         except MorphzError as exc:
             entry.update(status="error", error=error_json(exc))
         except (TypeError, ValueError) as exc:  # arguments of the wrong type for the read
@@ -263,7 +95,7 @@ def _register_actions(
                 by="agent",
                 thread=thread,
                 extra=[k for k in args if k not in ("ref", "reason")],
-                idempotency_key=_part_key(key, "cancel", index),
+                idempotency_key=part_key(key, "cancel", index),
             )
         except MorphzError as exc:
             entry.update(status="refused", error=error_json(exc))
@@ -278,7 +110,7 @@ def _register_actions(
                 name=call["name"],
                 arguments=call["arguments"],
                 thread=thread,
-                idempotency_key=_part_key(key, "action", index),
+                idempotency_key=part_key(key, "action", index),
             ).event
         except MorphzError as exc:
             entry.update(status="refused", error=error_json(exc))
@@ -339,6 +171,30 @@ def _check_on_rejection(on_rejection: Any) -> None:
         )
 
 
+def _checked(
+    context_id: int,
+    reply: Any,
+    thread: str | None,
+    evaluation_id: int | None,
+    idempotency_key: str | None,
+    tools: list[str] | None,
+    on_rejection: str,
+) -> tuple[Context, Parts, str]:
+    """The context, the reply sorted into its parts and its thread; raises InvalidRequest or
+    NotFound before anything is written."""
+    _check_key(idempotency_key)
+    _check_on_rejection(on_rejection)
+    text, calls, given_delivers = check_reply(reply)
+    tool_names = check_tools(tools)
+    thread_given = check_thread(thread) if thread is not None else None
+    context = Context.objects.filter(pk=context_id).first()
+    if context is None:
+        raise NotFound(f"context {context_id} does not exist")
+    check_evaluation(context_id, evaluation_id)  # as transactions do: nothing written
+    parts = sort_parts(text, calls, given_delivers, tool_names)
+    return context, parts, thread_given or _thread_of(context_id, parts.delivers)
+
+
 def take_apart_reply(
     context_id: int,
     reply: Any,
@@ -362,18 +218,10 @@ def take_apart_reply(
     retry writes no part twice (module docstring); the same key with another reply gets
     each changed part refused `idempotency_key_reused`.
     """
-    _check_key(idempotency_key)
-    _check_on_rejection(on_rejection)
-    text, calls, given_delivers = check_reply(reply)
-    tool_names = check_tools(tools)
-    thread_given = check_thread(thread) if thread is not None else None
-    context = Context.objects.filter(pk=context_id).first()
-    if context is None:
-        raise NotFound(f"context {context_id} does not exist")
-    check_evaluation(context_id, evaluation_id)  # as transactions do: nothing written
-    parts = sort_parts(text, calls, given_delivers, tool_names)
-    thread_name = thread_given or _thread_of(context_id, parts.delivers)
-    commits = _Commits(
+    context, parts, thread_name = _checked(
+        context_id, reply, thread, evaluation_id, idempotency_key, tools, on_rejection
+    )
+    commits = Commits(
         context_id,
         author=author,
         thread=thread_name,
@@ -382,7 +230,7 @@ def take_apart_reply(
     )
     # Memory first: digesting may bring the context out of maintenance before the gate,
     # and the reads see the commit.
-    transactions = _commit_all(commits, parts)
+    transactions = commit_all(commits, parts)
     rejected = any(t["status"] in ("rejected", "waiting") for t in transactions)
     if any(t["status"] == "rejected" for t in transactions):
         for entry in transactions:
@@ -400,12 +248,24 @@ def take_apart_reply(
             parts,
             thread_name,
             (transactions, reads, actions),
-            _part_key(idempotency_key, "message"),
+            part_key(idempotency_key, "message"),
         )
         for index, entry in enumerate(transactions):
             if entry["status"] == "waiting":  # its request is delivered now
                 commits.submit(index, parts.transactions[index][2], entry)
     actions += [{**bad, "status": "refused"} for bad in parts.bad_calls]
+    return _answer(context, parts, transactions, reads, actions, message)
+
+
+def _answer(
+    context: Context,
+    parts: Parts,
+    transactions: list[dict[str, Any]],
+    reads: list[dict[str, Any]],
+    actions: list[dict[str, Any]],
+    message: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The reply's outcome (see `take_apart_reply`), its feedback rendered last."""
     context.refresh_from_db()
     result: dict[str, Any] = {
         "transactions": transactions,
