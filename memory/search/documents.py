@@ -1,3 +1,5 @@
+# long: the documents and every way they are written (index, rebuild, embed) share one
+# row shape; the search branch still reshapes them, so the split waits for that merge
 """Search documents from the facts (R34): what the index worker writes, and rebuilds.
 
 - `index_targets(frame_pks, event_pks) -> int` (re)index those rows now, in one database

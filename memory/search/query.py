@@ -331,6 +331,8 @@ def _hit(row: tuple[Any, ...], wanted: list[str], content: list[str]) -> SearchH
     return hit
 
 
+# One read top to bottom (check, clauses, filters, plan, rank, answer), each step a call.
+# long: cutting it further would only pass its dozen locals from helper to helper
 def search(
     context: Context | int,
     q: str,
