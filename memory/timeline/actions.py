@@ -21,6 +21,26 @@ from memory.timeline.events import append_event, parse_event_ref
 MAX_REASON_CHARS = 1000
 
 
+def _checked_ref(ref: Any, reason: Any, extra: list[str] | None) -> int:
+    """The event sequence number `ref` names; InvalidRequest for the arguments
+    `cancel_action` refuses, before anything is locked."""
+    if extra:
+        raise InvalidRequest(
+            f"cancel_action takes ref and reason, not {', '.join(extra)}",
+            code="invalid_arguments",
+        )
+    if reason is not None and (not isinstance(reason, str) or len(reason) > MAX_REASON_CHARS):
+        raise InvalidRequest(
+            f"reason must be text of at most {MAX_REASON_CHARS} characters",
+            code="invalid_arguments",
+        )
+    if not isinstance(ref, str):
+        raise InvalidRequest(
+            'cancel_action needs `ref`, an action ref like "@e31"', code="invalid_ref"
+        )
+    return parse_event_ref(ref)
+
+
 def cancel_action(
     context_id: int,
     ref: Any,
@@ -40,21 +60,7 @@ def cancel_action(
     ref and reason, a reason that is not text of at most 1,000 characters); RuleViolation
     `unknown_ref` (no such event), `not_an_action`, `action_not_pending` (already delivered
     or cancelled). A retry under `idempotency_key` returns the first cancellation."""
-    if extra:
-        raise InvalidRequest(
-            f"cancel_action takes ref and reason, not {', '.join(extra)}",
-            code="invalid_arguments",
-        )
-    if reason is not None and (not isinstance(reason, str) or len(reason) > MAX_REASON_CHARS):
-        raise InvalidRequest(
-            f"reason must be text of at most {MAX_REASON_CHARS} characters",
-            code="invalid_arguments",
-        )
-    if not isinstance(ref, str):
-        raise InvalidRequest(
-            'cancel_action needs `ref`, an action ref like "@e31"', code="invalid_ref"
-        )
-    seq = parse_event_ref(ref)
+    seq = _checked_ref(ref, reason, extra)
     with transaction.atomic():
         lock_context(context_id)
         if idempotency_key is not None:
