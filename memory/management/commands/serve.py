@@ -8,10 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+if TYPE_CHECKING:
+    import uvicorn
 
 HELP = """Serve Morphz (HTTP + websockets) with uvicorn on HOST:PORT (default 127.0.0.1:8000).
 
@@ -165,7 +168,7 @@ class Command(BaseCommand):
         from uvicorn.supervisors import Multiprocess
 
         from morphz.embedded_db import stop_database
-        from morphz.protocol import HTTP_PROTOCOL, connection_limit, raise_descriptor_limit
+        from morphz.protocol import raise_descriptor_limit
         from morphz.supervisor import IndexerSupervisor, indexer_command
 
         raise_descriptor_limit()
@@ -189,22 +192,7 @@ class Command(BaseCommand):
                 indexer = IndexerSupervisor(
                     indexer_command(MANAGE_PY), stop_child=stop_process
                 ).start()
-            config = uvicorn.Config(
-                "morphz.asgi:application",
-                host=settings.HOST,
-                port=settings.PORT,
-                workers=workers,
-                log_level="info",
-                access_log=options["access_log"],
-                lifespan="off",
-                proxy_headers=False,
-                # uvicorn's own limits (docs/production.md); the header, body and send
-                # deadlines are added by the protocol class.
-                http=HTTP_PROTOCOL,
-                timeout_keep_alive=settings.MORPHZ_KEEP_ALIVE_TIMEOUT,
-                limit_concurrency=connection_limit(settings.MORPHZ_MAX_CONNECTIONS),
-                backlog=BACKLOG,
-            )
+            config = _uvicorn_config(workers, access_log=options["access_log"])
             self.stdout.write(
                 f"Morphz serving at http://{settings.HOST}:{settings.PORT}/ "
                 f"(admin: /admin/, API: /api/v1/; {workers} worker(s))"
@@ -227,3 +215,27 @@ class Command(BaseCommand):
             for number, handler in previous.items():
                 signal.signal(number, handler)
         self.stdout.write("Morphz stopped")
+
+
+def _uvicorn_config(workers: int, *, access_log: bool) -> uvicorn.Config:
+    """The uvicorn.Config serving morphz.asgi on HOST:PORT with our limits."""
+    import uvicorn
+
+    from morphz.protocol import HTTP_PROTOCOL, connection_limit
+
+    return uvicorn.Config(
+        "morphz.asgi:application",
+        host=settings.HOST,
+        port=settings.PORT,
+        workers=workers,
+        log_level="info",
+        access_log=access_log,
+        lifespan="off",
+        proxy_headers=False,
+        # uvicorn's own limits (docs/production.md); the header, body and send
+        # deadlines are added by the protocol class.
+        http=HTTP_PROTOCOL,
+        timeout_keep_alive=settings.MORPHZ_KEEP_ALIVE_TIMEOUT,
+        limit_concurrency=connection_limit(settings.MORPHZ_MAX_CONNECTIONS),
+        backlog=BACKLOG,
+    )
