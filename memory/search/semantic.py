@@ -172,7 +172,7 @@ def _vector(blob: bytes | memoryview | None, size: int | None = None) -> np.ndar
 
 
 NEAR = 20  # documents found by meaning alone, at most, per question
-NEAR_SCAN = 20000  # among the newest documents of the context (see `ranking._near`)
+NEAR_SCAN = 5000  # among the newest documents of the context (see `ranking._near`)
 NEAR_MIN = 0.35  # cosine a document must reach to be found by meaning alone
 
 

@@ -94,3 +94,16 @@ def test_a_change_of_model_re_embeds_in_the_background(release_team, endpoint, s
     assert embed_missing(limit=10) == 0
     assert embedding_progress() == {**before, "embedded": 2}
     assert Endpoint.seen[-1]["model"] == "concepts-2"
+
+
+def test_the_command_says_how_far_embedding_went(release_team, endpoint, settings):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    release_team.observe("Refund policy: money back within five days.", kind="tool_result")
+    drain()
+    settings.MORPHZ_EMBEDDINGS_MODEL = "concepts-3"
+    out = StringIO()
+    call_command("search_embeddings", stdout=out)
+    assert out.getvalue().strip() == f"openai:concepts-3@{endpoint}: 0 of 1 documents embedded (0%)"
