@@ -88,6 +88,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contexts/{slug}/actions/{seq}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending action
+         * @description Appends a `tool_result` delivering the action, "cancelled by {who}: {reason}", so it leaves the pending actions and the model reads why (R59). `not_an_action`, `action_not_pending` (already delivered or cancelled), `unknown_ref`.
+         */
+        post: operations["action_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contexts/{slug}/diff/": {
         parameters: {
             query?: never;
@@ -102,6 +122,30 @@ export interface paths {
         get: operations["diff"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contexts/{slug}/erasures/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tombstones of erased content
+         * @description Every API view: JSON only, bodies bounded before anything is read.
+         */
+        get: operations["erasures_list"];
+        put?: never;
+        /**
+         * Erase content from all history (R64)
+         * @description Masks whole events, frames (every revision), spans and patterns wherever they are stored or served: events, transactions, frames, revisions, evaluations, search, exports, diffs, as-of reads, and every context of the fork lineage. Sizes, ids, versions and relations stay; a tombstone per item says when, by whom and why. Takes a token of scope `erase` or `admin` (403 `scope_insufficient` otherwise).
+         */
+        post: operations["erasures_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -209,7 +253,7 @@ export interface paths {
         put?: never;
         /**
          * Fork the context at a version
-         * @description Creates an independent context whose history and state equal this one's at the end of `at_version` (default: now): events, frames with revisions, relations, transaction records, retirement windows, counters, settings and the search index. Answers its slug, a new token for it and `forked_from`. This context is untouched. Works on frozen contexts too.
+         * @description Creates an independent context whose history and state equal this one's at the end of `at_version` (default: now): events, frames with revisions, relations, transaction records, retirement windows, counters, settings and the search index. Answers its slug, a new token for it and `forked_from`. This context is untouched. Works on frozen contexts too. With `idempotency_key` (or the Idempotency-Key header) a retry whose first answer was lost gets the same fork and the same token; the key with other arguments or from another caller is 409 `idempotency_key_reused`.
          */
         post: operations["context_fork"];
         delete?: never;
@@ -307,7 +351,7 @@ export interface paths {
         };
         /**
          * The model protocol: instructions and memory tools for this context
-         * @description `instructions` (this context's settings filled in) and the memory tools (`context_tx`, `recall`, `search`, `read_event`, `frame`) in the OpenAI and the Anthropic function-calling shapes. The same is in the Python client, offline (`morphz_client.protocol`).
+         * @description `instructions` (this context's settings filled in) and the memory tools (`context_tx`, `recall`, `search`, `read_event`, `frame`, `cancel_action`) in the OpenAI and the Anthropic function-calling shapes. The same is in the Python client, offline (`morphz_client.protocol`).
          */
         get: operations["protocol_read"];
         put?: never;
@@ -369,7 +413,7 @@ export interface paths {
         put?: never;
         /**
          * Take a model reply apart
-         * @description Commits the reply's transactions (a `context_tx` tool call or a `(context-tx ...)` form in the text), runs its memory reads (results enter as `recall_result` observations), registers every other tool call as an action (refused in maintenance) and records the text as an `agent_message` with `delivers`. Each part succeeds or fails on its own; `feedback` is what the model reads next. 200 even when a part was rejected: see each part's `status`.
+         * @description Commits the reply's transactions (a `context_tx` tool call or a `(context-tx ...)` form in the text), runs its memory reads (results enter as `recall_result` observations), registers every other tool call as an action (refused in maintenance) and records the text as an `agent_message` with `delivers` (the markers removed from the text). A reply is one unit: when a transaction is rejected its actions and message are withheld (`on_rejection: proceed` writes them anyway); the memory reads run. A transaction given twice commits once. `feedback` is what the model reads next. 200 even when a part was rejected: see `rejected` and each part's `status`.
          */
         post: operations["replies_take_apart"];
         delete?: never;
@@ -426,6 +470,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Cancelling a pending action (R59): why, for the model to read. */
+        ActionCancelInRequest: {
+            /** @description why the action is cancelled; the model reads it in the cancellation */
+            reason?: string | null;
+        };
         /**
          * @description A serializer that refuses fields it does not declare: they are named first, together
          *     with every other field that fails, so `details` names each failing field.
@@ -452,7 +501,7 @@ export interface components {
             thread: string;
             size: number;
             tokens: number;
-            status: components["schemas"]["Status03fEnum"];
+            status: components["schemas"]["EventStatusEnum"];
             request: string | null;
             /** @description false when the item's idempotency_key found an earlier event */
             created: boolean;
@@ -460,6 +509,12 @@ export interface components {
         BulkEventList: {
             /** @description one per item, in the order sent */
             events: components["schemas"]["BulkEvent"][];
+        };
+        Cancellation: {
+            /** @description the cancellation: a tool_result delivering the action */
+            ref: string;
+            /** @description the action's ref */
+            cancels: string;
         };
         Context: {
             slug: string;
@@ -473,6 +528,12 @@ export interface components {
             frozen: boolean;
             /** @description `{slug, version, tick}` of the fork's source, else null */
             forked_from: unknown;
+            /** @description how written text is screened for secrets and card numbers: off, refuse, mask */
+            screening: string;
+            /** @description false when the context was imported from an export whose signature did not verify (by an admin, explicitly): its history is not proven to be the server's */
+            history_verified: boolean;
+            /** @description tombstones of erased content (GET erasures/) */
+            erasures: number;
         };
         ContextList: {
             contexts: components["schemas"]["Context"][];
@@ -506,6 +567,31 @@ export interface components {
          * @enum {string}
          */
         DirectionEnum: "ancestors" | "descendants" | "both";
+        /**
+         * @description A serializer that refuses fields it does not declare: they are named first, together
+         *     with every other field that fails, so `details` names each failing field.
+         */
+        ErasureInRequest: {
+            /** @description whole events and frames: ["@e12", "card-number", ...] */
+            refs?: string[];
+            /** @description parts of events' text */
+            spans?: components["schemas"]["SpanInRequest"][];
+            /** @description texts erased wherever they occur (card numbers however they are spaced) */
+            patterns?: string[];
+            /** @description why */
+            reason: string;
+        };
+        ErasureList: {
+            erasures: components["schemas"]["Tombstone"][];
+        };
+        ErasureOut: {
+            request: string;
+            erasures: components["schemas"]["Tombstone"][];
+            /** @description places masked per context of the lineage */
+            contexts: {
+                [key: string]: number;
+            };
+        };
         Error: {
             error: components["schemas"]["ErrorBody"];
         };
@@ -635,7 +721,7 @@ export interface components {
              *     * `retired` - retired
              *     * `recorded` - recorded
              */
-            status: components["schemas"]["Status03fEnum"];
+            status: components["schemas"]["EventStatusEnum"];
             /** @description waiting for an evaluation to claim it */
             pending: boolean;
             /** @description `open` or `delivered` for user requests and actions */
@@ -679,12 +765,14 @@ export interface components {
             seq: number;
             kind: string;
             thread: string;
-            status: components["schemas"]["Status03fEnum"];
+            status: components["schemas"]["EventStatusEnum"];
             size: number;
             offset: number;
             length: number;
             content: string;
             next_offset: number | null;
+            /** @description when the event or a span of it was erased: its tombstones (when, by whom, why; the text is masked) */
+            erased?: unknown[];
         };
         /** @description A cursor-paged list: the items under their plural name (in the subclass) and the cursor. */
         EventList: {
@@ -692,6 +780,13 @@ export interface components {
             next_cursor: string | null;
             events: components["schemas"]["Event"][];
         };
+        /**
+         * @description * `active` - active
+         *     * `retired` - retired
+         *     * `recorded` - recorded
+         * @enum {string}
+         */
+        EventStatusEnum: "active" | "retired" | "recorded";
         Fork: {
             /** @description the new context */
             slug: string;
@@ -715,6 +810,8 @@ export interface components {
             at_version?: number | null;
             /** @description default: `<source name> (fork at vN)` */
             name?: string | null;
+            /** @description a retry with the same key returns the first result and writes nothing (the Idempotency-Key header works too) */
+            idempotency_key?: string | null;
         };
         ForkedFrom: {
             slug: string;
@@ -730,7 +827,7 @@ export interface components {
         Frame: {
             id: string;
             revision: number;
-            status: components["schemas"]["StatusBbeEnum"];
+            status: components["schemas"]["FrameStatusEnum"];
             protected: boolean;
             /** @description ordered map written by the model */
             body: unknown;
@@ -759,7 +856,7 @@ export interface components {
         FrameDetail: {
             id: string;
             revision: number;
-            status: components["schemas"]["StatusBbeEnum"];
+            status: components["schemas"]["FrameStatusEnum"];
             protected: boolean;
             /** @description ordered map written by the model */
             body: unknown;
@@ -782,6 +879,13 @@ export interface components {
             next_cursor: string | null;
             frames: components["schemas"]["Frame"][];
         };
+        /**
+         * @description * `active` - active
+         *     * `retiring` - retiring
+         *     * `retired` - retired
+         * @enum {string}
+         */
+        FrameStatusEnum: "active" | "retiring" | "retired";
         HistoryPage: {
             /** @description pass as `history_before` for older revisions; null at the first */
             next_before: number | null;
@@ -803,12 +907,26 @@ export interface components {
          */
         LevelEnum: "ok" | "pressure" | "maintenance";
         /**
+         * @description * `withhold` - withhold
+         *     * `proceed` - proceed
+         * @enum {string}
+         */
+        OnRejectionEnum: "withhold" | "proceed";
+        /**
          * @description A serializer that refuses fields it does not declare: they are named first, together
          *     with every other field that fails, so `details` names each failing field.
          */
         PatchedContextPatchInRequest: {
-            /** @description true: every write is refused with 409 `context_frozen`; false: unfreeze */
+            /** @description true: every write is refused with 409 `context_frozen`; false: unfreeze (a frozen context is unfrozen by an admin-scope token only) */
             frozen?: boolean;
+            /**
+             * @description screening of written text for secrets and card numbers: off, refuse or mask (admin-scope tokens only)
+             *
+             *     * `off` - off
+             *     * `refuse` - refuse
+             *     * `mask` - mask
+             */
+            screening?: components["schemas"]["ScreeningEnum"];
         };
         PendingRelease: {
             frame: string;
@@ -875,6 +993,11 @@ export interface components {
              * @description answer as of the end of this version (R52), from the history
              */
             as_of?: number | null;
+            /**
+             * Format: int64
+             * @description read-your-writes with replicas (R68): answer from a state that holds at least this version (the caller's last commit or evaluation); also the Morphz-Min-Version header
+             */
+            min_version?: number;
         };
         Receipt: {
             version: number;
@@ -918,6 +1041,15 @@ export interface components {
              * @description id of the evaluation the reply answers
              */
             evaluation?: number | null;
+            /** @description the agent's own tool names: a call to any other name (not a memory tool) is refused `unknown_tool` instead of registered */
+            tools?: string[] | null;
+            /**
+             * @description `withhold` (default): a rejected transaction withholds the reply's actions and message; `proceed`: they are written all the same
+             *
+             *     * `withhold` - withhold
+             *     * `proceed` - proceed
+             */
+            on_rejection?: components["schemas"]["OnRejectionEnum"];
             /** @description a retry with the same key writes no part of the reply twice (the Idempotency-Key header works too) */
             idempotency_key?: string | null;
         };
@@ -926,7 +1058,10 @@ export interface components {
             reads: unknown[];
             actions: unknown[];
             message: unknown;
+            /** @description a transaction was rejected: the actions and message were withheld */
+            rejected: boolean;
             conflict: boolean;
+            hints: string[];
             version: number;
             tick: number;
             /** @description what the model should read next */
@@ -953,10 +1088,17 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /**
+         * @description * `off` - off
+         *     * `refuse` - refuse
+         *     * `mask` - mask
+         * @enum {string}
+         */
+        ScreeningEnum: "off" | "refuse" | "mask";
         SearchResult: {
             /** @description best first: `{type, id | ref, status, kind, thread, score, snippet, next}` */
             hits: unknown[];
-            /** @description how far the index is behind the facts: `{pending_intents, oldest_pending_seconds}` */
+            /** @description how far the index is behind the facts: `{pending_intents, oldest_pending_seconds, indexer: {state, restarts, last_exit}}` */
             lag: unknown;
             /** @description documents matching, counted up to 1000 (`total_exact` false beyond) */
             total: number;
@@ -967,19 +1109,46 @@ export interface components {
             query?: unknown;
         };
         /**
-         * @description * `active` - active
-         *     * `retired` - retired
-         *     * `recorded` - recorded
-         * @enum {string}
+         * @description A serializer that refuses fields it does not declare: they are named first, together
+         *     with every other field that fails, so `details` names each failing field.
          */
-        Status03fEnum: "active" | "retired" | "recorded";
+        SpanInRequest: {
+            /** @description the event, like @e12 */
+            ref: string;
+            /**
+             * Format: int64
+             * @description first character
+             */
+            start: number;
+            /**
+             * Format: int64
+             * @description character after the span
+             */
+            end: number;
+        };
         /**
-         * @description * `active` - active
-         *     * `retiring` - retiring
-         *     * `retired` - retired
+         * @description * `event` - event
+         *     * `frame` - frame
+         *     * `span` - span
+         *     * `pattern` - pattern
          * @enum {string}
          */
-        StatusBbeEnum: "active" | "retiring" | "retired";
+        TargetEnum: "event" | "frame" | "span" | "pattern";
+        Tombstone: {
+            id: number;
+            request: string;
+            target: components["schemas"]["TargetEnum"];
+            ref: string | null;
+            label: string | null;
+            matches: number;
+            reason: string;
+            erased_by: string;
+            /** Format: date-time */
+            erased_at: string;
+            /** @description context of the lineage asked on */
+            origin: string | null;
+            span?: number[];
+        };
         /**
          * @description A serializer that refuses fields it does not declare: they are named first, together
          *     with every other field that fails, so `details` names each failing field.
@@ -1394,6 +1563,113 @@ export interface operations {
             };
         };
     };
+    action_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                seq: number;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ActionCancelInRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cancellation"];
+                };
+            };
+            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict` (names each changed item), `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_large`: the body is over the size limit; nothing was written */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a transaction breaks a rule (`frame_exists`, `unknown_ref`, `frame_retired`, `frame_protected`, `request_pending`, ...); `details` lists each failing operation with its `index` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: too many requests; `details` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     diff: {
         parameters: {
             query: {
@@ -1436,6 +1712,160 @@ export interface operations {
             };
             /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: too many requests; `details` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    erasures_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureList"];
+                };
+            };
+            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: too many requests; `details` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    erasures_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ErasureInRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureOut"];
+                };
+            };
+            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `too_large`: the body is over the size limit; nothing was written */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a transaction breaks a rule (`frame_exists`, `unknown_ref`, `frame_retired`, `frame_protected`, `request_pending`, ...); `details` lists each failing operation with its `index` */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1703,6 +2133,8 @@ export interface operations {
                 kind?: "user_message" | "tool_result" | "agent_message" | "external_fact" | "action" | "recall_result" | "transaction";
                 /** @description page size */
                 limit?: number;
+                /** @description read-your-writes with replicas (R68): answer from a state that holds at least this version (the caller's last commit or evaluation); also the Morphz-Min-Version header */
+                min_version?: number;
                 /**
                  * @description * `active` - active
                  *     * `retired` - retired
@@ -1890,6 +2322,8 @@ export interface operations {
         parameters: {
             query?: {
                 length?: number;
+                /** @description read-your-writes with replicas (R68): answer from a state that holds at least this version (the caller's last commit or evaluation); also the Morphz-Min-Version header */
+                min_version?: number;
                 offset?: number;
             };
             header?: never;
@@ -2053,6 +2487,10 @@ export interface operations {
                 cursor?: string;
                 /** @description page size */
                 limit?: number;
+                /** @description read-your-writes with replicas (R68): answer from a state that holds at least this version (the caller's last commit or evaluation); also the Morphz-Min-Version header */
+                min_version?: number;
+                /** @description only frames citing this source (R63): an event ref like `@e42` or a frame id */
+                source?: string;
                 /**
                  * @description * `active` - active
                  *     * `retiring` - retiring
@@ -2123,6 +2561,8 @@ export interface operations {
                 history_before?: number;
                 /** @description revisions per page, newest first */
                 history_limit?: number;
+                /** @description read-your-writes with replicas (R68): answer from a state that holds at least this version (the caller's last commit or evaluation); also the Morphz-Min-Version header */
+                min_version?: number;
             };
             header?: never;
             path: {
@@ -2509,6 +2949,8 @@ export interface operations {
                 include_removed?: boolean;
                 /** @description page size */
                 limit?: number;
+                /** @description read-your-writes with replicas (R68): answer from a state that holds at least this version (the caller's last commit or evaluation); also the Morphz-Min-Version header */
+                min_version?: number;
                 name?: string;
                 object?: string;
                 subject?: string;
@@ -2673,6 +3115,8 @@ export interface operations {
                 kind?: "user_message" | "tool_result" | "agent_message" | "external_fact" | "action" | "recall_result" | "transaction" | "frame";
                 /** @description page size */
                 limit?: number;
+                /** @description read-your-writes with replicas (R68): answer from a state that holds at least this version (the caller's last commit or evaluation); also the Morphz-Min-Version header */
+                min_version?: number;
                 /** @description skip this many ranked hits (next page: the result's `next_offset`) */
                 offset?: number;
                 q: string;
@@ -2755,6 +3199,8 @@ export interface operations {
                 frame?: string;
                 /** @description page size */
                 limit?: number;
+                /** @description read-your-writes with replicas (R68): answer from a state that holds at least this version (the caller's last commit or evaluation); also the Morphz-Min-Version header */
+                min_version?: number;
                 /**
                  * @description * `committed` - committed
                  *     * `rejected` - rejected
