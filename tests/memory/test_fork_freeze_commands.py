@@ -43,14 +43,16 @@ def test_fork_command_prints_the_token_last(release_frame: Agent) -> None:
 
 
 def test_freeze_command_refuses_writes_until_unfrozen(release_frame: Agent) -> None:
-    assert _run("freeze_context", "release-team") == ["release-team is frozen"]
+    assert _run("freeze_context", "release-team") == ["release-team frozen"]
+    assert _run("freeze_context", "release-team") == ["release-team was already frozen"]
     with pytest.raises(ContextFrozen):
         release_frame.observe("refused")
     with pytest.raises(ContextFrozen):
         release_frame.commit("(context-tx (derive x (a b)))")
     with pytest.raises(ContextFrozen):
         release_frame.evaluate()
-    assert _run("freeze_context", "release-team", "--unfreeze") == ["release-team is not frozen"]
+    assert _run("freeze_context", "release-team", "--unfreeze") == ["release-team unfrozen"]
+    assert _run("freeze_context", "release-team", "--unfreeze") == ["release-team was not frozen"]
     assert release_frame.observe("accepted") == "@e44"
 
 

@@ -20,6 +20,11 @@ class Command(DataCommand):
         context = Context.objects.filter(slug=options["slug"]).first()
         if context is None:
             raise CommandError(f"no context {options['slug']!r}")
+        was_frozen = context.frozen
         context = set_frozen(context.pk, not options["unfreeze"])
-        state = "frozen" if context.frozen else "not frozen"
-        self.stdout.write(f"{context.slug} is {state}")
+        # Say what changed, so a second run is told apart from the first.
+        if context.frozen == was_frozen:
+            state = "was already frozen" if context.frozen else "was not frozen"
+        else:
+            state = "frozen" if context.frozen else "unfrozen"
+        self.stdout.write(f"{context.slug} {state}")
