@@ -357,7 +357,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         client = MorphzClient(url, token, context=os.environ.get("MORPHZ_CONTEXT") or None)
     except MorphzError as exc:
-        print(f"morphz-mcp: cannot reach Morphz at {url}: {exc}", file=sys.stderr)
+        # A server that answered (a wrong token, an unknown context) was reached: say so.
+        if isinstance(exc, MorphzAPIError):
+            print(f"morphz-mcp: Morphz at {url} answered {exc}", file=sys.stderr)
+        else:
+            print(f"morphz-mcp: cannot reach Morphz at {url}: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     current_client.set(client)
     build_server().run("stdio")

@@ -76,3 +76,20 @@ def test_stdio_is_quiet_one_line_per_error(make_client: Any, tmp_path: Path) -> 
     assert lines[0].startswith("morphz-mcp: ") and "Bob" in lines[0]
     verbose = _stderr_of_session(mz, tmp_path, "-v")
     assert len(verbose) > 3 and any("HTTP Request" in line for line in verbose), verbose
+
+
+def test_a_refused_token_is_not_called_unreachable(make_client: Any) -> None:
+    """A server that answered 401 was reached: the one line says what it answered."""
+    mz = make_client("mcp-refused")
+    env = {**os.environ, "MORPHZ_URL": str(mz._http.base_url).rstrip("/"), "MORPHZ_TOKEN": "mz_x"}
+    done = subprocess.run(
+        [str(COMMAND)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = done.stderr.splitlines()
+    assert done.returncode == 2 and len(lines) == 1, lines
+    assert "answered 401" in lines[0] and "cannot reach" not in lines[0], lines
