@@ -6,20 +6,11 @@ context's trivial GET from 8 ms to 2.55 s)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
 from api.serving import HeavyReadsPerToken
-
-
-def run_alone(coroutine: Coroutine[Any, Any, Any]) -> Any:
-    """Run `coroutine` on an event loop of its own thread: an earlier test of the session
-    may leave its loop marked running in the main thread, where asyncio.run refuses."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 def scope(path: str, token: str, method: str = "GET") -> dict[str, Any]:
@@ -55,7 +46,7 @@ def test_one_tokens_heavy_reads_run_one_at_a_time(settings: Any, path: str) -> N
     settings.MORPHZ_HEAVY_READS_PER_TOKEN = 1
     requests = [scope(f"/api/v1/contexts/a/{path}", "noisy") for _ in range(6)]
     requests += [scope(f"/api/v1/contexts/b/{path}", "quiet") for _ in range(2)]
-    peak = run_alone(peak_concurrency(requests))
+    peak = asyncio.run(peak_concurrency(requests))
     assert peak == {"Bearer noisy": 1, "Bearer quiet": 1}
 
 
@@ -64,7 +55,7 @@ def test_light_requests_and_writes_are_not_queued(settings: Any) -> None:
     requests = [scope("/api/v1/contexts/a/", "noisy") for _ in range(4)]
     requests += [scope("/api/v1/contexts/a/events/", "noisy", "POST") for _ in range(4)]
     requests += [scope("/api/v1/contexts/a/search/", "noisy") for _ in range(4)]
-    peak = run_alone(peak_concurrency(requests))
+    peak = asyncio.run(peak_concurrency(requests))
     assert peak == {"Bearer noisy": 12}
 
 
@@ -92,7 +83,7 @@ def test_an_answer_being_sent_holds_no_turn(settings: Any) -> None:
         never_read.set()
         await asyncio.gather(first, second)
 
-    run_alone(run())
+    asyncio.run(run())
 
 
 def test_a_sequential_callers_next_heavy_read_waits_out_the_rest(settings: Any) -> None:
@@ -113,7 +104,7 @@ def test_a_sequential_callers_next_heavy_read_waits_out_the_rest(settings: Any) 
         for _ in range(2):  # one after the other, never two at once
             await gate(scope("/api/v1/contexts/a/diff/", "t"), None, send)
 
-    run_alone(run())
+    asyncio.run(run())
     assert starts[1] - starts[0] >= 0.39
 
 
@@ -138,5 +129,5 @@ def test_a_callers_next_heavy_read_waits_out_the_rest(settings: Any) -> None:
             *(gate(scope("/api/v1/contexts/a/diff/", "t"), None, send) for _ in range(2))
         )
 
-    run_alone(run())
+    asyncio.run(run())
     assert starts[1] - starts[0] >= 0.39

@@ -53,8 +53,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
+    """Headless Chromium for the explorer's tests. Package scope: while Playwright's sync API
+    is open, its event loop counts as running in the main thread and asyncio.run() fails
+    there, so the browser closes when the explorer's tests are done (pytest-django runs
+    tests without a database last, after these)."""
     path = chromium_path()
     if path is None:
         message = "Chromium not found: apt-get install -y chromium (or set MORPHZ_CHROMIUM)"
