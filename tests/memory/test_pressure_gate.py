@@ -76,7 +76,7 @@ def test_compiled_state_lists_pending_actions(release_team):
     action = register_action(agent.context.pk, name="npm publish", arguments={"tag": "v1"}).event
     result = agent.evaluate()
     assert result["context"]["state"]["pending_actions"] == [
-        {"ref": action.ref, "thread": "main", "name": "npm publish"}
+        {"ref": action.ref, "thread": "main", "name": "npm publish", "ticks": 0, "stale": False}
     ]
     agent.observe("published", delivers=[action.ref])
     assert agent.evaluate()["context"]["state"]["pending_actions"] == []
