@@ -175,7 +175,8 @@ def test_real_orchestrator_replays_train_tasks_through_forks_and_the_audit_passe
     assert audit(out, tmp_path).ok
     # and so does a learned context written to after freezing
     learned = load_contexts(tmp_path)["travel"]
-    with learned.client() as client:
+    admin = issue_token(Context.objects.get(slug=learned.slug), scope="admin").raw  # unfreezes
+    with MorphzClient(live_server.url, admin, context=learned.slug) as client:
         client._request("PATCH", client._ctx(), json={"frozen": False})
         client.submit(
             ops=[{"op": "derive", "id": "late-note", "body": {"x": "y"}}],
