@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,10 +10,8 @@ from api.base import ContextAPIView
 from api.schema import READ_ERRORS, responses
 from api.serializers import RelationListQuery, query_data
 from api.shapes import RelationListSerializer
-from api.views.common import point_of
-from memory.read import lists as reads
+from memory.read.at import reading
 from memory.shapes import relation_json
-from memory.versions import asof
 
 
 class RelationListView(ContextAPIView):
@@ -30,14 +26,11 @@ class RelationListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(RelationListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("subject", "object", "name", "include_removed")}
-        point = point_of(self.ctx, query.get("as_of"))
-        if point is not None:
-            filters["as_of"] = point.version
+        at = reading(self.ctx, query.get("as_of"))
+        if at.as_of is not None:
+            filters["as_of"] = at.as_of
         after = self.cursor_after(query, filters, int) or 0
-        page = (
-            reads.list_relations if point is None else partial(asof.relations_as_of, point=point)
-        )(
-            self.ctx,
+        page = at.relations(
             subject=filters["subject"],
             object_id=filters["object"],
             name=filters["name"],
