@@ -18,89 +18,14 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from memory.errors import MorphzError
+from memory.errors import ErrorCode, MorphzError
 
 log = logging.getLogger(__name__)
 
-# The error registry: every code a client can meet, with the HTTP status of a response that
-# carries it as `error.code`. A rejected transaction answers with its first failing operation's
-# code (422) and lists every failing operation in `details`.
-# docs/transactions.md and docs/rest.md say what each code means and what to do about it.
-# A code missing here is a programming error: tests/api/test_error_registry.py reads every code
-# the source raises and fails on an unlisted one (at run time it would answer 500).
-STATUS_BY_CODE: dict[str, int] = {
-    # 400: the request itself is malformed
-    "parse_error": 400,
-    "invalid_request": 400,
-    "invalid_kind": 400,
-    "invalid_cursor": 400,
-    "invalid_base_version": 400,
-    "invalid_ref": 400,
-    "invalid_offset": 400,
-    "invalid_length": 400,
-    "invalid_host": 400,
-    "invalid_depth": 400,
-    "invalid_direction": 400,
-    "invalid_flag": 400,
-    "invalid_frame_id": 400,
-    "invalid_limit": 400,
-    "invalid_max_nodes": 400,
-    "invalid_query": 400,
-    "invalid_status": 400,
-    "invalid_thread": 400,
-    "invalid_time": 400,
-    "invalid_type": 400,
-    "invalid_view_version": 400,
-    "invalid_arguments": 400,
-    "unknown_evaluation": 400,
-    "invalid_version": 400,
-    "invalid_export": 400,
-    "invalid_signature": 400,
-    "conflicting_filters": 400,
-    # 401, 403, 404, 405, 406: who may ask what
-    "not_authenticated": 401,
-    "permission_denied": 403,
-    "scope_insufficient": 403,
-    "not_found": 404,
-    "method_not_allowed": 405,
-    "not_acceptable": 406,
-    # 409: the state moved or forbids it now; re-read and retry
-    "conflict": 409,
-    "stale_cursor": 409,
-    "stale_view": 409,
-    "maintenance_required": 409,
-    "idempotency_key_reused": 409,
-    "context_exists": 409,
-    "context_frozen": 409,
-    # 413, 415, 429: size, media type, rate
-    "too_large": 413,
-    "unsupported_media_type": 415,
-    "throttled": 429,
-    # 422: a transaction or an append broke a rule
-    "rule_violation": 422,
-    "unknown_ref": 422,
-    "unknown_relation": 422,
-    "self_citation": 422,
-    "frame_exists": 422,
-    "frame_retired": 422,
-    "frame_protected": 422,
-    "relation_exists": 422,
-    "not_observation": 422,
-    "request_pending": 422,
-    # A reply taken apart (R57, R59; docs/agents.md): refusals of one part of a reply, and
-    # a pending action's cancellation
-    "unknown_tool": 400,
-    "duplicate_transaction": 409,
-    "reply_rejected": 409,
-    "not_an_action": 422,
-    "action_not_pending": 409,
-    "not_erasable": 422,
-    "secret_detected": 422,
-    # 500: our fault, logged
-    "internal_error": 500,
-    # 503: PostgreSQL unreachable; nothing was written
-    "database_unavailable": 503,
-}
+# The error registry, derived from `ErrorCode` (memory/errors.py), which declares every code a
+# client can meet with the HTTP status of a response that carries it as `error.code`.
+# A code missing there is a programming error: at run time it would answer 500.
+STATUS_BY_CODE: dict[str, int] = {code.value: code.status for code in ErrorCode}
 # Seconds a client should wait before retrying while PostgreSQL is unreachable.
 RETRY_AFTER_SECONDS = 1
 
