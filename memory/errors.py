@@ -98,57 +98,65 @@ class ErrorCode(StrEnum):
 
 
 class MorphzError(Exception):
-    """Base for domain errors. `code` is stable; `details` is a JSON-able list."""
+    """Base for domain errors. `code` is stable and decides the HTTP status; `details` is a
+    JSON-able list."""
 
-    code = "invalid_request"
+    code: ErrorCode = ErrorCode.INVALID_REQUEST
 
-    def __init__(self, message: str, *, code: str | None = None, details: list[Any] | None = None):
+    def __init__(
+        self, message: str, *, code: ErrorCode | None = None, details: list[Any] | None = None
+    ):
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
         self.details = details or []
 
+    @property
+    def status(self) -> int:
+        """The HTTP status of a response carrying this error."""
+        return self.code.status
+
 
 class InvalidRequest(MorphzError):
-    code = "invalid_request"
+    code = ErrorCode.INVALID_REQUEST
 
 
 class NotFound(MorphzError):
-    code = "not_found"
+    code = ErrorCode.NOT_FOUND
 
 
 class ParseError(MorphzError):
-    code = "parse_error"
+    code = ErrorCode.PARSE_ERROR
 
 
 class RuleViolation(MorphzError):
     """A transaction broke a rule; `details` lists each failing operation with its index."""
 
-    code = "rule_violation"
+    code = ErrorCode.RULE_VIOLATION
 
 
 class Conflict(MorphzError):
-    code = "conflict"
+    code = ErrorCode.CONFLICT
 
 
 class StaleCursor(MorphzError):
-    code = "stale_cursor"
+    code = ErrorCode.STALE_CURSOR
 
 
 class StaleView(MorphzError):
-    code = "stale_view"
+    code = ErrorCode.STALE_VIEW
 
 
 class MaintenanceRequired(MorphzError):
-    code = "maintenance_required"
+    code = ErrorCode.MAINTENANCE_REQUIRED
 
 
 class ContextFrozen(MorphzError):
     """The context is frozen (R54): every write is refused; reads, recall, search and forks
     still work."""
 
-    code = "context_frozen"
+    code = ErrorCode.CONTEXT_FROZEN
 
     def __init__(self, slug: str) -> None:
         super().__init__(
@@ -163,7 +171,7 @@ class TokenNotLive(MorphzError):
     write's own check found (`memory.contexts.send_token_check`, sent after the context row
     lock): nothing was written, and nothing is recorded against the context."""
 
-    code = "not_authenticated"
+    code = ErrorCode.NOT_AUTHENTICATED
 
     def __init__(self) -> None:
         super().__init__("unknown or revoked token")

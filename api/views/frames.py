@@ -19,6 +19,7 @@ from api.shapes import (
     RevisionSerializer,
 )
 from api.views.common import point_of, receipt_response
+from memory.errors import ErrorCode
 from memory.models import Context
 from memory.read import lists as reads
 from memory.read.lists import frame_view
@@ -81,7 +82,7 @@ class FrameListView(ContextAPIView):
         if point is None or filters["source"]:
             if point is not None:
                 raise ApiError(
-                    "conflicting_filters",
+                    ErrorCode.CONFLICTING_FILTERS,
                     "source lists the frames citing it now; it cannot be combined with as_of",
                     [{"field": "source"}, {"field": "as_of"}],
                 )
