@@ -14,7 +14,7 @@ from typing import Any, cast
 from django.db import transaction
 from django.utils import timezone
 
-from memory.errors import Conflict, InvalidRequest, RuleViolation
+from memory.errors import Conflict, ErrorCode, InvalidRequest, RuleViolation
 from memory.kinds import ACTION, APPENDABLE_KINDS, REQUEST_DELIVERED, REQUEST_OPEN, USER_MESSAGE
 from memory.limits import MAX_BULK_EVENTS, MAX_DELIVERS
 from memory.locking import LockedContext, context_gate, lock_context, refuse_frozen
@@ -66,7 +66,9 @@ def append_events(
 
 
 def _check_item(index: int, item: Any, replaying: bool = False) -> _Item:
-    def bad(message: str, field: str, code: str = "invalid_request") -> InvalidRequest:
+    def bad(
+        message: str, field: str, code: ErrorCode = ErrorCode.INVALID_REQUEST
+    ) -> InvalidRequest:
         return InvalidRequest(
             f"events[{index}]: {message}",
             code=code,
@@ -88,7 +90,7 @@ def _check_item(index: int, item: Any, replaying: bool = False) -> _Item:
         raise bad(
             f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}",
             "kind",
-            "invalid_kind",
+            ErrorCode.INVALID_KIND,
         )
     content = item.get("content")
     problem = content_problem(kind, content, replaying=replaying)
@@ -119,13 +121,13 @@ def _key_reused(index: int, key: str, first: Event, first_index: int | None) -> 
         return Conflict(
             f"events[{index}]: idempotency_key {key!r} is also the key of events[{first_index}] "
             "of this batch, a different event",
-            code="idempotency_key_reused",
+            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
             details=[{"index": index, "other_index": first_index}],
         )
     return Conflict(
         f"events[{index}]: idempotency_key {key!r} was already used for a different "
         f"event ({first.ref})",
-        code="idempotency_key_reused",
+        code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
         details=[{"index": index, "ref": first.ref}],
     )
 
@@ -247,6 +249,6 @@ def _check_batch_deliveries(
         raise RuleViolation(
             "delivers must name user requests or actions of this context: "
             + ", ".join(f"{p['ref']} {p['problem']}" for p in problems),
-            code="unknown_ref",
+            code=ErrorCode.UNKNOWN_REF,
             details=[{"ref": p["ref"]} for p in problems],
         )

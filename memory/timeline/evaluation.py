@@ -9,7 +9,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from memory.broadcast import broadcast_after_commit
-from memory.errors import Conflict, InvalidRequest
+from memory.errors import Conflict, ErrorCode, InvalidRequest
 from memory.kinds import EXTERNAL_FACT_KINDS
 from memory.locking import context_gate, lock_context_model, refuse_frozen
 from memory.models import Context, Evaluation, Event
@@ -180,7 +180,7 @@ def _earlier_result(
     if existing.continuation != continuation or (thread or "main") != existing.thread:
         raise Conflict(
             f"idempotency_key {idempotency_key!r} was used for a different evaluation",
-            code="idempotency_key_reused",
+            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
         )
     return {**existing.result, "id": existing.pk}
 

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.broadcast import broadcast_after_commit
-from memory.errors import Conflict, InvalidRequest, MaintenanceRequired, RuleViolation
+from memory.errors import Conflict, ErrorCode, InvalidRequest, MaintenanceRequired, RuleViolation
 from memory.kinds import (
     ACTION,
     APPENDABLE_KINDS,
@@ -49,7 +49,7 @@ def check_thread(thread: str | None) -> str:
     if not is_thread_name(thread):
         raise InvalidRequest(
             f"thread must be 1-{THREAD_MAX} characters: letters, digits, '.', '_', ':', '-'",
-            code="invalid_thread",
+            code=ErrorCode.INVALID_THREAD,
             details=[{"field": "thread"}],
         )
     return thread
@@ -86,7 +86,7 @@ def append_event(
     if kind not in APPENDABLE_KINDS:
         raise InvalidRequest(
             f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}",
-            code="invalid_kind",
+            code=ErrorCode.INVALID_KIND,
             details=[{"field": "kind"}],
         )
     return _append(
@@ -208,7 +208,7 @@ def _append_locked(
             if not same_event(existing, kind, content, payload, thread, delivered_seqs):
                 raise Conflict(
                     f"idempotency_key {idempotency_key!r} was already used for a different event ({existing.ref})",
-                    code="idempotency_key_reused",
+                    code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
                     details=[{"ref": existing.ref}],
                 )
             return AppendResult(existing, created=False)
@@ -229,23 +229,25 @@ def _append_locked(
     return AppendResult(event, created=True)
 
 
-def content_problem(kind: str, content: Any, *, replaying: bool = False) -> tuple[str, str] | None:
+def content_problem(
+    kind: str, content: Any, *, replaying: bool = False
+) -> tuple[str, ErrorCode] | None:
     """(message, code) of what is wrong with an event's `content`, or None: a string of at
     most MAX_CONTENT_CHARS characters without NUL; a user message must say something (an
     empty one would open a request (R3) that asks for nothing). Other kinds may be empty:
     a tool can print nothing. `replaying`: history being rebuilt was admitted when it was
     written, so only the storage rules apply (an older version let blank messages in)."""
     if not isinstance(content, str):
-        return "content must be a string", "invalid_request"
+        return "content must be a string", ErrorCode.INVALID_REQUEST
     if len(content) > MAX_CONTENT_CHARS:
-        return f"content is longer than {MAX_CONTENT_CHARS} characters", "too_large"
+        return f"content is longer than {MAX_CONTENT_CHARS} characters", ErrorCode.TOO_LARGE
     if "\x00" in content:
-        return "content must not contain NUL characters", "invalid_request"
+        return "content must not contain NUL characters", ErrorCode.INVALID_REQUEST
     if replaying:
         return None
     if kind == USER_MESSAGE and not any(c.isprintable() and not c.isspace() for c in content):
         # Only spaces or invisible characters (zero-width space, BOM): nothing is asked.
-        return "a user_message must have content (it opens a request)", "invalid_request"
+        return "a user_message must have content (it opens a request)", ErrorCode.INVALID_REQUEST
     return None
 
 
@@ -343,6 +345,6 @@ def _check_delivery_targets(context_id: int, seqs: list[int]) -> None:
             + ", ".join(
                 [f"{r} does not exist" for r in missing] + [f"{r} is not a request" for r in bad]
             ),
-            code="unknown_ref",
+            code=ErrorCode.UNKNOWN_REF,
             details=[{"ref": r} for r in missing + bad],
         )

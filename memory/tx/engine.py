@@ -21,6 +21,7 @@ from memory.broadcast import broadcast_after_commit
 from memory.contexts import send_token_check
 from memory.errors import (
     Conflict,
+    ErrorCode,
     InvalidRequest,
     MorphzError,
     RuleViolation,
@@ -83,7 +84,8 @@ def check_evaluation(context_id: int, evaluation_id: int | None) -> None:
         and not Evaluation.objects.filter(pk=evaluation_id, context_id=context_id).exists()
     ):
         raise InvalidRequest(
-            f"evaluation {evaluation_id} does not belong to this context", code="unknown_evaluation"
+            f"evaluation {evaluation_id} does not belong to this context",
+            code=ErrorCode.UNKNOWN_EVALUATION,
         )
 
 
@@ -237,7 +239,7 @@ def _decide(
     if base > context.version:
         raise InvalidRequest(
             f"base_version {base} is ahead of the context's version {context.version}",
-            code="invalid_base_version",
+            code=ErrorCode.INVALID_BASE_VERSION,
         )
     check_evaluation(context.pk, submission.evaluation_id)
     loader = SqlLoader(context.pk)
@@ -358,7 +360,7 @@ def _earlier_commit(context_pk: int, key: str, request_hash: str) -> CommitResul
         raise Conflict(
             f"idempotency_key {key!r} was used for a different transaction "
             f"(committed as transaction {pk}); use a new key for a new transaction",
-            code="idempotency_key_reused",
+            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
             details=[{"field": "idempotency_key", "transaction": pk}],
         )
     return CommitResult(record_id=pk, event_seq=seq, receipt=dict(receipt or {}), replayed=True)
