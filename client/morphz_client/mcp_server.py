@@ -119,7 +119,7 @@ def _frames_page(
 # long: one closure per MCP tool, registered on the server it builds; each is short
 def build_server(instructions: str | None = None) -> MCPServer:
     """The MCP server; tools act through `current_client`."""
-    from morphz_client.protocol import instructions as offline_instructions
+    from morphz_protocol import instructions as offline_instructions
 
     server = MCPServer(
         "morphz",
