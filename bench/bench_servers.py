@@ -152,9 +152,9 @@ def interleaved_commits(
     import urllib3
     from django.core.handlers.wsgi import WSGIHandler
 
-    from api.serving import run_wsgi
     from memory.models import Context
     from memory.tx.engine import submit_transaction
+    from morphz.serving import run_wsgi
 
     kinds = ["in-process"] + (["django"] if through_django else [])
     kinds += ["http", "httpx"] if url else []
