@@ -22,7 +22,7 @@ def _escape(match: re.Match[str]) -> str:
     return _ESCAPES.get(char) or f"\\u{ord(char):04x}"
 
 
-def _format_string(value: str) -> str:
+def format_string(value: str) -> str:
     """Bare when it is a plain word, else quoted, escaping only what must be escaped."""
     if _BARE_RE.match(value):
         return value
@@ -36,7 +36,7 @@ def _quote(value: str) -> str:
 def _format_value(value: BodyValue) -> str:
     """A value in a position that holds values: element of a list, or a field's value."""
     if isinstance(value, str):
-        return _format_string(value)
+        return format_string(value)
     if isinstance(value, list):
         return "[" + " ".join(_format_value(item) for item in value) + "]"
     return "{" + " ".join(_format_field(key, item) for key, item in value.items()) + "}"
@@ -50,7 +50,7 @@ def _format_field(key: str, value: BodyValue) -> str:
     else:
         # Strings, and the lists and maps the plain forms cannot write: [], [x], {}.
         inner = _format_value(value)
-    return f"({_format_string(key)} {inner})"
+    return f"({format_string(key)} {inner})"
 
 
 def _format_op(op: Mapping[str, Any]) -> str:
@@ -88,6 +88,6 @@ def canonical_text(checked: Transaction) -> str:
         # The reason is prose, so it is always quoted, as in the design document.
         lines.append(f"  (reason {_quote(checked['reason'])})")
     if checked["thread"] is not None:
-        lines.append(f"  (thread {_format_string(checked['thread'])})")
+        lines.append(f"  (thread {format_string(checked['thread'])})")
     lines.extend(f"  {_format_op(op)}" for op in checked["ops"])
     return "\n".join(lines) + ")"
