@@ -9,8 +9,8 @@ from typing import Any, Final
 from memory.tx.lang.jsonform import validate_json
 from memory.tx.lang.names import BodyValue, Transaction
 
-# Printed bare: plain ASCII words. Any atom would read back the same, but the design document
-# quotes prose, Chinese text and paths ("dist/"), and following it keeps its examples canonical.
+# Printed bare: plain ASCII words. Any atom would read back the same, but the worked examples
+# (docs/design.md) quote prose, Chinese text and paths ("dist/"): following them keeps them canonical.
 _BARE_RE: Final = re.compile(r"[A-Za-z0-9._@:+-]+\Z")
 # Control characters and the Unicode line separators would break the one-line layout.
 _ESCAPE_RE: Final = re.compile('[\\\\"\x00-\x1f\x7f-\x9f\u2028\u2029]')
@@ -85,7 +85,7 @@ def canonical_text(checked: Transaction) -> str:
     if checked["base_version"] is not None:
         lines.append(f"  (base-version {checked['base_version']})")
     if checked["reason"] is not None:
-        # The reason is prose, so it is always quoted, as in the design document.
+        # The reason is prose, so it is always quoted, as in docs/design.md.
         lines.append(f"  (reason {_quote(checked['reason'])})")
     if checked["thread"] is not None:
         lines.append(f"  (thread {format_string(checked['thread'])})")
