@@ -6,7 +6,7 @@
 Starts `uvicorn morphz.asgi:application` on a free loopback port against the benchmark
 database (bench/common.py; MORPHZ_BENCH_DB, default `morphz_bench_http` here) and prints:
 
-- commit p50/p99 over one keep-alive HTTP connection: the design document's first transaction
+- commit p50/p99 over one keep-alive HTTP connection: the first worked example's transaction (docs/design.md)
   (derive, revise, relate, retire a 200-line log), each on fresh targets (context: its ratio to in-process is the scaling table's);
 - STATE-Bench train trajectories (../shared/benchdata/state-bench/train_trajectories, 300
   conversations) appended through the API by 4 parallel keep-alive clients, each

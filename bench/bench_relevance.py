@@ -142,7 +142,7 @@ class Group:
 def demo_group() -> Group:
     import tempfile
 
-    from memory.demo.loader import load_demo
+    from memory.demo.player import load_demo
     from memory.models import Context
 
     load_demo(Path(tempfile.mkdtemp()))

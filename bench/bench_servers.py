@@ -7,7 +7,7 @@ adapters, in one run, on one database, one worker each.
 
 For each stack (bench/serving_apps.py names the applications) it starts the server, then:
 
-- commit p50 over one keep-alive connection (the design document's first transaction on
+- commit p50 over one keep-alive connection (the first worked example's transaction (docs/design.md) on
   fresh targets), next to the in-process commit p50 of the same transaction measured in
   this process in the same run: the ratio is the HTTP overhead (target <= 2x);
 - append throughput: 4 parallel keep-alive clients, one context each, small events;
@@ -152,9 +152,9 @@ def interleaved_commits(
     import urllib3
     from django.core.handlers.wsgi import WSGIHandler
 
-    from api.serving import run_wsgi
     from memory.models import Context
     from memory.tx.engine import submit_transaction
+    from morphz.serving import run_wsgi
 
     kinds = ["in-process"] + (["django"] if through_django else [])
     kinds += ["http", "httpx"] if url else []

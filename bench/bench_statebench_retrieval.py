@@ -13,7 +13,7 @@ on itself) whose `task_type` is the test task's (labels are read here, for scori
 hit@3: some learning of the three scores >= 0.5; precision@3: their mean score; MRR: 1 / the
 rank of the first learning scoring >= 0.5. The baselines: `bm25s` over the transcripts, and
 `wordllama` embeddings (its model ships inside the wheel) with cosine similarity, as the
-seed's Mem0 reference agent retrieves. Ends with
+the Mem0 reference agent retrieves. Ends with
 `retrieval hit@3: morphz=0.xx bm25=0.yy vector=0.zz` (overall).
 """
 

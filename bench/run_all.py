@@ -11,7 +11,7 @@ by compile) and `commits` (where every commit lands): history events (retired ob
 written in bulk by SQL: seeding, not the engine) are added up to each size, then every
 figure is measured (the recall graph has a context of its own):
 
-- commit: the design document's first transaction in-process, in turn with the same rows
+- commit: the first worked example's transaction (docs/design.md) in-process, in turn with the same rows
   written by hand-written SQL (one psycopg transaction each): ratio <= 1.5;
 - HTTP commit: the same transaction over keep-alive HTTP (the served app, morphz.asgi under
   uvicorn, one worker), in turn with the in-process commits: ratio of the p50s <= 2, sent

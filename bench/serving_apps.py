@@ -3,7 +3,7 @@
 Each ASGI variant routes websockets exactly as morphz/asgi.py does (Channels) and differs only
 in how plain HTTP reaches Django:
 
-- `onehop`       our own bridge, api/serving.py (one executor-thread hop per request);
+- `onehop`       our own bridge, morphz/serving.py (one executor-thread hop per request);
 - `a2wsgi_app`   the a2wsgi library's WSGI-to-ASGI middleware around Django's WSGI handler;
 - `django_asgi`  Django's own ASGI handler (sync middleware and views hop threads);
 - `wsgi`         Django's WSGI handler, for a WSGI server (HTTP only: websockets would need
@@ -22,7 +22,7 @@ ensure_database()
 
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 
-from api.serving import CollectAfterLargeBodies, OneHopHTTP  # noqa: E402
+from morphz.serving import CollectAfterLargeBodies, OneHopHTTP  # noqa: E402
 
 wsgi = CollectAfterLargeBodies(get_wsgi_application())  # django.setup() before models
 

@@ -32,7 +32,7 @@ def uvicorn_command(port: int, *, workers: int = 1) -> list[str]:
         "--http",
         "morphz.protocol:MorphzHttpProtocol",
         "--lifespan",
-        "off",
+        "on",
         "--no-access-log",
         "--log-level",
         "warning",

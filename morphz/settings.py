@@ -173,7 +173,7 @@ MORPHZ_KEEP_ALIVE_TIMEOUT = env_int("MORPHZ_KEEP_ALIVE_TIMEOUT", 5, minimum=1, m
 # Open connections one server process keeps; 0 derives it from the file-descriptor limit.
 MORPHZ_MAX_CONNECTIONS = env_int("MORPHZ_MAX_CONNECTIONS", 0, minimum=0)
 # Heavy reads (diff, export, long lists) one token runs at once; more wait their turn
-# without holding a worker thread (api/serving.py, HeavyReadsPerToken).
+# without holding a worker thread (morphz/serving.py, HeavyReadsPerToken).
 MORPHZ_HEAVY_READS_PER_TOKEN = env_int("MORPHZ_HEAVY_READS_PER_TOKEN", 1, minimum=1)
 # After a heavy read, its caller's turn rests this many times as long as the answer took to
 # build: one caller's heavy reads use at most 1 / (1 + rest) of a worker's time.

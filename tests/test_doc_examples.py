@@ -79,7 +79,7 @@ def test_the_example_runs_as_written(
     from django.db import connection
 
     if example.demo:
-        from memory.demo.loader import load_demo
+        from memory.demo.player import load_demo
 
         token, slug = load_demo(tmp_path).token, "demo"
         assert token

@@ -26,9 +26,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from morphz_protocol import TOOLS
+
 from morphz_client.client import MorphzClient
 from morphz_client.errors import prompt_text
-from morphz_client.protocol import TOOLS
 
 __all__ = [
     "ChatModel",

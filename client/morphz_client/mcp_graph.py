@@ -20,9 +20,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from morphz_client.client import MorphzClient
 from morphz_client.errors import ConflictError, MorphzAPIError, TooLargeError
+from morphz_client.mcp_calls import tool_call
 from morphz_client.mcp_names import NameProblem, entity_frame_id, legacy_frame_id, relation_name
 from morphz_client.mcp_names import relation_type as type_of_relation
-from morphz_client.mcp_server import _call
 from morphz_client.mcp_snapshot import snapshot_of
 
 ENTITY_KEYS = ("name", "entityType", "observations")
@@ -79,7 +79,7 @@ class Graph:
     def current(self) -> Iterator[int]:
         """Hold the copy at the context's current version (yielded) while reading it."""
         with self.snap.lock:
-            yield _call(lambda: self.snap.refresh(self.mz, pages))
+            yield tool_call(lambda: self.snap.refresh(self.mz, pages))
 
     # -- reads (with the copy held current) ------------------------------------------------
 

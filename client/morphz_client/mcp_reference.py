@@ -37,6 +37,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
+from morphz_client.mcp_calls import request_client
 from morphz_client.mcp_graph import (
     Graph,
     checked_relation_name,
@@ -49,7 +50,6 @@ from morphz_client.mcp_graph import (
     search_nodes_of,
 )
 from morphz_client.mcp_names import NameProblem, relation_name
-from morphz_client.mcp_server import _client
 
 __all__ = ["REFERENCE_TOOLS", "add_reference_tools"]
 
@@ -284,21 +284,21 @@ def add_reference_tools(server: MCPServer) -> None:
     @server.tool(annotations=write("Create Entities", False))
     def create_entities(entities: list[Entity]) -> CallToolResult:
         """Create multiple new entities in the knowledge graph"""
-        created = _create_entities(Graph(_client()), entities)
+        created = _create_entities(Graph(request_client()), entities)
         return _answer(created, {"entities": created})
 
     @server.tool(annotations=write("Create Relations", False))
     def create_relations(relations: list[Relation]) -> CallToolResult:
         """Create multiple new relations between entities in the knowledge graph. Relations
         should be in active voice"""
-        created = _create_relations(Graph(_client()), relations)
+        created = _create_relations(Graph(request_client()), relations)
         return _answer(created, {"relations": created})
 
     @server.tool(annotations=write("Add Observations", False))
     def add_observations(observations: list[ObservationAddition]) -> CallToolResult:
         """Add new observations to existing entities in the knowledge graph"""
         added = _change_observations(
-            Graph(_client()),
+            Graph(request_client()),
             [(o.entityName, o.contents) for o in observations],
             lambda old, new: old + [c for c in new if c not in old],
             missing_is_error=True,
@@ -313,14 +313,14 @@ def add_reference_tools(server: MCPServer) -> None:
     @server.tool(annotations=write("Delete Entities", True))
     def delete_entities(entityNames: list[str]) -> CallToolResult:
         """Delete multiple entities and their associated relations from the knowledge graph"""
-        _delete_entities(Graph(_client()), entityNames)
+        _delete_entities(Graph(request_client()), entityNames)
         return _done("Entities deleted successfully")
 
     @server.tool(annotations=write("Delete Observations", True))
     def delete_observations(deletions: list[ObservationDeletion]) -> CallToolResult:
         """Delete specific observations from entities in the knowledge graph"""
         _change_observations(
-            Graph(_client()),
+            Graph(request_client()),
             [(d.entityName, d.observations) for d in deletions],
             lambda old, gone: [o for o in old if o not in gone],
             missing_is_error=False,
@@ -331,7 +331,7 @@ def add_reference_tools(server: MCPServer) -> None:
     @server.tool(annotations=write("Delete Relations", True))
     def delete_relations(relations: list[Relation]) -> CallToolResult:
         """Delete multiple relations from the knowledge graph"""
-        _delete_relations(Graph(_client()), relations)
+        _delete_relations(Graph(request_client()), relations)
         return _done("Relations deleted successfully")
 
     @server.tool(annotations=read)
@@ -341,7 +341,7 @@ def add_reference_tools(server: MCPServer) -> None:
     ) -> CallToolResult:
         """Read the entire knowledge graph (Morphz: a graph of more than about 1 MB comes
         in pages: pass back nextCursor as cursor; limit caps the entities per page)"""
-        graph = Graph(_client())
+        graph = Graph(request_client())
         with graph.current():
             answer = read_graph_page(graph, limit, cursor)
         return _answer(answer, answer)
@@ -349,14 +349,14 @@ def add_reference_tools(server: MCPServer) -> None:
     @server.tool(annotations=read)
     def search_nodes(query: str) -> CallToolResult:
         """Search for nodes in the knowledge graph based on a query"""
-        graph = Graph(_client())
+        graph = Graph(request_client())
         with graph.current():
             return _graph(*search_nodes_of(graph, query))
 
     @server.tool(annotations=read)
     def open_nodes(names: list[str]) -> CallToolResult:
         """Open specific nodes in the knowledge graph by their names"""
-        graph = Graph(_client())
+        graph = Graph(request_client())
         with graph.current():
             return _graph(*open_nodes_of(graph, names))
 

@@ -29,8 +29,6 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable
-from contextvars import ContextVar
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -40,12 +38,9 @@ from pydantic import ConfigDict, Field
 
 from morphz_client.client import MorphzClient
 from morphz_client.errors import MorphzAPIError, MorphzError, TooLargeError, prompt_text
+from morphz_client.mcp_calls import current_client, request_client, tool_call
 
 __all__ = ["build_server", "current_client", "main", "server_version"]
-
-# The client serving the request being handled: set per HTTP request by the mounted app,
-# or once for the stdio server.
-current_client: ContextVar[MorphzClient] = ContextVar("morphz_mcp_client")
 
 
 def server_version() -> str:
@@ -56,23 +51,6 @@ def server_version() -> str:
         return version("morphz-client")
     except PackageNotFoundError:
         return "0+unknown"
-
-
-def _client() -> MorphzClient:
-    try:
-        return current_client.get()
-    except LookupError:
-        raise ToolError("no Morphz context for this request (missing or unknown token)") from None
-
-
-def _call(fn: Callable[[], Any]) -> Any:
-    try:
-        return fn()
-    except MorphzAPIError as exc:
-        details = f" details: {json.dumps(exc.details, ensure_ascii=False)}" if exc.details else ""
-        raise ToolError(f"{exc.code}: {exc.message}{details}") from None
-    except MorphzError as exc:
-        raise ToolError(str(exc)) from None
 
 
 def _dump(value: Any) -> str:
@@ -119,7 +97,7 @@ def _frames_page(
 # long: one closure per MCP tool, registered on the server it builds; each is short
 def build_server(instructions: str | None = None) -> MCPServer:
     """The MCP server; tools act through `current_client`."""
-    from morphz_client.protocol import instructions as offline_instructions
+    from morphz_protocol import instructions as offline_instructions
 
     server = MCPServer(
         "morphz",
@@ -136,9 +114,9 @@ def build_server(instructions: str | None = None) -> MCPServer:
     def active_context(include_instructions: bool = False) -> str:
         """Evaluate: claim new inputs and return the compiled active context (state line,
         frames, relations, observations with @eN refs). Write base-version from its version."""
-        mz = _client()
+        mz = request_client()
         return str(
-            _call(lambda: prompt_text(mz.evaluate(include_instructions=include_instructions)))
+            tool_call(lambda: prompt_text(mz.evaluate(include_instructions=include_instructions)))
         )
 
     @server.tool()
@@ -146,8 +124,8 @@ def build_server(instructions: str | None = None) -> MCPServer:
         """Commit one context transaction, e.g. (context-tx (base-version 12) (derive
         test-result (from @e42) (tests passed)) (retire @e42)). All or nothing; a rejection
         names each failing operation with its index, code and message."""
-        mz = _client()
-        out = _call(
+        mz = request_client()
+        out = tool_call(
             lambda: mz.take_apart(
                 "", [{"id": "mcp", "name": "context_tx", "arguments": {"tx": tx}}]
             )
@@ -165,8 +143,8 @@ def build_server(instructions: str | None = None) -> MCPServer:
     ) -> str:
         """Append an event: kind user_message, tool_result, agent_message or external_fact.
         delivers lists the request or action refs (@eN) it answers."""
-        mz = _client()
-        event = _call(
+        mz = request_client()
+        event = tool_call(
             lambda: mz.append_event(kind, content, delivers=delivers, thread=thread)  # type: ignore[arg-type]
         )
         return _dump({"ref": event["ref"], "seq": event["seq"], "kind": event["kind"]})
@@ -184,9 +162,9 @@ def build_server(instructions: str | None = None) -> MCPServer:
         """Walk the cognitive graph from a frame (retired items too): ancestors follows
         sources and relations subject->object, descendants what cites the frame, both the
         union. Returns nodes, edges and next_cursor."""
-        mz = _client()
+        mz = request_client()
         return _dump(
-            _call(
+            tool_call(
                 lambda: mz.recall(
                     frame_id,
                     depth=depth,
@@ -202,8 +180,8 @@ def build_server(instructions: str | None = None) -> MCPServer:
     @server.tool()
     def search(q: str, type: str | None = None, status: str | None = None, limit: int = 10) -> str:
         """Lexical search over frames and events (retired too); hits carry refs and snippets."""
-        mz = _client()
-        result = _call(lambda: mz.search(q, type=type, status=status, limit=limit))
+        mz = request_client()
+        result = tool_call(lambda: mz.search(q, type=type, status=status, limit=limit))
         hits = [
             {k: hit.get(k) for k in ("type", "ref", "status", "kind", "snippet")}
             for hit in result["hits"]
@@ -214,8 +192,8 @@ def build_server(instructions: str | None = None) -> MCPServer:
     def read_event(ref: str, offset: int = 0, length: int = 8000) -> str:
         """Read an event's text by ref in chunks (any event, retired too); next_offset
         continues, null at the end."""
-        mz = _client()
-        chunk = _call(lambda: mz.read_event(ref, offset=offset, length=length))
+        mz = request_client()
+        chunk = tool_call(lambda: mz.read_event(ref, offset=offset, length=length))
         return _dump(
             {
                 k: chunk.get(k)
@@ -226,8 +204,8 @@ def build_server(instructions: str | None = None) -> MCPServer:
     @server.tool()
     def frame(id: str) -> str:
         """One frame (any status) with its revisions and write history."""
-        mz = _client()
-        return _dump(_call(lambda: mz.frame(id)))
+        mz = request_client()
+        return _dump(tool_call(lambda: mz.frame(id)))
 
     @server.tool()
     def frames(
@@ -238,7 +216,7 @@ def build_server(instructions: str | None = None) -> MCPServer:
         """One page of the context's frames by id: id, revision, status, protected, body,
         sources; `next_cursor` continues (null on the last page). A page stays under about
         1 MB: fewer frames come when they are large."""
-        mz = _client()
+        mz = request_client()
         return _dump(_frames_page(mz, status, cursor, limit))
 
     @server.prompt(name="morphz_protocol")
@@ -248,7 +226,7 @@ def build_server(instructions: str | None = None) -> MCPServer:
             mz = current_client.get()
         except LookupError:
             return offline_instructions()
-        return str(_call(lambda: mz.protocol()["instructions"]))
+        return str(tool_call(lambda: mz.protocol()["instructions"]))
 
     @server.resource(
         "morphz://context/active",
@@ -258,9 +236,9 @@ def build_server(instructions: str | None = None) -> MCPServer:
     )
     def active_resource() -> str:
         """The compiled active context as prompt text."""
-        mz = _client()
+        mz = request_client()
         try:
-            return str(_call(lambda: prompt_text(mz.evaluate(continuation=True))))
+            return str(tool_call(lambda: prompt_text(mz.evaluate(continuation=True))))
         except ToolError as exc:  # a resource reports its failure as a ResourceError
             raise ResourceError(str(exc)) from None
 

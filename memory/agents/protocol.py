@@ -1,12 +1,12 @@
-"""The model protocol of one context (R45): `morphz_client.protocol` is the one source of
-truth (it ships with the client and works offline); the server fills in the context's
-settings."""
+"""The model protocol of one context (R45): `morphz_protocol` is the one source of truth
+(the package the server and the client share; it works offline); the server fills in the
+context's settings."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from morphz_client import protocol as model_protocol
+import morphz_protocol as model_protocol
 
 from memory.models import Context
 

@@ -1,5 +1,5 @@
-"""The demo story's data: the design document's two worked examples, verbatim, and the
-routine agent work around them (R42). `memory.demo.loader` plays it through the real memory
+"""The demo story's data: the two worked examples of docs/design.md, verbatim, and the
+routine agent work around them (R42). `memory.demo.player` plays it through the real memory
 functions.
 """
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The design document's first worked example, verbatim.
+# The first worked example (docs/design.md), verbatim.
 FIRST_EXAMPLE = """(context-tx
   (base-version 12)
   (reason "测试结果已吸收，继续准备发布")
@@ -17,7 +17,7 @@ FIRST_EXAMPLE = """(context-tx
   (retire @e42))"""
 
 
-# The design document's induction transaction, verbatim.
+# The induction example (docs/design.md), verbatim.
 INDUCTION_EXAMPLE = """(context-tx
   (base-version 42)
   (reason "将两次发布经验归纳为可复用流程")
@@ -150,7 +150,7 @@ WORKSPACE_STEPS = [
 
 
 def long_test_log() -> str:
-    """A regression-test log of a few thousand lines, like the design document's @e42."""
+    """A regression-test log of a few thousand lines, like @e42 of the first worked example."""
     suites = ["cart", "checkout", "coupon", "catalog", "search", "account", "i18n", "payments"]
     lines = ["> shop-web@1.0.0 test", "> vitest run", ""]
     n = 0

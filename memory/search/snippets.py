@@ -21,15 +21,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from memory.search.textindex import (
-    _ASCII_WORD_ANYCASE,
-    _NEEDS_PARTS,
-    _cased_parts,
-    _word_parts,
-    _wordlike,
+    ASCII_WORD_ANYCASE,
+    NEEDS_PARTS,
+    cased_parts,
     emoji,
     emoji_parts,
     normalise,
     segments,
+    word_parts,
+    wordlike,
 )
 
 SNIPPET_CHARS = 200
@@ -50,23 +50,23 @@ def _matches(segment: str, wanted: set[str]) -> bool:
         word = segment.lower()
         if word in wanted:
             return True
-        return _NEEDS_PARTS.search(segment) is not None and any(
-            p in wanted for p in _cased_parts(segment)
+        return NEEDS_PARTS.search(segment) is not None and any(
+            p in wanted for p in cased_parts(segment)
         )
-    if not _wordlike(segment):  # emoji: a flag or a ZWJ sequence is one, its parts count too
+    if not wordlike(segment):  # emoji: a flag or a ZWJ sequence is one, its parts count too
         return any(
             symbol in wanted or any(p in wanted for p in emoji_parts(symbol))
             for symbol in emoji(segment)
         )
     word = normalise(segment)
-    return word in wanted or any(p in wanted for p in _word_parts(word))
+    return word in wanted or any(p in wanted for p in word_parts(word))
 
 
 def _ascii_segments(text: str) -> Iterable[str]:
     """ICU's word segments of ASCII text (the tokenizer's tested fast path), with the text
     between words as one piece each: the same snippet, without a break iterator."""
     position = 0
-    for found in _ASCII_WORD_ANYCASE.finditer(text):
+    for found in ASCII_WORD_ANYCASE.finditer(text):
         if found.start() > position:
             yield text[position : found.start()]
         yield found.group()
@@ -101,7 +101,7 @@ def _bounds(
             return not cut_after
         n = bisect_right(starts, at) - 1
         segment = pieces[n][0]
-        return starts[n] == at or (segment.isascii() and not _wordlike(segment))
+        return starts[n] == at or (segment.isascii() and not wordlike(segment))
 
     low = max(0, (first or 0) - width // 4)
     last = min(total, low + width if first is None else first)

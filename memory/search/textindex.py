@@ -46,7 +46,8 @@ def normalise(text: str) -> str:
     return folded if folded.isascii() else unicodedata.normalize("NFKC", folded)
 
 
-def _wordlike(segment: str) -> bool:
+def wordlike(segment: str) -> bool:
+    """True when the segment holds a letter or digit (a word, not punctuation)."""
     return bool(_WORDLIKE.search(segment))
 
 
@@ -173,7 +174,7 @@ _EMOJI = re.compile(
 )
 _NOT_SYMBOL = re.compile(_PRESENTATION)
 ZWJ = "\u200d"
-_ASCII_WORD_ANYCASE = re.compile(_ASCII_WORD.pattern, re.IGNORECASE)
+ASCII_WORD_ANYCASE = re.compile(_ASCII_WORD.pattern, re.IGNORECASE)
 
 
 def parts(token: str, original: str | None = None) -> list[str]:
@@ -181,12 +182,12 @@ def parts(token: str, original: str | None = None) -> list[str]:
 
     `original` is the token before case folding (for camelCase), when known."""
     if original is not None and original != token and len(original) == len(token):
-        return list(_cased_parts(original))
-    return list(_word_parts(token))
+        return list(cased_parts(original))
+    return list(word_parts(token))
 
 
 @functools.lru_cache(maxsize=65536)
-def _word_parts(token: str) -> tuple[str, ...]:
+def word_parts(token: str) -> tuple[str, ...]:
     """Parts of a case-folded token (words repeat: cached)."""
     found: list[str] = []
     if _HANGUL.search(token):
@@ -206,7 +207,7 @@ def _word_parts(token: str) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=65536)
-def _cased_parts(original: str) -> tuple[str, ...]:
+def cased_parts(original: str) -> tuple[str, ...]:
     """Parts of an ASCII token as written (camelCase humps are seen here)."""
     token = original.lower()
     if not _SPLITTABLE.search(token) and not _HUMP.search(original):
@@ -232,7 +233,7 @@ def _split_parts(source: str) -> list[str]:
 _ALL_HANGUL = re.compile(r"[\uac00-\ud7a3]+\Z")
 _SPLITTABLE = re.compile(r"[^_.:][_.:]+[^_.:]")
 _HUMP = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
-_NEEDS_PARTS = re.compile(r"[A-Za-z0-9][_.:]+[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
+NEEDS_PARTS = re.compile(r"[A-Za-z0-9][_.:]+[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
 
 
 @functools.lru_cache(maxsize=65536)
@@ -240,19 +241,19 @@ def _ascii_pair(match: str) -> tuple[str, tuple[str, ...]] | None:
     token = match.lower()
     if not _ASCII_WORDLIKE.search(token):
         return None
-    return token, (_cased_parts(match) if match != token else _word_parts(token))
+    return token, (cased_parts(match) if match != token else word_parts(token))
 
 
 def _ascii_pairs(text: str, found: list[tuple[str, tuple[str, ...]]]) -> None:
-    if not _NEEDS_PARTS.search(text):
+    if not NEEDS_PARTS.search(text):
         found += [(t, ()) for t in _ascii_tokens(text.lower())]
         return
     pair = _ascii_pair
-    found += filter(None, map(pair, _ASCII_WORD_ANYCASE.findall(text)))
+    found += filter(None, map(pair, ASCII_WORD_ANYCASE.findall(text)))
 
 
 def _icu_pair(word: str) -> tuple[str, tuple[str, ...]]:
-    return word, _word_parts(word)
+    return word, word_parts(word)
 
 
 # A run of ASCII this long after a space ends an ICU chunk (the fast path takes it); shorter
@@ -317,9 +318,9 @@ def emoji_parts(symbol: str) -> tuple[str, ...]:
 def terms(text: str) -> list[str]:
     """Index terms of `text`: each token, then its parts; the emoji at the end."""
     if text.isascii():
-        if not _NEEDS_PARTS.search(text):
+        if not NEEDS_PARTS.search(text):
             return _ascii_tokens(text.lower())
-        return list(chain.from_iterable(map(_ascii_flat, _ASCII_WORD_ANYCASE.findall(text))))
+        return list(chain.from_iterable(map(_ascii_flat, ASCII_WORD_ANYCASE.findall(text))))
     return list(chain.from_iterable((token, *token_parts) for token, token_parts in _pairs(text)))
 
 
@@ -361,11 +362,11 @@ def index_terms(text: str, *, secondary: bool = False) -> tuple[list[str], int]:
     A part is weaker evidence than a word of its own: kept apart, a word's rarity is not
     diluted by its use inside identifiers (``cancel`` in ``cancel_order``)."""
     found: list[str]
-    if text.isascii() and not _NEEDS_PARTS.search(text):
+    if text.isascii() and not NEEDS_PARTS.search(text):
         found = _ascii_tokens(text.lower())
         words = len(found)
     elif text.isascii():
-        marked = [m for m in map(_ascii_marked, _ASCII_WORD_ANYCASE.findall(text)) if m]
+        marked = [m for m in map(_ascii_marked, ASCII_WORD_ANYCASE.findall(text)) if m]
         words = len(marked)
         found = list(chain.from_iterable(marked))
     else:

@@ -1,7 +1,7 @@
 """Export and import of a whole context as one file (R56); the format is in docs/history.md.
 
 - `export_context(context, path, progress=None) -> dict` writes the file (gzip, JSON Lines):
-  a header, the history steps (`memory.versions.history.history_steps`), the rejected
+  a header, the history steps (`memory.versions.steps.history_steps`), the rejected
   transactions, the expected state (`replay.snapshot`) and a closing line with the number
   of lines before it and their SHA-256. Returns the counts.
 - `read_export(path) -> ExportFile` reads and checks a file completely before anything is
@@ -49,7 +49,6 @@ from memory.versions.export_file import (
     InvalidExport,
     read_export,
 )
-from memory.versions.history import SETTINGS, ReplayError, history_steps, initial_settings
 from memory.versions.replay import (
     apply_steps,
     building_scratch,
@@ -57,6 +56,7 @@ from memory.versions.replay import (
 )
 from memory.versions.signing import Signer, check_signature
 from memory.versions.snapshot import compare, snapshot
+from memory.versions.steps import SETTINGS, ReplayError, history_steps, initial_settings
 
 __all__ = [
     "FORMAT",

@@ -2,7 +2,7 @@
 
 - `apply_steps(context_id, steps)`: drive the real engine (`append_events`, `append_event`,
   `register_action`, `evaluate`, `submit_transaction`) with a history's steps
-  (`memory.versions.history`), in order.
+  (`memory.versions.steps`), in order.
 - `verify_context(context) -> list[str]`: replay into a scratch context and compare its
   snapshot (`memory.versions.snapshot`) with the stored one; [] means the history explains
   the state.
@@ -37,8 +37,8 @@ from memory.timeline.bulk import append_events
 from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event, append_recall_result, register_action
 from memory.tx.engine import Author, submit_transaction
-from memory.versions.history import SETTINGS, ReplayError, history_steps, initial_settings
 from memory.versions.snapshot import compare, snapshot
+from memory.versions.steps import SETTINGS, ReplayError, history_steps, initial_settings
 
 log = logging.getLogger(__name__)
 

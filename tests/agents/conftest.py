@@ -47,7 +47,7 @@ TEST_LOG = "\n".join(f"test_{n:04d} ... ok" for n in range(3000)) + "\n3000 pass
 
 
 def build_release_story(mz: Any) -> None:
-    """The design document's setting, exactly: `release` waits for tests, the regression
+    """The first worked example's setting (docs/design.md), exactly: `release` waits for tests, the regression
     log is @e42 and the context is at version 12 when the model reads it. The padding is
     agent work: 29 earlier tool outputs, digested into 11 frames and retired (each commit is
     an event too)."""
@@ -116,7 +116,7 @@ def package_tool(mz: Any, seen: dict[str, Any]) -> Any:
 
 
 def check_first_example(mz: Any, turn: Any, at_packaging: dict[str, Any]) -> None:
-    """Memory after the loop is as the design document says, step by step."""
+    """Memory after the loop is as docs/design.md says, step by step."""
     assert turn.status == "answered", turn
     assert turn.answer == "Packaging finished: shop-web-1.0.0.tgz."
     assert len(turn.steps) == 2

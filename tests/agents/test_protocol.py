@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import morphz_protocol as offline
 import pytest
 import tiktoken
 from jsonschema import Draft202012Validator
-from morphz_client import protocol as offline
 
 OPERATIONS = ("derive", "revise", "relate", "unrelate", "retire", "restore", "protect", "unprotect")
 MEMORY_TOOLS = {"context_tx", "recall", "search", "read_event", "frame", "cancel_action"}

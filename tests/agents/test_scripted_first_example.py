@@ -1,4 +1,4 @@
-"""The design document's first example, run through the memory agent loop by a scripted
+"""The first worked example (docs/design.md), run through the memory agent loop by a scripted
 model (a deterministic policy behind the same model protocol as the real SDKs)."""
 
 from __future__ import annotations

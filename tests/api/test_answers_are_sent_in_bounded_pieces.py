@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.serving import SEND_CHUNK, run_wsgi
 from memory.contexts import create_context, issue_token
 from memory.tx.engine import submit_transaction
+from morphz.serving import SEND_CHUNK, run_wsgi
 from tests.api.test_served_memory import scope_for, serve_messages
 
 
@@ -31,8 +31,8 @@ def test_a_large_answer_is_sent_in_pieces_no_larger_than_the_chunk(transactional
 def test_the_worker_hands_over_a_large_answer_as_a_file_on_disk(transactional_db: Any) -> None:
     from io import BytesIO
 
-    from api.serving import wsgi_environ
     from morphz.asgi import django_http_app
+    from morphz.serving import wsgi_environ
 
     context = create_context("spooled")
     token = issue_token(context).raw
@@ -41,7 +41,7 @@ def test_the_worker_hands_over_a_large_answer_as_a_file_on_disk(transactional_db
     )
     environ = wsgi_environ(scope_for("/api/v1/contexts/spooled/frames/big/", token), BytesIO())
     environ["CONTENT_LENGTH"] = "0"
-    status, _headers, body, size = run_wsgi(django_http_app, environ)
+    status, _headers, body, size = run_wsgi(django_http_app(), environ)
     with body:
         assert status == 200 and size > 1_000_000
         assert body._rolled  # type: ignore[attr-defined]  # on disk, not in memory

@@ -1,4 +1,4 @@
-"""The served HTTP path (api.serving.OneHopHTTP, as morphz.asgi mounts it): real ASGI
+"""The served HTTP path (morphz.serving.OneHopHTTP, as morphz.asgi mounts it): real ASGI
 messages in, Django's request cycle on a worker thread, the same answers as the test client.
 
 Requests run on executor threads with their own database connections, so these tests use
@@ -13,9 +13,9 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.core.wsgi import get_wsgi_application
 
-from api.serving import OneHopHTTP
 from memory.contexts import create_context, issue_token
 from memory.models import Event
+from morphz.serving import OneHopHTTP
 
 
 @pytest.fixture

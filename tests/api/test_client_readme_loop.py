@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memory.demo.loader import load_demo
+from memory.demo.player import load_demo
 from memory.models import Frame
 from tests.api.live import unthrottled  # noqa: F401
 

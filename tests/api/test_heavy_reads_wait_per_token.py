@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from api.serving import HeavyReadsPerToken
+from morphz.serving import HeavyReadsPerToken
 
 
 def scope(path: str, token: str, method: str = "GET") -> dict[str, Any]:

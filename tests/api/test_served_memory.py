@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from rest_framework.response import Response
 
-from api.serving import COLLECT_ABOVE_BYTES, OneHopHTTP
 from memory.contexts import create_context, issue_token
 from memory.tx.engine import submit_transaction
+from morphz.serving import COLLECT_ABOVE_BYTES, OneHopHTTP
 from tests.api.asgi_call import run_asgi
 
 
@@ -59,7 +59,7 @@ def serve_messages(
     """The ASGI messages OneHopHTTP sends for one request."""
     from morphz.asgi import django_http_app
 
-    app = OneHopHTTP(django_http_app)
+    app = OneHopHTTP(django_http_app())
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:

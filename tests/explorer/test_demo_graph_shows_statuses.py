@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memory.demo.loader import load_demo
+from memory.demo.player import load_demo
 from tests.explorer.conftest import ExplorerPage
 
 

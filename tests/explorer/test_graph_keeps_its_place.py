@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.contexts import create_context, issue_token
-from memory.demo.loader import load_demo
+from memory.demo.player import load_demo
 from memory.tx.engine import Author, submit_transaction
 from tests.explorer.conftest import PASSWORD, ExplorerPage
 

@@ -1,4 +1,4 @@
-"""`manage.py load_demo` loads the design document's two worked examples once (R42)."""
+"""`manage.py load_demo` loads the two worked examples of docs/design.md once (R42)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_load_demo_builds_both_examples_exactly(data_dir: Path, capsys: Any) -> 
     first = TransactionRecord.objects.get(context=context, committed_version=13)
     assert first.text == FIRST_EXAMPLE and first.base_version == 12
     induction = TransactionRecord.objects.get(context=context, committed_version=43)
-    # Stored in canonical form; the same transaction as the document's text.
+    # Stored in canonical form; the same transaction as docs/design.md's text.
     assert parse_text(induction.text) == parse_text(INDUCTION_EXAMPLE)
     assert induction.base_version == 42
 

@@ -73,7 +73,7 @@ def release_log(release_team: Agent) -> str:
 
 @pytest.fixture
 def release_frame(release_team: Agent, release_log: str) -> Agent:
-    """Frame `release` waiting for tests, as in the design document."""
+    """Frame `release` waiting for tests, as in docs/design.md."""
     release_team.commit("(context-tx (derive release (goal ship-v1) (stage waiting-for-tests)))")
     return release_team
 

@@ -1,4 +1,4 @@
-"""As of a version (R52): for every version of the design document's two examples (the demo
+"""As of a version (R52): for every version of the two worked examples (docs/design.md) (the demo
 story), frames, relations and recall as of that version equal a snapshot taken live then."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from memory.contexts import create_context
-from memory.demo.loader import DemoLoader
+from memory.demo.player import DemoPlayer
 from memory.errors import InvalidRequest
 from memory.models import Context
 from memory.read import lists as reads
@@ -82,7 +82,7 @@ def _as_of(context: Context, version: int) -> dict[str, Any]:
     }
 
 
-class SnapshotLoader(DemoLoader):
+class SnapshotPlayer(DemoPlayer):
     """The demo story, with a live snapshot at the end of every version (just before the
     next commit takes the lock)."""
 
@@ -97,15 +97,15 @@ class SnapshotLoader(DemoLoader):
 
 
 @pytest.fixture
-def story(db: Any) -> SnapshotLoader:
-    loader = SnapshotLoader(create_context("demo", name="demo"))
-    loader.load()
-    loader.context.refresh_from_db()
-    loader.snapshots[loader.context.version] = _live(loader.context)
-    return loader
+def story(db: Any) -> SnapshotPlayer:
+    player = SnapshotPlayer(create_context("demo", name="demo"))
+    player.play()
+    player.context.refresh_from_db()
+    player.snapshots[player.context.version] = _live(player.context)
+    return player
 
 
-def test_every_version_as_of_equals_its_live_snapshot(story: SnapshotLoader) -> None:
+def test_every_version_as_of_equals_its_live_snapshot(story: SnapshotPlayer) -> None:
     context = story.context
     assert sorted(story.snapshots) == list(range(context.version + 1))
     for version, live in story.snapshots.items():
@@ -116,7 +116,7 @@ def test_every_version_as_of_equals_its_live_snapshot(story: SnapshotLoader) -> 
         assert past == live, version
 
 
-def test_as_of_pages_and_filters(story: SnapshotLoader) -> None:
+def test_as_of_pages_and_filters(story: SnapshotPlayer) -> None:
     context = story.context
     point = resolve_point(context, 13)
     first = asof.frames_as_of(context, point, limit=3)
@@ -138,19 +138,19 @@ def test_as_of_pages_and_filters(story: SnapshotLoader) -> None:
 
 
 @pytest.mark.parametrize("bad", [-1, 10**6, "x", None, True])
-def test_as_of_refuses_versions_the_context_never_had(story: SnapshotLoader, bad: Any) -> None:
+def test_as_of_refuses_versions_the_context_never_had(story: SnapshotPlayer, bad: Any) -> None:
     with pytest.raises(InvalidRequest) as caught:
         resolve_point(story.context, bad)
     assert caught.value.code == "invalid_version"
 
 
-def test_recall_as_of_cannot_append(story: SnapshotLoader) -> None:
+def test_recall_as_of_cannot_append(story: SnapshotPlayer) -> None:
     point = resolve_point(story.context, 20)
     with pytest.raises(InvalidRequest):
         asof.recall_as_of(story.context, point, frame_id="release", as_observation=True)
 
 
-def test_diff_of_the_first_example_names_exactly_its_changes(story: SnapshotLoader) -> None:
+def test_diff_of_the_first_example_names_exactly_its_changes(story: SnapshotPlayer) -> None:
     change = diff(story.context, 12, 13)
     frames = change["frames"]
     assert [f["id"] for f in frames["derived"]] == ["test-result"]
@@ -183,7 +183,7 @@ def test_diff_of_the_first_example_names_exactly_its_changes(story: SnapshotLoad
     )
 
 
-def test_diff_of_the_induction_names_exactly_its_changes(story: SnapshotLoader) -> None:
+def test_diff_of_the_induction_names_exactly_its_changes(story: SnapshotPlayer) -> None:
     change = diff(story.context, 42, 43)
     frames = change["frames"]
     assert [f["id"] for f in frames["derived"]] == ["release-procedure"]
@@ -201,7 +201,7 @@ def test_diff_of_the_induction_names_exactly_its_changes(story: SnapshotLoader) 
     assert [t["reason"] for t in change["transactions"]] == ["将两次发布经验归纳为可复用流程"]
 
 
-def test_diff_over_the_whole_story_and_its_errors(story: SnapshotLoader) -> None:
+def test_diff_over_the_whole_story_and_its_errors(story: SnapshotPlayer) -> None:
     context = story.context
     whole = diff(context, 0)
     assert whole["to_version"] == context.version

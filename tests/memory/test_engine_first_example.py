@@ -1,4 +1,4 @@
-"""The design document's first example, end to end (R9–R13, R6, R7)."""
+"""The first worked example (docs/design.md), end to end (R9–R13, R6, R7)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from memory.contexts import authenticate_token, create_context
-from memory.demo.loader import DemoLoader
+from memory.demo.player import DemoPlayer
 from memory.errors import InvalidRequest
 from memory.models import Context, Event, TransactionRecord
 from memory.tx.engine import submit_transaction
@@ -25,7 +25,7 @@ from memory.versions.signing import UnverifiedExport
 @pytest.fixture
 def demo(db: Any) -> Context:
     context = create_context("demo", name="demo", grace_ticks=3)
-    DemoLoader(context).load()
+    DemoPlayer(context).play()
     with pytest.raises(Exception):  # noqa: B017 - a rejected transaction travels too
         submit_transaction(context.pk, text="(context-tx (revise nothing (a b)))")
     context.refresh_from_db()

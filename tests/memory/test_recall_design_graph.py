@@ -1,4 +1,4 @@
-"""Graph recall on the design document's graph (R27, R28, R30): from a method back to the
+"""Graph recall on the worked examples' graph (docs/design.md) (R27, R28, R30): from a method back to the
 cases and their execution logs, even after all of them were retired."""
 
 from __future__ import annotations

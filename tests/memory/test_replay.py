@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from memory.contexts import create_context
-from memory.demo.loader import DemoLoader
+from memory.demo.player import DemoPlayer
 from memory.errors import MorphzError
 from memory.models import Context
 from memory.versions.replay import verify_context
@@ -21,7 +21,7 @@ from tests.memory.conftest import Agent
 @pytest.fixture
 def demo(db: Any) -> Context:
     context = create_context("demo", name="demo")
-    DemoLoader(context).load()
+    DemoPlayer(context).play()
     context.refresh_from_db()
     return context
 

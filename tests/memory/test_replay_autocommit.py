@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 
 from memory.contexts import create_context
-from memory.demo.loader import DemoLoader
+from memory.demo.player import DemoPlayer
 from memory.models import Context
 from memory.versions.exchange import InvalidExport, export_context, import_context
 from memory.versions.replay import verify_context
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _demo() -> Context:
     context = create_context("demo", name="demo")
-    DemoLoader(context).load()
+    DemoPlayer(context).play()
     context.refresh_from_db()
     return context
 

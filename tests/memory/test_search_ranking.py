@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.demo.loader import load_demo
+from memory.demo.player import load_demo
 from memory.models import Context
 from memory.search.indexer import drain
 from memory.search.query import TOTAL_CAP, search

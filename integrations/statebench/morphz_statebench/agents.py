@@ -25,7 +25,7 @@ from state_bench.agents.base import AgentRuntimeContext, AgentTurnResponse, Base
 from state_bench.agents.state_bench import StateBenchAgent
 from state_bench.client import BaseLLMClient
 
-from morphz_statebench.learner import _extract_tx
+from morphz_statebench.learner import extract_tx
 from morphz_statebench.manifest import LearnedContext, fork, load_contexts
 from morphz_statebench.models import Model, ModelReply, chat_messages, model_from_env
 from morphz_statebench.retrieval import Retriever
@@ -214,7 +214,7 @@ class MorphzAgent(BaseAgent):
             self.add_cost_usd(reply.cost_usd)
         text = reply.text
         if "(context-tx" in text:
-            tx = _extract_tx(text)
+            tx = extract_tx(text)
             text = text.replace(tx, "").strip()
             try:
                 receipt = self.mz.submit(tx, thread=THREAD, evaluation=int(evaluation["id"]))

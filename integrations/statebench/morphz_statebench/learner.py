@@ -286,7 +286,7 @@ class LLMLearner:
                 }
             )
         reply = self.model.complete(messages)
-        text = _extract_tx(reply.text)
+        text = extract_tx(reply.text)
         return Proposal(reason="llm", text=text, cost_usd=reply.cost_usd)
 
     def prepare(self, dataset: Dataset) -> None:
@@ -296,7 +296,8 @@ class LLMLearner:
         return None
 
 
-def _extract_tx(text: str) -> str:
+def extract_tx(text: str) -> str:
+    """The first `(context-tx ...)` form in a model's text (the whole text, stripped, when none)."""
     start = text.find("(context-tx")
     if start < 0:
         return text.strip()

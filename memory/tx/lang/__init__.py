@@ -54,7 +54,7 @@ Decisions beyond the rules' wording:
   ``\\``, control characters and U+2028/U+2029. Lists of two or more values use the plain
   ``(k a b)`` form, non-empty maps the ``(k (a x))`` form, and ``[..]``/``{..}`` serve the rest.
 
-Modules: `names` (constants, errors, name checks), `tokens` (tokenizer), `parser` (text to
+Modules: `names` (constants, errors, name checks), `lexer` (text to lexemes), `parser` (text to
 JSON form), `jsonform` (validation), `printer` (JSON form to canonical text).
 """
 

@@ -9,18 +9,18 @@ from typing import Any, Final, TypeAlias
 
 from memory.limits import MAX_OPS
 from memory.tx.lang.names import (
-    _TX_KEYS,
     MAX_BASE_VERSION,
     MAX_BODY_DEPTH,
     OPERATIONS,
+    TX_KEYS,
     BodyValue,
     Transaction,
     TxValidationError,
-    _frame_id_problem,
-    _ref_problem,
-    _relation_name_problem,
-    _string_problem,
-    _thread_problem,
+    frame_id_problem,
+    ref_problem,
+    relation_name_problem,
+    string_problem,
+    thread_problem,
 )
 
 _PLAIN_KEY_RE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
@@ -39,7 +39,7 @@ def _join(path: str, key: object) -> str:
 def _expect_string(value: object, path: str, what: str) -> str:
     if not isinstance(value, str):
         raise TxValidationError(f"must be {what}, not {_json_type(value)}", path)
-    problem = _string_problem(value)
+    problem = string_problem(value)
     if problem is not None:
         raise TxValidationError(problem, path)
     return value
@@ -162,27 +162,27 @@ def _validate_op(op: object, path: str) -> dict[str, Any]:
             )
         return {
             "op": name,
-            "id": _checked_name(op["id"], _join(path, "id"), "a frame id", _frame_id_problem),
-            "from": _name_list(op.get("from", []), _join(path, "from"), "ref", _ref_problem, True),
+            "id": _checked_name(op["id"], _join(path, "id"), "a frame id", frame_id_problem),
+            "from": _name_list(op.get("from", []), _join(path, "from"), "ref", ref_problem, True),
             "body": _body_map(body, _join(path, "body"), 1),
         }
     if name in ("relate", "unrelate"):
         return {
             "op": name,
             "subject": _checked_name(
-                op["subject"], _join(path, "subject"), "a frame id", _frame_id_problem
+                op["subject"], _join(path, "subject"), "a frame id", frame_id_problem
             ),
             "name": _checked_name(
-                op["name"], _join(path, "name"), "a relation name", _relation_name_problem
+                op["name"], _join(path, "name"), "a relation name", relation_name_problem
             ),
             "object": _checked_name(
-                op["object"], _join(path, "object"), "a frame id", _frame_id_problem
+                op["object"], _join(path, "object"), "a frame id", frame_id_problem
             ),
         }
     if name == "retire":
-        refs = _name_list(op["refs"], _join(path, "refs"), "ref", _ref_problem, False)
+        refs = _name_list(op["refs"], _join(path, "refs"), "ref", ref_problem, False)
         return {"op": name, "refs": refs}
-    problem = _frame_id_problem if name in ("protect", "unprotect") else _ref_problem
+    problem = frame_id_problem if name in ("protect", "unprotect") else ref_problem
     what = "frame id" if name in ("protect", "unprotect") else "ref"
     return {"op": name, "ids": _name_list(op["ids"], _join(path, "ids"), what, problem, False)}
 
@@ -200,7 +200,7 @@ def validate_json(data: object, *, ignore_keys: Collection[str] = ()) -> Transac
         )
     _check_keys(
         data,
-        (*_TX_KEYS, *ignore_keys),
+        (*TX_KEYS, *ignore_keys),
         "",
         "a transaction",
     )
@@ -219,7 +219,7 @@ def validate_json(data: object, *, ignore_keys: Collection[str] = ()) -> Transac
         _expect_string(reason, "reason", "a string or null")
     thread = data.get("thread")
     if thread is not None:
-        _checked_name(thread, "thread", "a thread name", _thread_problem)
+        _checked_name(thread, "thread", "a thread name", thread_problem)
     if "ops" not in data:
         raise TxValidationError("missing; a transaction needs at least one operation", "ops")
     ops = data["ops"]

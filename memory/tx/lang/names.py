@@ -31,8 +31,8 @@ OPERATIONS: Final[dict[str, tuple[str, ...]]] = {
     "protect": ("ids",),
     "unprotect": ("ids",),
 }
-_HEADERS: Final = ("base-version", "reason", "thread")
-_TX_KEYS: Final = ("base_version", "reason", "thread", "ops")
+HEADERS: Final = ("base-version", "reason", "thread")
+TX_KEYS: Final = ("base_version", "reason", "thread", "ops")
 
 BodyValue: TypeAlias = "str | list[BodyValue] | dict[str, BodyValue]"
 Transaction: TypeAlias = dict[str, Any]
@@ -94,10 +94,11 @@ def _name_problem(value: str, what: str, max_length: int) -> str:
     if value[0] in "-_.":
         return f"a {what} starts with a lower-case letter or digit"
     bad = next(c for c in value if c not in _ID_CHAR_SET)
-    return f"a {what} uses only {_ID_CHARS}, not {_quote_char(bad)}"
+    return f"a {what} uses only {_ID_CHARS}, not {quote_char(bad)}"
 
 
-def _frame_id_problem(value: str) -> str | None:
+def frame_id_problem(value: str) -> str | None:
+    """Why `value` is not a frame id, or None when it is."""
     if is_frame_id(value):
         return None
     if value.startswith("@"):
@@ -105,13 +106,15 @@ def _frame_id_problem(value: str) -> str | None:
     return _name_problem(value, "frame id", FRAME_ID_MAX)
 
 
-def _relation_name_problem(value: str) -> str | None:
+def relation_name_problem(value: str) -> str | None:
+    """Why `value` is not a relation name, or None when it is."""
     if is_relation_name(value):
         return None
     return _name_problem(value, "relation name", RELATION_NAME_MAX)
 
 
-def _ref_problem(value: str) -> str | None:
+def ref_problem(value: str) -> str | None:
+    """Why `value` is not an event ref or frame id, or None when it is."""
     if is_ref(value):
         return None
     if value.startswith("@"):
@@ -119,27 +122,31 @@ def _ref_problem(value: str) -> str | None:
     return _name_problem(value, "frame id", FRAME_ID_MAX)
 
 
-def _quote_char(char: str) -> str:
+def quote_char(char: str) -> str:
+    """`char` as a message shows it: JSON-quoted when printable, else its code point."""
     return json.dumps(char, ensure_ascii=False) if char.isprintable() else f"U+{ord(char):04X}"
 
 
 # Characters no stored string may hold: PostgreSQL rejects NUL, and lone surrogates are not
 # valid Unicode (they cannot even be encoded to UTF-8).
-_FORBIDDEN_RE: Final = re.compile("[\x00\ud800-\udfff]")
+FORBIDDEN_RE: Final = re.compile("[\x00\ud800-\udfff]")
 
 
-def _forbidden_char_problem(char: str) -> str:
+def forbidden_char_problem(char: str) -> str:
+    """Why `char` may not appear in the language's text."""
     if char == "\x00":
         return "a NUL character (U+0000) is not allowed"
     return f"a lone surrogate (U+{ord(char):04X}) is not allowed; text must be valid Unicode"
 
 
-def _string_problem(value: str) -> str | None:
-    bad = _FORBIDDEN_RE.search(value)
-    return None if bad is None else _forbidden_char_problem(bad.group())
+def string_problem(value: str) -> str | None:
+    """Why a string value is refused (a forbidden character), or None."""
+    bad = FORBIDDEN_RE.search(value)
+    return None if bad is None else forbidden_char_problem(bad.group())
 
 
-def _thread_problem(value: str) -> str | None:
+def thread_problem(value: str) -> str | None:
+    """Why `value` is not a thread name, or None when it is."""
     if not value:
         return "a thread name cannot be empty"
     if len(value) > THREAD_MAX:

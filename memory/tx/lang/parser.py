@@ -1,4 +1,4 @@
-"""The parser of the text form: tokens to the JSON form, with errors naming line and column."""
+"""The parser of the text form: lexemes to the JSON form, with errors naming line and column."""
 
 from __future__ import annotations
 
@@ -9,29 +9,29 @@ from typing import Any
 
 from memory.errors import InvalidRequest
 from memory.limits import MAX_OPS
+from memory.tx.lang.lexer import ATOM, CLOSER, EOF, STRING, Lexeme, lex
 from memory.tx.lang.names import (
-    _HEADERS,
+    HEADERS,
     MAX_BASE_VERSION,
     MAX_BODY_DEPTH,
     OPERATIONS,
     BodyValue,
     Transaction,
     TxParseError,
-    _frame_id_problem,
-    _ref_problem,
-    _relation_name_problem,
-    _thread_problem,
+    frame_id_problem,
+    ref_problem,
+    relation_name_problem,
+    thread_problem,
 )
-from memory.tx.lang.printer import _format_string
-from memory.tx.lang.tokens import _ATOM, _CLOSER, _EOF, _STRING, _Token, _tokenize
+from memory.tx.lang.printer import format_string
 
 
-def _describe(token: _Token) -> str:
-    if token.kind == _EOF:
+def _describe(token: Lexeme) -> str:
+    if token.kind == EOF:
         return "end of input"
     shown = token.text if len(token.text) <= 40 else token.text[:40] + "…"
     quoted = json.dumps(shown, ensure_ascii=False)
-    return f"the string {quoted}" if token.kind == _STRING else quoted
+    return f"the string {quoted}" if token.kind == STRING else quoted
 
 
 def _height(value: BodyValue) -> int:
@@ -44,26 +44,26 @@ def _height(value: BodyValue) -> int:
 
 class _Parser:
     def __init__(self, text: str) -> None:
-        self._tokens = _tokenize(text)
+        self._tokens = lex(text)
         self._ahead = next(self._tokens)
 
-    def _next(self) -> _Token:
+    def _next(self) -> Lexeme:
         token = self._ahead
-        if token.kind != _EOF:
+        if token.kind != EOF:
             self._ahead = next(self._tokens)
         return token
 
-    def _peek(self) -> _Token:
+    def _peek(self) -> Lexeme:
         return self._ahead
 
     @staticmethod
-    def _error(token: _Token, message: str, expected: str | None = None) -> TxParseError:
+    def _error(token: Lexeme, message: str, expected: str | None = None) -> TxParseError:
         return TxParseError(message, token.line, token.column, expected)
 
-    def _unexpected(self, token: _Token, expected: str, opener: _Token, label: str) -> TxParseError:
+    def _unexpected(self, token: Lexeme, expected: str, opener: Lexeme, label: str) -> TxParseError:
         """`token` is not what the form `label` (opened by `opener`) can hold at this point."""
-        if token.kind == _EOF:
-            close = _CLOSER[opener.kind]
+        if token.kind == EOF:
+            close = CLOSER[opener.kind]
             return self._error(
                 token,
                 f'unexpected end of input: expected {expected}; add "{close}" to close '
@@ -72,18 +72,18 @@ class _Parser:
             )
         return self._error(token, f"expected {expected}, found {_describe(token)}", expected)
 
-    def _close(self, opener: _Token, label: str) -> None:
+    def _close(self, opener: Lexeme, label: str) -> None:
         token = self._next()
         if token.kind != ")":
             raise self._unexpected(token, f'")" to end "{label}"', opener, label)
 
-    def _word(self, opener: _Token, label: str, expected: str) -> _Token:
+    def _word(self, opener: Lexeme, label: str, expected: str) -> Lexeme:
         token = self._next()
-        if token.kind not in (_ATOM, _STRING):
+        if token.kind not in (ATOM, STRING):
             raise self._unexpected(token, expected, opener, label)
         return token
 
-    def _checked(self, token: _Token, expected: str, problem: str | None) -> str:
+    def _checked(self, token: Lexeme, expected: str, problem: str | None) -> str:
         if problem is not None:
             raise self._error(
                 token, f"expected {expected}, found {_describe(token)}: {problem}", expected
@@ -101,11 +101,11 @@ class _Parser:
                 '"(context-tx"',
             )
         head = self._next()
-        if head.kind != _ATOM or head.text != "context-tx":
+        if head.kind != ATOM or head.text != "context-tx":
             raise self._unexpected(head, '"context-tx"', opener, "(")
         label = "(context-tx"
         tx: Transaction = {"base_version": None, "reason": None, "thread": None, "ops": []}
-        seen_headers: dict[str, _Token] = {}
+        seen_headers: dict[str, Lexeme] = {}
         while True:
             clause = self._next()
             if clause.kind == ")":
@@ -113,9 +113,9 @@ class _Parser:
             if clause.kind != "(":
                 raise self._unexpected(clause, 'an operation like "(derive" or ")"', opener, label)
             name = self._next()
-            if name.kind != _ATOM:
+            if name.kind != ATOM:
                 raise self._unexpected(name, "an operation name", clause, "(")
-            if name.text in _HEADERS:
+            if name.text in HEADERS:
                 self._check_header_place(name, tx, seen_headers)
                 self._header(name.text, clause, tx)
             elif name.text in OPERATIONS:
@@ -136,7 +136,7 @@ class _Parser:
                 "an operation",
             )
         trailing = self._next()
-        if trailing.kind != _EOF:
+        if trailing.kind != EOF:
             raise self._error(
                 trailing,
                 f"unexpected text after the end of the transaction: found {_describe(trailing)}; "
@@ -147,7 +147,7 @@ class _Parser:
         return tx
 
     def _check_header_place(
-        self, name: _Token, tx: Transaction, seen_headers: dict[str, _Token]
+        self, name: Lexeme, tx: Transaction, seen_headers: dict[str, Lexeme]
     ) -> None:
         """Headers come once each, before the operations."""
         if tx["ops"]:
@@ -161,11 +161,11 @@ class _Parser:
             )
         seen_headers[name.text] = name
 
-    def _header(self, name: str, opener: _Token, tx: Transaction) -> None:
+    def _header(self, name: str, opener: Lexeme, tx: Transaction) -> None:
         label = f"({name}"
         if name == "base-version":
             token = self._word(opener, label, "a non-negative integer")
-            if token.kind != _ATOM or not re.fullmatch(r"[0-9]+", token.text):
+            if token.kind != ATOM or not re.fullmatch(r"[0-9]+", token.text):
                 raise self._error(
                     token,
                     f"expected a non-negative integer (the version you read), found "
@@ -182,9 +182,9 @@ class _Parser:
             tx["reason"] = token.text
         else:
             token = self._word(opener, label, "a thread name")
-            tx["thread"] = self._checked(token, "a thread name", _thread_problem(token.text))
+            tx["thread"] = self._checked(token, "a thread name", thread_problem(token.text))
         token = self._peek()
-        if token.kind in (_ATOM, _STRING):
+        if token.kind in (ATOM, STRING):
             raise self._error(
                 token,
                 f'"{label}" takes a single value; put text with spaces in double quotes',
@@ -195,27 +195,27 @@ class _Parser:
     def body(self) -> dict[str, BodyValue]:
         """The whole text as the fields of one top-level body, through the end of input."""
         start = self._peek()
-        return self._entries(_EOF, _Token("(", "", start.line, start.column), "the body", 1)
+        return self._entries(EOF, Lexeme("(", "", start.line, start.column), "the body", 1)
 
     # ----------------------------------------------------------------- operations
 
-    def _operation(self, name: str, opener: _Token) -> dict[str, Any]:
+    def _operation(self, name: str, opener: Lexeme) -> dict[str, Any]:
         label = f"({name}"
         if name in ("derive", "revise"):
             token = self._word(opener, label, "a frame id")
-            frame_id = self._checked(token, "a frame id", _frame_id_problem(token.text))
+            frame_id = self._checked(token, "a frame id", frame_id_problem(token.text))
             sources: list[str] = []
             body = self._entries(")", opener, label, 1, sources)
             return {"op": name, "id": frame_id, "from": sources, "body": body}
         if name in ("relate", "unrelate"):
             token = self._word(opener, label, "the subject frame id")
-            subject = self._checked(token, "a frame id", _frame_id_problem(token.text))
+            subject = self._checked(token, "a frame id", frame_id_problem(token.text))
             token = self._word(opener, label, "a relation name")
-            relation = self._checked(token, "a relation name", _relation_name_problem(token.text))
+            relation = self._checked(token, "a relation name", relation_name_problem(token.text))
             token = self._word(opener, label, "the object frame id")
-            target = self._checked(token, "a frame id", _frame_id_problem(token.text))
+            target = self._checked(token, "a frame id", frame_id_problem(token.text))
             token = self._peek()
-            if token.kind in (_ATOM, _STRING):
+            if token.kind in (ATOM, STRING):
                 raise self._error(
                     token,
                     f'"{label}" takes exactly three words: subject, relation name, object; '
@@ -228,7 +228,7 @@ class _Parser:
         refs = self._refs(opener, label, frames_only)
         return {"op": name, "refs" if name == "retire" else "ids": refs}
 
-    def _refs(self, opener: _Token, label: str, frames_only: bool) -> list[str]:
+    def _refs(self, opener: Lexeme, label: str, frames_only: bool) -> list[str]:
         """One or more refs up to and including the closing ")"."""
         expected = "a frame id" if frames_only else "a ref (@eN or a frame id)"
         refs: list[str] = []
@@ -238,9 +238,9 @@ class _Parser:
                 return refs
             if token.kind == ")":
                 raise self._error(token, f'"{label}" needs at least one ref: {expected}', expected)
-            if token.kind not in (_ATOM, _STRING):
+            if token.kind not in (ATOM, STRING):
                 raise self._unexpected(token, f'{expected} or ")"', opener, label)
-            check = _frame_id_problem if frames_only else _ref_problem
+            check = frame_id_problem if frames_only else ref_problem
             refs.append(self._checked(token, expected, check(token.text)))
 
     # ----------------------------------------------------------------- bodies
@@ -248,7 +248,7 @@ class _Parser:
     def _entries(
         self,
         closer: str,
-        opener: _Token,
+        opener: Lexeme,
         label: str,
         depth: int,
         sources: list[str] | None = None,
@@ -259,14 +259,14 @@ class _Parser:
         ``(from ...)`` is the sources clause; it receives the refs.
         """
         result: dict[str, BodyValue] = {}
-        keys: dict[str, _Token] = {}
+        keys: dict[str, Lexeme] = {}
         seen_from = False
         while True:
             token = self._next()
             if token.kind == closer:
                 return result
             if token.kind != "(":
-                end = "the end of the body" if closer == _EOF else f'"{closer}"'
+                end = "the end of the body" if closer == EOF else f'"{closer}"'
                 raise self._unexpected(token, f"a field like (key value) or {end}", opener, label)
             key_token = self._word(token, "(", "a field name")
             key = key_token.text
@@ -292,9 +292,9 @@ class _Parser:
             keys[key] = key_token
             result[key] = self._field_value(token, key, depth)
 
-    def _field_value(self, opener: _Token, key: str, depth: int) -> BodyValue:
+    def _field_value(self, opener: Lexeme, key: str, depth: int) -> BodyValue:
         """The value of the field opened by `opener` in a map at `depth`, through its ")"."""
-        label = f"({_format_string(key)}"
+        label = f"({format_string(key)}"
         first = self._peek()
         if first.kind == ")":
             raise self._error(
@@ -328,9 +328,9 @@ class _Parser:
                 )
             values.append(self._value(token, depth + 2, opener, label))
 
-    def _value(self, token: _Token, depth: int, opener: _Token, label: str) -> BodyValue:
+    def _value(self, token: Lexeme, depth: int, opener: Lexeme, label: str) -> BodyValue:
         """One value starting at `token`; a list or map made here sits at `depth`."""
-        if token.kind in (_ATOM, _STRING):
+        if token.kind in (ATOM, STRING):
             return token.text
         if token.kind == "[":
             if depth > MAX_BODY_DEPTH:
@@ -358,7 +358,7 @@ class _Parser:
             token, 'a value (a word, a "string", [a list] or {a map})', opener, label
         )
 
-    def _too_deep(self, token: _Token) -> TxParseError:
+    def _too_deep(self, token: Lexeme) -> TxParseError:
         return self._error(
             token, f"the body nests too deeply: at most {MAX_BODY_DEPTH} levels of maps and lists"
         )
@@ -367,9 +367,9 @@ class _Parser:
 def _unknown_clause_message(name: str) -> str:
     message = (
         f"unknown operation {json.dumps(name, ensure_ascii=False)}; the operations are "
-        f"{', '.join(OPERATIONS)} and the headers are {', '.join(_HEADERS)}"
+        f"{', '.join(OPERATIONS)} and the headers are {', '.join(HEADERS)}"
     )
-    close = difflib.get_close_matches(name.lower(), [*OPERATIONS, *_HEADERS], n=1, cutoff=0.6)
+    close = difflib.get_close_matches(name.lower(), [*OPERATIONS, *HEADERS], n=1, cutoff=0.6)
     return f'{message}; did you mean "{close[0]}"?' if close else message
 
 

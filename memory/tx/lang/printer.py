@@ -9,8 +9,8 @@ from typing import Any, Final
 from memory.tx.lang.jsonform import validate_json
 from memory.tx.lang.names import BodyValue, Transaction
 
-# Printed bare: plain ASCII words. Any atom would read back the same, but the design document
-# quotes prose, Chinese text and paths ("dist/"), and following it keeps its examples canonical.
+# Printed bare: plain ASCII words. Any atom would read back the same, but the worked examples
+# (docs/design.md) quote prose, Chinese text and paths ("dist/"): following them keeps them canonical.
 _BARE_RE: Final = re.compile(r"[A-Za-z0-9._@:+-]+\Z")
 # Control characters and the Unicode line separators would break the one-line layout.
 _ESCAPE_RE: Final = re.compile('[\\\\"\x00-\x1f\x7f-\x9f\u2028\u2029]')
@@ -22,7 +22,7 @@ def _escape(match: re.Match[str]) -> str:
     return _ESCAPES.get(char) or f"\\u{ord(char):04x}"
 
 
-def _format_string(value: str) -> str:
+def format_string(value: str) -> str:
     """Bare when it is a plain word, else quoted, escaping only what must be escaped."""
     if _BARE_RE.match(value):
         return value
@@ -36,7 +36,7 @@ def _quote(value: str) -> str:
 def _format_value(value: BodyValue) -> str:
     """A value in a position that holds values: element of a list, or a field's value."""
     if isinstance(value, str):
-        return _format_string(value)
+        return format_string(value)
     if isinstance(value, list):
         return "[" + " ".join(_format_value(item) for item in value) + "]"
     return "{" + " ".join(_format_field(key, item) for key, item in value.items()) + "}"
@@ -50,7 +50,7 @@ def _format_field(key: str, value: BodyValue) -> str:
     else:
         # Strings, and the lists and maps the plain forms cannot write: [], [x], {}.
         inner = _format_value(value)
-    return f"({_format_string(key)} {inner})"
+    return f"({format_string(key)} {inner})"
 
 
 def _format_op(op: Mapping[str, Any]) -> str:
@@ -85,9 +85,9 @@ def canonical_text(checked: Transaction) -> str:
     if checked["base_version"] is not None:
         lines.append(f"  (base-version {checked['base_version']})")
     if checked["reason"] is not None:
-        # The reason is prose, so it is always quoted, as in the design document.
+        # The reason is prose, so it is always quoted, as in docs/design.md.
         lines.append(f"  (reason {_quote(checked['reason'])})")
     if checked["thread"] is not None:
-        lines.append(f"  (thread {_format_string(checked['thread'])})")
+        lines.append(f"  (thread {format_string(checked['thread'])})")
     lines.extend(f"  {_format_op(op)}" for op in checked["ops"])
     return "\n".join(lines) + ")"

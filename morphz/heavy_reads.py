@@ -1,5 +1,5 @@
 """Heavy reads wait their turn per caller (ASGI middleware, mounted by morphz.asgi with
-the rest of api/serving.py): see `HeavyReadsPerToken`.
+the rest of morphz/serving.py): see `HeavyReadsPerToken`.
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
-"""The demo context (R42): the design document's two worked examples, loaded through the real
-memory functions so a newcomer opening `/` sees a real cognitive graph.
-
-The story: a release agent ships `shop-web` (a single-package project), then the `web` package
-of a workspace, and finally induces `release-procedure` from the two release cases. The
-numbers the design document prints are kept exact: the regression-test log is `@e42`, the
-first transaction is written against version 12 and the induction against version 42, so the
-padding before them is real agent work (read a file, digest it into a frame, retire the raw
-output), not filler. `load_demo` asserts those numbers so a change in how the engine counts
-shows up as a loud failure, not as a demo that quietly disagrees with the document.
-
-The story is told in English; the two transactions the design document prints (the first
-worked example and the induction) are kept verbatim, Chinese reasons and all, so the demo
-still shows the document's own text and a reader sees that frames hold any language.
-"""
+"""The demo context (R42): the two worked examples of docs/design.md and the routine agent work
+around them, played through the real memory functions so a newcomer opening `/` sees a real
+cognitive graph. The numbers of the examples are kept exact (the log is `@e42`, the
+transactions are written at versions 12 and 42) and `load_demo` asserts them, so a change in
+how the engine counts fails loudly instead of quietly disagreeing with the examples."""
 
 from __future__ import annotations
 
@@ -45,7 +35,7 @@ DEMO_USER = "demo"
 AGENT = Author("release-agent", "agent")
 
 
-class DemoLoader:
+class DemoPlayer:
     """Plays the demo story into one context through the public write functions, checking
     after each chapter that the history and the version are where the story expects them."""
 
@@ -98,7 +88,7 @@ class DemoLoader:
             )
 
     # -- the story ------------------------------------------------------------------------
-    def load(self) -> None:
+    def play(self) -> None:
         """The whole story: two releases, the follow-ups and the second worked example, then a
         frame inside its grace window and a few monitoring facts."""
         self.first_release()
@@ -268,6 +258,6 @@ def load_demo(data_dir: Path) -> DemoLogin:
     # One database transaction: an interrupted load leaves no half demo behind.
     with transaction.atomic():
         context = create_context(DEMO_SLUG, name="Demo: releasing shop-web and web")
-        DemoLoader(context).load()
+        DemoPlayer(context).play()
         token = issue_token(context, name="demo")
     return DemoLogin(True, DEMO_USER, password, token.raw)

@@ -6,8 +6,8 @@ through a `MorphzClient` whose HTTP goes straight into this process's Django app
 network hop), so every REST check and error applies, and a token reaches its own context
 only. Stateless streamable HTTP with JSON responses: any worker can answer any request.
 
-The SDK's session manager needs a running task group; the server runs without ASGI
-lifespan events, so it is started on the first request, on the serving event loop.
+The SDK's session manager needs a running task group: it is started on the first /mcp/
+request, on the serving event loop (its imports take seconds that serving the rest never pays).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from api.errors import RETRY_AFTER_SECONDS, database_unavailable, error_body
-from api.serving import send_json, too_large_body
 from memory.errors import ErrorCode
 from memory.strictjson import loads_strict
+from morphz.serving import send_json, too_large_body
 
 MCP_PATH = "/mcp/"
 

@@ -1,4 +1,4 @@
-"""The tokenizer of the text form: atoms, strings (JSON escapes), punctuation, positions."""
+"""The lexer of the text form: lexemes (atoms, strings (JSON escapes), punctuation) with positions."""
 
 from __future__ import annotations
 
@@ -6,23 +6,23 @@ import re
 from collections.abc import Iterator
 from typing import Final, NamedTuple
 
-from memory.tx.lang.names import _FORBIDDEN_RE, TxParseError, _forbidden_char_problem, _quote_char
+from memory.tx.lang.names import FORBIDDEN_RE, TxParseError, forbidden_char_problem, quote_char
 
-_ATOM: Final = "atom"
-_STRING: Final = "string"
-_EOF: Final = "end"
-_CLOSER: Final = {"(": ")", "[": "]", "{": "}"}
+ATOM: Final = "atom"
+STRING: Final = "string"
+EOF: Final = "end"
+CLOSER: Final = {"(": ")", "[": "]", "{": "}"}
 
 
-class _Token(NamedTuple):
-    kind: str  # _ATOM, _STRING, _EOF, or the punctuation character itself
+class Lexeme(NamedTuple):
+    kind: str  # ATOM, STRING, EOF, or the punctuation character itself
     text: str  # the atom, or the string's decoded value
     line: int
     column: int
 
 
-# One token (or a run of spaces, or a comment to the end of its line) from where it starts:
-# one match per token, the alternative that matched named by `lastgroup`.
+# One lexeme (or a run of spaces, or a comment to the end of its line) from where it starts:
+# one match per lexeme, the alternative that matched named by `lastgroup`.
 _TOKEN_RE: Final = re.compile(
     r"(?P<newline>\n)|(?P<skip>[^\S\n]+|;[^\n]*)|(?P<punctuation>[()\[\]{}])|(?P<string>\")"
     r'|(?P<atom>[^\s()\[\]{}";]+)'
@@ -38,12 +38,12 @@ def _position(text: str, index: int) -> tuple[int, int]:
     return text.count("\n", 0, index) + 1, index - line_start + 1
 
 
-def _tokenize(text: str) -> Iterator[_Token]:
-    """The tokens of `text`, made as the parser asks for them: a parser that stops early (an
+def lex(text: str) -> Iterator[Lexeme]:
+    """The lexemes of `text`, made as the parser asks for them: a parser that stops early (an
     error, too many operations) never pays for the rest of a large text."""
-    bad = _FORBIDDEN_RE.search(text)
+    bad = FORBIDDEN_RE.search(text)
     if bad is not None:
-        raise TxParseError(_forbidden_char_problem(bad.group()), *_position(text, bad.start()))
+        raise TxParseError(forbidden_char_problem(bad.group()), *_position(text, bad.start()))
     length = len(text)
     # A byte-order mark at the very start is an editor artefact, not content.
     index = line_start = 1 if text.startswith("\ufeff") else 0
@@ -64,25 +64,25 @@ def _tokenize(text: str) -> Iterator[_Token]:
         column = index - line_start + 1
         if kind == "punctuation":
             char = text[index]
-            yield _Token(char, char, line, column)
+            yield Lexeme(char, char, line, column)
             index += 1
         elif kind == "string":
             value, index, end_line, line_start = _read_string(text, index, line, line_start)
-            yield _Token(_STRING, value, line, column)
+            yield Lexeme(STRING, value, line, column)
             line = end_line
         else:
             atom = found.group()
             control = _CONTROL_RE.search(atom)
             if control is not None:
                 raise TxParseError(
-                    f"control character {_quote_char(control.group())} is not allowed outside "
+                    f"control character {quote_char(control.group())} is not allowed outside "
                     "a string",
                     line,
                     column + control.start(),
                 )
-            yield _Token(_ATOM, atom, line, column)
+            yield Lexeme(ATOM, atom, line, column)
             index = found.end()
-    yield _Token(_EOF, "", line, index - line_start + 1)
+    yield Lexeme(EOF, "", line, index - line_start + 1)
 
 
 def _read_string(text: str, start: int, line: int, line_start: int) -> tuple[str, int, int, int]:
@@ -129,7 +129,7 @@ def _read_string(text: str, start: int, line: int, line_start: int) -> tuple[str
             )
         else:
             shown = (
-                f"\\{escape}" if escape.isprintable() else f"\\ followed by {_quote_char(escape)}"
+                f"\\{escape}" if escape.isprintable() else f"\\ followed by {quote_char(escape)}"
             )
             raise TxParseError(
                 f'unknown escape "{shown}" in a string; the escapes are \\" \\\\ \\n \\t \\r '
@@ -149,12 +149,12 @@ def _read_unicode_escape(text: str, index: int, line: int, column: int) -> tuple
         )
     code = int(digits.group(), 16)
     if code == 0:
-        raise TxParseError(_forbidden_char_problem("\x00"), line, column)
+        raise TxParseError(forbidden_char_problem("\x00"), line, column)
     if 0xD800 <= code <= 0xDBFF and text.startswith("\\u", index + 6):
         low = _HEX4_RE.match(text, index + 8)
         if low is not None and 0xDC00 <= int(low.group(), 16) <= 0xDFFF:
             combined = 0x10000 + ((code - 0xD800) << 10) + (int(low.group(), 16) - 0xDC00)
             return chr(combined), index + 12
     if 0xD800 <= code <= 0xDFFF:
-        raise TxParseError(_forbidden_char_problem(chr(code)), line, column)
+        raise TxParseError(forbidden_char_problem(chr(code)), line, column)
     return chr(code), index + 6

@@ -20,7 +20,7 @@ form reference cycles, so a request's rows, data and rendered body (7x the respo
 peak) stay alive until the next full collection; large strings are not counted by the
 collector's thresholds, so that collection may come only many large requests later.
 
-`HeavyReadsPerToken` (api/heavy_reads.py, re-exported here for morphz.asgi) bounds the heavy
+`HeavyReadsPerToken` (morphz/heavy_reads.py, re-exported here for morphz.asgi) bounds the heavy
 reads each caller has built at once.
 
 Bodies are read up to MAX_REQUEST_BYTES + 1: the API answers 413 to anything longer (the
@@ -43,8 +43,8 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 # Re-exported: morphz.asgi mounts all the HTTP middleware from this module.
-from api.heavy_reads import HeavyReadsPerToken as HeavyReadsPerToken
-from api.heavy_reads import Receive, Scope, Send
+from morphz.heavy_reads import HeavyReadsPerToken as HeavyReadsPerToken
+from morphz.heavy_reads import Receive, Scope, Send
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
