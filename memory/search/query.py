@@ -319,7 +319,7 @@ def _hit(row: tuple[Any, ...], wanted: list[str], content: list[str]) -> SearchH
         window, cut, after = snippets.window(text, first)
     parts = snippets.snippet(window, wanted, cut_before=bool(cut), cut_after=after)["parts"]
     hit = search_hit(ref, frame_pk is not None, status, kind, thread, created_at, score, parts)
-    held, successors = row[15], row[16]
+    held, parts, successors = row[15], row[16], row[17]
     matched = [word for word, found in zip(content, held or [], strict=False) if found]
     hit["coverage"] = {
         "matched": matched,
@@ -328,6 +328,8 @@ def _hit(row: tuple[Any, ...], wanted: list[str], content: list[str]) -> SearchH
     }
     if successors:
         hit["superseded_by"] = list(successors)
+    if parts:  # indexed in parts: its words past one tsvector's bound are found too
+        hit["index_parts"] = parts + 1
     return hit
 
 

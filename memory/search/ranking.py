@@ -192,10 +192,21 @@ def plan(
     return Plan(ctx, filters, params, items, documents, average, id_words, since)
 
 
+def holds(query: str, vector: str = "v") -> str:
+    """SQL: whether the document `d` holds the tsquery `query`, in its vector (`vector`:
+    `v`, read once, or `d`) or in its parts (`sql.HOLDS`)."""
+    return sql.HOLDS.format(vector=vector, query=query)
+
+
 def _page(count: str, order: str, lag_columns: str) -> str:
     # One character more than the window: the snippet knows whether the text goes on.
     return sql.PAGE.format(
-        count=count, order=order, lag=lag_columns, before=WINDOW_BEFORE, width=WINDOW_CHARS + 1
+        count=count,
+        order=order,
+        lag=lag_columns,
+        before=WINDOW_BEFORE,
+        width=WINDOW_CHARS + 1,
+        held=holds("w", "d"),
     )
 
 
@@ -221,7 +232,7 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     # What the common items a candidate holds weigh, checked once per candidate, on one
     # copy of its vector (each `@@` on the stored one would read it from TOAST again).
     terms = [
-        f"CASE WHEN v.tokens @@ %(c{n})s::tsquery THEN {item.common:.6f} ELSE 0 END"
+        f"CASE WHEN {holds(f'%(c{n})s::tsquery')} THEN {item.common:.6f} ELSE 0 END"
         for n, item in enumerate(common)
     ]
     params.update({f"c{n}": item.literal for n, item in enumerate(common)})
@@ -229,7 +240,8 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     # limited items it holds (older frames were found by them).
     for k, item in enumerate(rare, start=1):
         if item.recent is not None:
-            terms.append(sql.OLDER_EVENT.format(k=k, fallback=f"{item.recent:.6f}"))
+            older = holds(f"%(o{k})s::tsquery")
+            terms.append(sql.OLDER_EVENT.format(k=k, holds=older, fallback=f"{item.recent:.6f}"))
             params[f"o{k}"] = item.literal
     bonus = " + ".join(terms)
     position = {id(item): n for n, item in enumerate(rare, start=1)}
@@ -241,6 +253,7 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     params["named_weights"] = [item.common or 0.0 for _, item in named]
     return sql.RANK_SQL.format(
         select=select,
+        content=holds("%(content)s::tsquery", "d"),
         filters=plan.filters,
         bonus=f"({bonus})" if bonus else "0::float8",
         once=sql.ONCE if bonus else "",
