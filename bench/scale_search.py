@@ -63,7 +63,7 @@ def grow_search_history(context_id: int, events: int, originals_last_seq: int) -
         cur.execute(
             "CREATE TEMPORARY TABLE o AS "
             "SELECT row_number() OVER (ORDER BY e.seq) - 1 AS n, e.content, e.thread, "
-            "e.size_chars, e.token_estimate, d.tokens, d.length, d.embedding "
+            "e.size_chars, e.token_estimate, d.tokens, d.length, d.embedding, d.embedding_model "
             "FROM memory_event e JOIN memory_searchdocument d ON d.event_id = e.id "
             "WHERE e.context_id = %s AND e.seq <= %s",
             [context_id, originals_last_seq],
@@ -94,9 +94,10 @@ def grow_search_history(context_id: int, events: int, originals_last_seq: int) -
             )
             cur.execute(
                 "INSERT INTO memory_searchdocument (context_id, event_id, ref, status, kind, "
-                "thread, created_at, tokens, length, embedding, indexed_at) "
+                "thread, created_at, tokens, length, embedding, embedding_model, indexed_at) "
                 "SELECT %(ctx)s, e.id, '@e' || e.seq, 'retired', 'tool_result', e.thread, "
-                "e.created_at, o.tokens, o.length, o.embedding, now() FROM memory_event e "
+                "e.created_at, o.tokens, o.length, o.embedding, o.embedding_model, now() "
+                "FROM memory_event e "
                 "JOIN o ON o.n = e.seq %% %(n)s WHERE e.context_id = %(ctx)s "
                 "AND e.seq > %(first)s AND e.seq <= %(first)s + %(count)s",
                 params,

@@ -5,14 +5,14 @@ Every write goes through one function per verb in `memory.tx.engine`, `memory.ti
 
 Split by concept: `contexts` (Context, ApiToken), `timeline` (Evaluation, Event,
 TransactionRecord), `cognitive` (Frame, FrameRevision, Relation, RetirementRequest),
-`search` (IndexIntent, SearchDocument), `changes` (the status and settings change logs).
+`search` (IndexIntent, SearchDocument, SearchPart), `changes` (the status and settings change logs).
 """
 
 from memory.models.changes import EventChange, FrameChange, MaintenanceChange, SettingsChange
 from memory.models.cognitive import Frame, FrameRevision, Relation, RetirementRequest
 from memory.models.contexts import ApiToken, Context, ForkReceipt
 from memory.models.erasure import Erasure
-from memory.models.search import IndexIntent, SearchDocument
+from memory.models.search import IndexIntent, SearchDocument, SearchPart
 from memory.models.timeline import Evaluation, Event, TransactionRecord
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "Relation",
     "RetirementRequest",
     "SearchDocument",
+    "SearchPart",
     "SettingsChange",
     "TransactionRecord",
 ]

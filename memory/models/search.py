@@ -59,6 +59,9 @@ class SearchDocument(models.Model):
     # model are re-embedded in the background and never compared meanwhile.
     embedding_model = models.CharField(max_length=300, default="", blank=True, editable=False)
     indexed_at = models.DateTimeField(auto_now=True)
+    # Lexemes past PostgreSQL's 1 MB per tsvector go to this many SearchPart rows (0: the
+    # document holds them all). A database default: bulk SQL writers need not name it.
+    parts = models.PositiveSmallIntegerField(default=0, db_default=0)
 
     class Meta:
         constraints = [
@@ -83,4 +86,27 @@ class SearchDocument(models.Model):
                 name="search_embedding_missing",
                 condition=Q(embedding__isnull=True) & ~Q(kind="transaction"),
             ),
+        ]
+
+
+class SearchPart(models.Model):
+    """More lexemes of a document too large for one tsvector (PostgreSQL's 1 MB bound): a
+    huge log is indexed in parts, so a word anywhere in it is found
+    (`memory.search.vectors.tsvector_parts`). Rewritten with its document."""
+
+    # Found by (document, number), the unique constraint's index.
+    document = models.ForeignKey(
+        SearchDocument, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+", db_index=False)
+    number = models.PositiveSmallIntegerField()  # 1, 2, ...: the document itself is part 0
+    tokens = SearchVectorField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["document", "number"], name="search_part_number"),
+        ]
+        indexes = [
+            GinIndex(fields=["tokens"], name="search_part_tokens_gin"),
+            models.Index(fields=["context"], name="search_part_context_idx"),
         ]

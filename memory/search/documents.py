@@ -54,6 +54,7 @@ class Document:
     tokens: str  # tsvector literal (the text itself is not stored: snippets come from facts)
     length: int  # words (BM25's document length)
     fingerprint: tuple[Any, ...]
+    parts: list[str]  # tsvector literals of the lexemes past PostgreSQL's bound (SearchPart)
     text: str | None = None  # what to embed (None: no embedding, as for transaction events)
     embedding: bytes | None = None
     embedding_model: str = ""
@@ -79,8 +80,8 @@ def _embed(documents: dict[int, Document]) -> dict[int, Document]:
     return documents
 
 
-def _vector(vector: tuple[str, int]) -> dict[str, Any]:
-    return {"tokens": vector[0], "length": vector[1]}
+def _vector(vector: tuple[list[str], int]) -> dict[str, Any]:
+    return {"tokens": vector[0][0], "parts": vector[0][1:], "length": vector[1]}
 
 
 _FRAME_FIELDS = ("pk", "context_id", "frame_id", "body", "status", "revision", "updated_at")
@@ -180,13 +181,14 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
 # in C and parsed by the server in one pass.
 _STAGE_COLUMNS = (
     "context_id, frame_id, event_id, ref, status, kind, thread, created_at, tokens, length,"
-    " embedding, embedding_model"
+    " embedding, embedding_model, parts"
 )
+_STAGED = _STAGE_COLUMNS + ", lexemes"
 _STAGE = """
 CREATE TEMP TABLE IF NOT EXISTS morphz_search_staging (
   context_id bigint, frame_id bigint, event_id bigint, ref text, status text, kind text,
   thread text, created_at timestamptz, tokens tsvector, length integer, embedding bytea,
-  embedding_model text
+  embedding_model text, parts integer, lexemes text[]
 ) ON COMMIT DELETE ROWS
 """
 # S608: the column list is a constant; {target} is filled with a fixed column name below.
@@ -198,8 +200,21 @@ ON CONFLICT ({{target}}) DO UPDATE SET
   ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
   created_at = EXCLUDED.created_at, tokens = EXCLUDED.tokens, length = EXCLUDED.length,
   embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
-  indexed_at = EXCLUDED.indexed_at
+  parts = EXCLUDED.parts, indexed_at = EXCLUDED.indexed_at
 """  # noqa: S608
+# A document's parts (lexemes past one tsvector's bound) are rewritten with it: the old ones
+# go before (only documents that had parts are looked at), the new ones come after.
+_DROP_PARTS = """
+DELETE FROM memory_searchpart p USING memory_searchdocument d, morphz_search_staging s
+WHERE p.document_id = d.id AND d.{target} = s.{target} AND d.parts > 0
+"""
+_ADD_PARTS = """
+INSERT INTO memory_searchpart (document_id, context_id, number, tokens)
+SELECT d.id, d.context_id, l.number, l.lexemes::tsvector
+FROM morphz_search_staging s JOIN memory_searchdocument d ON d.{target} = s.{target}
+CROSS JOIN LATERAL unnest(s.lexemes) WITH ORDINALITY AS l(lexemes, number)
+WHERE s.parts > 0
+"""
 
 
 def _upsert(documents: list[Document], fail_after: int | None) -> int:
@@ -208,9 +223,7 @@ def _upsert(documents: list[Document], fail_after: int | None) -> int:
     batch = documents if fail_after is None else documents[:fail_after]
     with connection.cursor() as cursor:
         cursor.execute(_STAGE)
-        with cursor.cursor.copy(
-            f"COPY morphz_search_staging ({_STAGE_COLUMNS}) FROM STDIN"
-        ) as copy:
+        with cursor.cursor.copy(f"COPY morphz_search_staging ({_STAGED}) FROM STDIN") as copy:
             for doc in batch:
                 copy.write_row(
                     (
@@ -226,12 +239,16 @@ def _upsert(documents: list[Document], fail_after: int | None) -> int:
                         doc.length,
                         doc.embedding,
                         doc.embedding_model,
+                        len(doc.parts),
+                        doc.parts or None,
                     )
                 )
-        if any(doc.frame_id is not None for doc in batch):
-            cursor.execute(_UPSERT.format(target="frame_id"))
-        if any(doc.event_id is not None for doc in batch):
-            cursor.execute(_UPSERT.format(target="event_id"))
+        for target in ("frame_id", "event_id"):
+            if any(getattr(doc, target) is not None for doc in batch):
+                cursor.execute(_DROP_PARTS.format(target=target))
+                cursor.execute(_UPSERT.format(target=target))
+                if any(doc.parts for doc in batch):
+                    cursor.execute(_ADD_PARTS.format(target=target))
         cursor.execute("TRUNCATE morphz_search_staging")
     if fail_after is not None and len(batch) < len(documents):
         raise WorkerInterrupted(f"interrupted after {len(batch)} documents")

@@ -1,8 +1,8 @@
 """Lexical search over frames (every status) and events (every kind, retired too) (R33–R36).
 
     search(context, q, *, type=None, status=None, kind=None, thread=None, since=None,
-           until=None, transactions=None, limit=20, offset=0)
-        -> {hits, total, total_exact, next_offset, lag, query: {q, tokens, ignored}}
+           until=None, transactions=None, limit=20, offset=0, cursor=None)
+        -> {hits, total, total_exact, next_offset, next_cursor, lag, query: {q, tokens, ignored}}
 
 - `q` goes through the same pipeline as the indexed text (`memory.search.textindex`: NFKC, case
   folding, ICU words, identifier parts, Korean syllable pairs, emoji); English function
@@ -37,8 +37,12 @@
 - `total`: how many documents match (hold a distinctive query word), counted up to
   TOTAL_CAP (`total_exact` false beyond, and where common words selected their newest
   documents only or, in a long unfiltered history, a broad word its newest
-  `statistics.RECENT_WINDOW`: `memory.search.ranking`). Pages: `offset` (0-based, below RANK_POOL) and
-  `limit`; `next_offset` is the offset of the next page, or null.
+  `statistics.RECENT_WINDOW`: `memory.search.ranking`). Pages: `next_cursor`, passed
+  back as `cursor` with the same query and filters, pages through every match, past
+  RANK_POOL, ranking the documents of the first page as it measured them
+  (`memory.search.cursor`: no repeats, no skips while new documents arrive); null on the
+  last page. `offset` (0-based, below RANK_POOL) and `next_offset` still page the first
+  RANK_POOL, each page ranking the documents as they are then.
 - `query`: ``{q, tokens, ignored}``: the query as sent, the words it searched for (function
   words dropped, at most `memory.search.ranking.SCORED_CLAUSES`), and the words past that
   limit, which neither select, score nor highlight (empty for any usual query).
@@ -46,8 +50,10 @@
   facts a little; reading a frame or event by id never does, R35).
 - Errors: InvalidRequest with codes ``invalid_query`` (empty, too long, or no word or
   emoji), ``invalid_type``, ``invalid_status``, ``invalid_kind``, ``invalid_thread``,
-  ``invalid_time``, ``invalid_limit``, ``invalid_offset``, ``conflicting_filters`` (details
-  name both fields of each conflicting pair).
+  ``invalid_time``, ``invalid_limit``, ``invalid_offset`` (also an offset sent with a
+  cursor), ``invalid_cursor`` (details' `reason`: ``malformed``, ``bad_signature``,
+  ``other_context``, ``other_query``), ``conflicting_filters`` (details name both fields of
+  each conflicting pair).
 
 Storage (chosen by measurement, see BENCHMARKS.md): a weighted ``tsvector`` per document
 (`memory.search.vectors`: primary and secondary lexemes, quoted, no stemming, no stop
@@ -63,22 +69,13 @@ import re
 from datetime import datetime
 from typing import Any
 
-from django.utils.dateparse import parse_datetime
-
 from memory.errors import ErrorCode, InvalidRequest
-from memory.kinds import (
-    ACTIVE,
-    EVENT_KINDS,
-    FRAME_STATUSES,
-    OBSERVATION_KINDS,
-    RECORDED,
-    RETIRED,
-    RETIRING,
-    TRANSACTION,
-)
+from memory.kinds import EVENT_KINDS, FRAME_STATUSES, RECORDED, TRANSACTION
 from memory.limits import SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS
 from memory.models import Context
 from memory.read.history import resolve_context
+from memory.search import cursor as search_cursor
+from memory.search import filters as filters_of
 from memory.search import ranking, semantic, snippets, statistics, textindex, vectors
 from memory.shapes import SearchHit, search_hit
 from memory.vocabulary import is_thread_name
@@ -137,35 +134,6 @@ _NOT_ID_EDGE = (
 )
 
 
-# An ISO 8601 date-time with its offset, ASCII digits only, at most microseconds: anything
-# else is refused rather than guessed (a date alone, a local time, a seventh digit cut off).
-_DATETIME = re.compile(
-    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})", re.ASCII
-)
-
-
-def _time(value: Any, name: str) -> datetime | None:
-    """A `since` / `until` bound: an aware datetime, or a string like 2025-01-31T12:00:00Z
-    (offset required); InvalidRequest `invalid_time` otherwise."""
-    if value is None:
-        return None
-    parsed = None
-    if isinstance(value, datetime):
-        parsed = value
-    elif isinstance(value, str) and _DATETIME.fullmatch(value):
-        try:
-            parsed = parse_datetime(value)
-        except ValueError:  # well formed, but no such time (February 30th, 24:00, +99:99)
-            parsed = None
-    if parsed is None or parsed.tzinfo is None:
-        raise InvalidRequest(
-            f"{name} must be an ISO 8601 date-time with its offset, like 2025-01-31T12:00:00Z",
-            code=ErrorCode.INVALID_TIME,
-            details=[{"field": name}],
-        )
-    return parsed
-
-
 def _check(
     q: Any, type: Any, status: Any, kind: Any, thread: Any, limit: Any, offset: Any
 ) -> list[tuple[str, list[str]]]:
@@ -219,79 +187,6 @@ def _check(
     return clauses
 
 
-# Filters that no document can satisfy together: each pair answers 400
-# `conflicting_filters` naming both fields, rather than an empty page that reads as "no
-# match" (frames are never of an event kind or `recorded`; events are never `retiring`).
-def _conflicts(
-    type: str | None, status: str | None, kind: str | None, transactions: bool | None
-) -> None:
-    is_frame = type == "frame" or kind == "frame"
-    is_event = type == "event" or kind not in (None, "frame")
-    found: list[tuple[str, str, str]] = []
-    if is_frame and is_event:
-        found.append(("type", "kind", f"type={type} cannot hold kind={kind}"))
-    if status == RECORDED and is_frame:
-        frame_field = "type" if type == "frame" else "kind"
-        found.append((frame_field, "status", "frames are never recorded (only events are)"))
-    if status == RETIRING and is_event:
-        event_field = "type" if type == "event" else "kind"
-        found.append((event_field, "status", "events are never retiring (only frames are)"))
-    if kind in OBSERVATION_KINDS and status == RECORDED:
-        found.append(("kind", "status", f"{kind} events are observations: active or retired"))
-    if kind in EVENT_KINDS and kind not in OBSERVATION_KINDS and status in (ACTIVE, RETIRED):
-        found.append(("kind", "status", f"{kind} events are not observations: only recorded"))
-    if kind == TRANSACTION and transactions is False:
-        found.append(
-            ("kind", "transactions", "kind=transaction asks for what transactions=false leaves out")
-        )
-    if found:
-        raise InvalidRequest(
-            "these filters can never match together: " + "; ".join(why for *_, why in found),
-            code=ErrorCode.CONFLICTING_FILTERS,
-            details=[{"field": name} for pair in found for name in pair[:2]],
-        )
-
-
-def _time_range(since: Any, until: Any) -> tuple[datetime | None, datetime | None]:
-    start, end = _time(since, "since"), _time(until, "until")
-    if start is not None and end is not None and start >= end:
-        raise InvalidRequest(
-            "since must be earlier than until (since is inclusive, until exclusive)",
-            code=ErrorCode.INVALID_TIME,
-            details=[{"field": "since"}, {"field": "until"}],
-        )
-    return start, end
-
-
-def _filters(
-    type: str | None,
-    values: dict[str, str | None],
-    start: datetime | None,
-    end: datetime | None,
-    transactions: bool,
-) -> tuple[str, dict[str, Any]]:
-    """SQL conditions on the document `d` (values as placeholders) and their parameters."""
-    filters: list[str] = []
-    params: dict[str, Any] = {}
-    if type == "frame":
-        filters.append("d.frame_id IS NOT NULL")
-    elif type == "event":
-        filters.append("d.event_id IS NOT NULL")
-    for name, value in values.items():
-        if value is not None:
-            filters.append(f"d.{name} = %({name})s")
-            params[name] = value
-    if not transactions:
-        filters.append(f"d.kind <> '{TRANSACTION}'")
-    if start is not None:
-        filters.append("d.created_at >= %(since)s")
-        params["since"] = start
-    if end is not None:
-        filters.append("d.created_at < %(until)s")
-        params["until"] = end
-    return "".join(f" AND {f}" for f in filters), params
-
-
 def exact_ids(q: str, clauses: list[tuple[str, list[str]]]) -> list[str]:
     """The frame ids that count as "the query itself" (they come first): the query as typed
     (lower case) and the query after the index's normalisation (NFKC, case folding) without
@@ -321,7 +216,7 @@ def _hit(row: tuple[Any, ...], wanted: list[str], content: list[str]) -> SearchH
         window, cut, after = snippets.window(text, first)
     parts = snippets.snippet(window, wanted, cut_before=bool(cut), cut_after=after)["parts"]
     hit = search_hit(ref, frame_pk is not None, status, kind, thread, created_at, score, parts)
-    held, successors = row[15], row[16]
+    held, parts, successors = row[15], row[16], row[17]
     matched = [word for word, found in zip(content, held or [], strict=False) if found]
     hit["coverage"] = {
         "matched": matched,
@@ -330,6 +225,8 @@ def _hit(row: tuple[Any, ...], wanted: list[str], content: list[str]) -> SearchH
     }
     if successors:
         hit["superseded_by"] = list(successors)
+    if parts:  # indexed in parts: its words past one tsvector's bound are found too
+        hit["index_parts"] = parts + 1
     return hit
 
 
@@ -348,11 +245,19 @@ def search(
     transactions: bool | None = None,
     limit: int = SEARCH_DEFAULT_LIMIT,
     offset: int = 0,
+    cursor: str | None = None,
 ) -> dict[str, Any]:
     """Ranked hits for `q` in this context, with snippets, the total and the index lag.
-    `transactions` None: left out unless `kind` is ``transaction``."""
+    `transactions` None: left out unless `kind` is ``transaction``. `cursor`: a previous
+    page's `next_cursor` (`memory.search.cursor`), sent with the same query and filters."""
     clauses = _check(q, type, status, kind, thread, limit, offset)
-    _conflicts(type, status, kind, transactions)
+    filters_of.conflicts(type, status, kind, transactions)
+    if cursor is not None and offset:
+        raise InvalidRequest(
+            "offset and cursor page apart: send the cursor alone",
+            code=ErrorCode.INVALID_OFFSET,
+            details=[{"field": "offset"}, {"field": "cursor"}],
+        )
     exact = exact_ids(q, clauses)
     # A question's function words ("is the ...", "I'd") carry no meaning of their own.
     meaningful = [c for c in clauses if not is_stop_word(c[0])]
@@ -360,11 +265,11 @@ def search(
     # A very long question scores its first SCORED_CLAUSES words; the rest are said ignored.
     ignored = [t for t, _ in clauses[ranking.SCORED_CLAUSES :]]
     clauses = clauses[: ranking.SCORED_CLAUSES]
-    start, end = _time_range(since, until)
+    start, end = filters_of.time_range(since, until)
     ctx = resolve_context(context)
     include_tx = bool(transactions) or kind == TRANSACTION
     values = {"status": status, "kind": kind, "thread": thread}
-    filters, params = _filters(type, values, start, end, include_tx)
+    filters, params = filters_of.sql_filters(type, values, start, end, include_tx)
     params["exact"] = exact
     content = [(t, ps) for t, ps in clauses if not is_function_word(t)]
     literals = [vectors.clause_any(t, ps) for t, ps in content]
@@ -374,7 +279,15 @@ def search(
     # Live memory first (R60), unless a status is asked for.
     params["stale"] = status is None
     unfiltered = type is None and start is None and end is None and not any(values.values())
-    plan = ranking.plan(ctx.pk, clauses, filters, params, include_tx, window=unfiltered)
+    asked_for = search_cursor.fingerprint(
+        q, {"type": type, **values, "since": start, "until": end, "transactions": include_tx}
+    )
+    snapshot = None
+    if cursor is not None:
+        snapshot, offset = search_cursor.read(cursor, ctx.pk, asked_for)
+    plan = ranking.plan(
+        ctx.pk, clauses, filters, params, include_tx, window=unfiltered, snapshot=snapshot
+    )
     # A question in plain words is reordered by meaning; a word or two is a lookup, where
     # what the words match (an identifier's parts, a phrase) is the better evidence.
     asked = semantic.enabled() and semantic.is_question(q, len(meaningful))
@@ -387,12 +300,16 @@ def search(
     # The matches are counted whatever the page: an offset past the end finds no hits but
     # does not change how many documents match.
     total = found.matched
-    more = offset + len(hits) < min(total, RANK_POOL)
+    more = offset + len(hits) < min(total, RANK_POOL) and cursor is None
+    going_on = len(hits) == limit and offset + limit < total
     return {
         "hits": hits,
         "total": min(total, TOTAL_CAP),
         "total_exact": found.exact and total <= TOTAL_CAP,
         "next_offset": offset + len(hits) if more and hits else None,
+        "next_cursor": search_cursor.issue(ctx.pk, asked_for, plan.snapshot, offset + limit)
+        if going_on and plan.snapshot
+        else None,
         "lag": found.lag,
         "query": {"q": q, "tokens": [t for t, _ in clauses], "ignored": ignored},
     }

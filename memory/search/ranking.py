@@ -62,9 +62,10 @@ from django.db import connection
 from memory.hotsql import bound_cursor
 from memory.search import ranking_sql as sql
 from memory.search import semantic, statistics, vectors
+from memory.search.cursor import Snapshot, measured, refused
 from memory.search.indexer import LAG_COLUMNS, lag
 from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
-from memory.search.statistics import context_size, document_counts, idf, recent_since
+from memory.search.statistics import document_counts, idf
 from memory.search.textindex import SECONDARY
 
 K1 = 1.5
@@ -130,6 +131,29 @@ class Plan:
     average: float  # the context's average document length in words
     id_words: list[tuple[list[str], int]] = field(default_factory=list)  # (words, item)
     since: datetime | None = None  # where the newest RECENT_WINDOW documents begin
+    snapshot: Snapshot | None = None  # what it ranks by, for the next page's cursor
+
+
+def _estimates(
+    ctx: int,
+    items: list[Item],
+    filters: str,
+    params: dict[str, Any],
+    documents: int,
+    snapshot: Snapshot | None,
+) -> list[float]:
+    """How many documents hold each item (set as its `estimate`): counted now, or as a
+    cursor's first page counted them."""
+    if snapshot is None:
+        pairs = [(item.literal, item.lexeme) for item in items]
+        estimates = document_counts(ctx, pairs, filters, params, documents)
+    elif len(snapshot.estimates) == len(items):
+        estimates = list(snapshot.estimates)
+    else:
+        raise refused("malformed cursor", "malformed")
+    for item, estimate in zip(items, estimates, strict=True):
+        item.estimate = estimate
+    return estimates
 
 
 def plan(
@@ -139,12 +163,15 @@ def plan(
     params: dict[str, Any],
     include_tx: bool,
     window: bool = True,
+    snapshot: Snapshot | None = None,
 ) -> Plan:
     """The query's items (see the module); the ones that only score get their weight here.
     `window`: whether broad items may be limited to the newest documents (false for a
-    filtered search: the newest documents of the context may hold none that pass)."""
+    filtered search: the newest documents of the context may hold none that pass).
+    `snapshot`: rank the documents the first page of a cursor ranked, measured as then
+    (`memory.search.cursor`); the plan's own `snapshot` is what the next page needs."""
     clauses = clauses[:SCORED_CLAUSES]
-    documents, average = context_size(ctx, include_tx)
+    documents, average, since, last = measured(ctx, include_tx, window, snapshot)
     items: list[Item] = []
     id_words = []
     for token, parts in clauses:
@@ -162,11 +189,7 @@ def plan(
             first = parts[0] if parts else token
             root = vectors.STEM + (vectors.stem_root(token) or token)
             items.append(Item(stemmed, STEM_WEIGHT, first, 0.0, lexeme=root))
-    estimates = document_counts(
-        ctx, [(item.literal, item.lexeme) for item in items], filters, params, documents
-    )
-    for item, estimate in zip(items, estimates, strict=True):
-        item.estimate = estimate
+    estimates = _estimates(ctx, items, filters, params, documents, snapshot)
     # The rarest items select, until their documents would pass ROW_BUDGET; the others only
     # add their weight to the candidates holding them.
     budget = 0.0
@@ -176,7 +199,6 @@ def plan(
             budget > ROW_BUDGET and budget > item.estimate
         ):
             item.common = item.form_weight * idf(item.estimate, documents)
-    since = recent_since(ctx, include_tx) if window else None
     if since is not None:
         for item in items:
             if item.common is None and item.estimate >= BROAD:
@@ -189,13 +211,28 @@ def plan(
             rarest = min(word.estimate for word in words)
             items[-1].recent = idf(rarest, documents)  # if none of the newest holds it
             items[-1].phrase_scale = documents / statistics.RECENT_WINDOW
-    return Plan(ctx, filters, params, items, documents, average, id_words, since)
+    taken = Snapshot(last, documents, average, since.isoformat() if since else None, estimates)
+    # The documents up to `last` only: those indexed since wait for a new search.
+    params["bound"] = last
+    filters += " AND d.id <= %(bound)s"
+    return Plan(ctx, filters, params, items, documents, average, id_words, since, taken)
+
+
+def holds(query: str, vector: str = "v") -> str:
+    """SQL: whether the document `d` holds the tsquery `query`, in its vector (`vector`:
+    `v`, read once, or `d`) or in its parts (`sql.HOLDS`)."""
+    return sql.HOLDS.format(vector=vector, query=query)
 
 
 def _page(count: str, order: str, lag_columns: str) -> str:
     # One character more than the window: the snippet knows whether the text goes on.
     return sql.PAGE.format(
-        count=count, order=order, lag=lag_columns, before=WINDOW_BEFORE, width=WINDOW_CHARS + 1
+        count=count,
+        order=order,
+        lag=lag_columns,
+        before=WINDOW_BEFORE,
+        width=WINDOW_CHARS + 1,
+        held=holds("w", "d"),
     )
 
 
@@ -221,7 +258,7 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     # What the common items a candidate holds weigh, checked once per candidate, on one
     # copy of its vector (each `@@` on the stored one would read it from TOAST again).
     terms = [
-        f"CASE WHEN v.tokens @@ %(c{n})s::tsquery THEN {item.common:.6f} ELSE 0 END"
+        f"CASE WHEN {holds(f'%(c{n})s::tsquery')} THEN {item.common:.6f} ELSE 0 END"
         for n, item in enumerate(common)
     ]
     params.update({f"c{n}": item.literal for n, item in enumerate(common)})
@@ -229,7 +266,8 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     # limited items it holds (older frames were found by them).
     for k, item in enumerate(rare, start=1):
         if item.recent is not None:
-            terms.append(sql.OLDER_EVENT.format(k=k, fallback=f"{item.recent:.6f}"))
+            older = holds(f"%(o{k})s::tsquery")
+            terms.append(sql.OLDER_EVENT.format(k=k, holds=older, fallback=f"{item.recent:.6f}"))
             params[f"o{k}"] = item.literal
     bonus = " + ".join(terms)
     position = {id(item): n for n, item in enumerate(rare, start=1)}
@@ -241,6 +279,7 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     params["named_weights"] = [item.common or 0.0 for _, item in named]
     return sql.RANK_SQL.format(
         select=select,
+        content=holds("%(content)s::tsquery", "d"),
         filters=plan.filters,
         bonus=f"({bonus})" if bonus else "0::float8",
         once=sql.ONCE if bonus else "",
@@ -267,11 +306,12 @@ def _fetch(statement: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 def ranked(plan: Plan, limit: int, offset: int, meaning: bytes | None = None) -> Ranked:
     """One page of ranked rows, how many documents matched, and the index lag. With the
-    query's embedding (`meaning`, `semantic.query_embedding`) and a page starting within
-    the first `semantic.HEAD` documents, those are reordered by meaning (`_reordered`)."""
+    query's embedding (`meaning`, `semantic.query_embedding`), the first `semantic.HEAD`
+    documents are reordered by meaning (`_reordered`), whatever the page: a later page
+    then continues the same order (the head grows by the documents found by meaning)."""
     params = dict(plan.params)
     params.update({"ctx": plan.ctx, "docs": plan.documents, "avg": max(plan.average, 1.0)})
-    if meaning is not None and offset < semantic.HEAD:
+    if meaning is not None:
         return _reordered(plan, params, limit, offset, meaning)
     params.update({"limit": limit, "offset": offset})
     select = _page(sql.COUNTED, sql.RANKED_ORDER, LAG_COLUMNS)
@@ -323,14 +363,16 @@ def _reordered(
     head = found[: semantic.HEAD]
     # Hybrid first stage (R61): documents close in meaning join the head though they share
     # no word with the query (lexical score 0: they rank by meaning alone).
-    near = _near(plan, params, meaning, {row[1] for row in found})
+    # (Only the head is left out of them, whatever the page, so every page finds the same
+    # ones; the lexical hits after the head leave them out in turn.)
+    near = _near(plan, params, meaning, {row[1] for row in head})
     head += [(0.0, pk, False, blob) for pk, blob in near]
     matched += len(near)
     order = semantic.rerank([(row[0], row[2], row[3]) for row in head], meaning, EXACT_LEAD)
     ranking = [(head[n][1], score, head[n][2]) for n, score in order]
-    page = (ranking + [(row[1], row[0], row[2]) for row in found[semantic.HEAD :]])[
-        offset : offset + limit
-    ]
+    taken = {pk for pk, _ in near}
+    rest = [(row[1], row[0], row[2]) for row in found[semantic.HEAD :] if row[1] not in taken]
+    page = (ranking + rest)[offset : offset + limit]
     hits: list[tuple[Any, ...]] = []
     if page:
         ids, scores, exacts = (list(column) for column in zip(*page, strict=True))

@@ -12,7 +12,8 @@ braces are the ranking's constants and filters, `%(name)s` its parameters.
 # candidate is then read once by primary key for the rest of its score.
 RANK_SQL = """
 WITH rare AS MATERIALIZED (
-  SELECT d.id, q.item
+  -- (DISTINCT: an item of several lexemes may be found in a document and in its parts.)
+  SELECT DISTINCT d.id, q.item
   FROM unnest(%(rare)s::tsquery[], %(recent)s::boolean[]) WITH ORDINALITY AS q(query, recent, item)
   CROSS JOIN LATERAL (
     SELECT d.id FROM memory_searchdocument d
@@ -28,6 +29,11 @@ WITH rare AS MATERIALIZED (
     SELECT d.id FROM memory_searchdocument d
     WHERE q.recent AND d.context_id = %(ctx)s AND d.frame_id IS NOT NULL
       AND d.created_at < %(recent_since)s AND d.tokens @@ q.query{filters}
+    UNION ALL
+    -- Words past PostgreSQL's 1 MB per tsvector, in a huge event's parts (few rows).
+    SELECT d.id FROM memory_searchpart p JOIN memory_searchdocument d ON d.id = p.document_id
+    WHERE p.context_id = %(ctx)s AND p.tokens @@ q.query
+      AND (NOT q.recent OR d.created_at >= %(recent_since)s){filters}
   ) d
 ),
 wide AS (
@@ -36,11 +42,16 @@ wide AS (
   SELECT d.id, 0::bigint AS item, d.more
   FROM unnest(%(common)s::tsquery[]) AS q(query)
   CROSS JOIN LATERAL (
-    SELECT t.id, count(*) OVER () > {pool} OR %(windowed)s AS more FROM (
+    SELECT t.id, count(*) OVER () > {pool} OR %(windowed)s AS more FROM ((
       SELECT d.id, d.created_at FROM memory_searchdocument d
       WHERE d.context_id = %(ctx)s AND d.created_at >= %(recent_since)s AND d.tokens @@ q.query{filters}
       ORDER BY d.created_at DESC, d.id DESC LIMIT {pool} + 1
-    ) t
+    ) UNION (
+      SELECT d.id, d.created_at FROM memory_searchpart p
+      JOIN memory_searchdocument d ON d.id = p.document_id
+      WHERE p.context_id = %(ctx)s AND d.created_at >= %(recent_since)s AND p.tokens @@ q.query{filters}
+      ORDER BY d.created_at DESC, d.id DESC LIMIT {pool} + 1
+    )) t
     ORDER BY t.created_at DESC, t.id DESC LIMIT {pool}
   ) d
   WHERE (SELECT count(*) FROM rare) < {widen}
@@ -75,7 +86,7 @@ summed AS (
          * {k1p1} / (1 + {k1} * (1 - {b} + {b} * d.length / %(avg)s)) AS score
   FROM found f JOIN memory_searchdocument d ON d.id = f.id{once}
   -- Honest misses (R62): a document holding none of the query's content words is no hit.
-  WHERE %(content)s::tsquery IS NULL OR d.tokens @@ %(content)s::tsquery
+  WHERE %(content)s::tsquery IS NULL OR {content}
 ),
 hits AS (
   -- The frame named by the query comes first, and scores above every other hit so a
@@ -97,7 +108,7 @@ PAGE = """
 SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.created_at,
        f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, h.exact,
        -- Which content words the hit holds, and the live frames superseding it.
-       ARRAY(SELECT d.tokens @@ w FROM unnest(%(words)s::tsquery[]) AS w),
+       ARRAY(SELECT {held} FROM unnest(%(words)s::tsquery[]) AS w), d.parts,
        ARRAY(SELECT s.frame_id FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id
              WHERE r.object_id = d.frame_id AND r.name = 'supersedes'
                AND r.removed_version IS NULL AND s.status = 'active' ORDER BY s.frame_id),
@@ -146,8 +157,13 @@ first AS (SELECT %(word)s::text AS word)
 # What a limited item (number k of `rare`) weighs in an event older than the newest
 # documents: its weight as the statement counted it, or as `plan` estimated it.
 OLDER_EVENT = """CASE WHEN d.created_at < %(recent_since)s AND d.frame_id IS NULL
-  AND v.tokens @@ %(o{k})s::tsquery
+  AND {holds}
   THEN coalesce((SELECT w FROM weights WHERE item = {k}), {fallback}) ELSE 0 END"""
+# Whether a document (`d`, its vector read once as `v`) holds a query: in its vector, or in
+# one of its parts (an event past PostgreSQL's 1 MB per tsvector; `memory.models.SearchPart`).
+HOLDS = """({vector}.tokens @@ {query} OR CASE WHEN d.parts > 0 THEN EXISTS (
+  SELECT 1 FROM memory_searchpart p WHERE p.document_id = d.id AND p.tokens @@ {query})
+  ELSE false END)"""
 ONCE = """
   CROSS JOIN LATERAL (SELECT d.tokens || ''::tsvector AS tokens OFFSET 0) v"""
 # What the query words a frame's id holds weigh (their primary form): a selecting word's

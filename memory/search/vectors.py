@@ -3,15 +3,15 @@
 - `frame_text(frame_id, body)` / `event_text(content, payload)`: a document's text (bodies
   and payloads flattened by `flatten` into ``key: value`` lines, keys included).
 - `frame_vector(frame_id, body)` / `event_vector(kind, content, payload)` ->
-  ``(tsvector literal, length)``. Primary lexemes are the words a document says: a frame's
+  ``([tsvector literal, ...], length)``: one literal, or the document's and its parts'. Primary lexemes are the words a document says: a frame's
   id (weight A) and body (B), an event's text (C); a transaction event's text is D (it
   echoes its frames). Secondary lexemes, marked ``~`` (`textindex.SECONDARY`), are weaker
   evidence: the parts of identifiers and Korean syllable pairs (``test_create_user`` ->
   ``~test ~create ~user``), and every term of an event's payload (D). `length` is the
   number of words (BM25's document length).
-- `tsvector_literal(tokens)` / `weighted_tsvector_literal(sections)`: lexemes with their
-  real positions (at most MAX_POSITIONS each), quoted; a giant text keeps its first
-  distinct lexemes up to PostgreSQL's 1 MB per tsvector.
+- `tsvector_literal(tokens)` / `weighted_tsvector_literals(sections)`: lexemes with their
+  real positions (at most MAX_POSITIONS each), quoted; a giant text's lexemes past
+  PostgreSQL's 1 MB per tsvector run on into more tsvectors (its parts, up to MAX_PARTS).
 - `tsquery_literal(tokens)`: every token AND-ed. `clause_forms(token, parts)` ->
   ``(primary, secondary)`` tsquery literals of one query word: the word itself, and the
   word as a secondary lexeme or the phrase of its parts (``create_user`` finds
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
 from typing import Any
 
 import Stemmer
@@ -34,6 +33,9 @@ from memory.search.textindex import SECONDARY, index_terms
 MAX_TOKEN_CHARS = 200
 MAX_POSITIONS = 16  # positions kept per lexeme: enough for phrases, keeps vectors small
 MAX_VECTOR_BYTES = 1_000_000  # PostgreSQL refuses more than 1 MB of lexemes per tsvector
+# A document's lexemes past that go to more tsvectors, its parts (`memory.models.SearchPart`):
+# 32 MB of distinct words, past what an event of MAX_CONTENT_CHARS can say.
+MAX_PARTS = 32
 LAST_POSITION = 16383  # PostgreSQL's largest position
 # Apostrophes a word may be written with (ICU joins letters across each): the index keeps the
 # text's own, a query word matches them all.
@@ -82,18 +84,18 @@ def stem_form(word: str, *, other: bool = False) -> str | None:
     return f"({literal} & !{_lexeme(word)})" if other else literal
 
 
-def frame_vector(frame_id: str, body: Any) -> tuple[str, int]:
-    """A frame's lexemes: its id weighted A, its body's keys and values B, their stems D;
-    and its length."""
+def frame_vector(frame_id: str, body: Any) -> tuple[list[str], int]:
+    """A frame's lexemes: its id weighted A, its body's keys and values B, their stems D
+    (tsvector literals: the document's, then its parts'); and its length."""
     name, name_words = index_terms(frame_id)
     body_terms, body_words = index_terms(flatten(body))
     sections = [(name, "A"), (body_terms, "B"), (_stems(name + body_terms), "D")]
-    return weighted_tsvector_literal(sections), name_words + body_words
+    return weighted_tsvector_literals(sections), name_words + body_words
 
 
 def event_vector(
     kind: str, content: str, payload: Any, context: str | None = None
-) -> tuple[str, int]:
+) -> tuple[list[str], int]:
     """An event's lexemes: its text weighted C (D for a transaction, which echoes what its
     frames hold), its payload secondary and D, the stems of its text D; and its length.
     `context`: the turn a conversational event answers (`documents`), its words secondary
@@ -107,7 +109,7 @@ def event_vector(
     if context:
         context_terms = index_terms(context)[0]
         sections += [(context_terms, "D"), (_stems(context_terms), "D")]
-    return weighted_tsvector_literal(sections), words
+    return weighted_tsvector_literals(sections), words
 
 
 def spellings(token: str) -> list[str]:
@@ -164,13 +166,14 @@ def tsvector_literal(token_list: list[str]) -> str:
             found.append(index)
     quote = _quote
     return " ".join(
-        [quote(t) + ":" + ",".join(map(str, positions[t])) for t in _fitting(positions)]
+        [quote(t) + ":" + ",".join(map(str, positions[t])) for t in _split(positions)[0]]
     )
 
 
-def weighted_tsvector_literal(sections: list[tuple[list[str], str]]) -> str:
+def weighted_tsvector_literals(sections: list[tuple[list[str], str]]) -> list[str]:
     """Like `tsvector_literal` over the sections' terms in order (positions run on), each
-    position carrying its section's weight letter (A, B, C or D).
+    position carrying its section's weight letter (A, B, C or D): the document's tsvector,
+    then its parts' when its lexemes pass PostgreSQL's bound (`_split`).
 
     PostgreSQL keeps positions up to LAST_POSITION: terms past it only add the lexemes not
     seen before (deduplicated first, in C: a 3.5 MB log has ~650,000 terms)."""
@@ -192,21 +195,31 @@ def weighted_tsvector_literal(sections: list[tuple[list[str], str]]) -> str:
                 if token not in positions:
                     positions[token] = last
     quote = _quote
-    return " ".join([quote(t) + ":" + ",".join(positions[t]) for t in _fitting(positions)])
+    return [
+        " ".join([quote(t) + ":" + ",".join(positions[t]) for t in chunk])
+        for chunk in _split(positions)
+    ]
 
 
-def _fitting(positions: dict[str, Any]) -> Iterable[str]:
-    """The lexemes PostgreSQL will store: it refuses more than 1 MB of distinct lexemes, so
-    a giant log keeps its first distinct words (its chunks stay readable by ref)."""
-    if sum(map(len, positions)) * 4 + 8 * len(positions) <= MAX_VECTOR_BYTES:
-        return positions
-    kept, size = [], 0
-    for token in positions:
-        size += len(token[:MAX_TOKEN_CHARS].encode()) + 8
-        if size > MAX_VECTOR_BYTES:
-            break
-        kept.append(token)
-    return kept
+def _split(positions: dict[str, list[Any]]) -> list[list[str]]:
+    """The lexemes in tsvectors PostgreSQL will store, in order: it refuses more than 1 MB
+    of lexemes and positions in one, so a giant log's lexemes run on into more parts (at
+    most MAX_PARTS; the document itself is the first): every word of it is found."""
+    if sum(map(len, positions)) * 4 + (2 * MAX_POSITIONS + 4) * len(positions) <= MAX_VECTOR_BYTES:
+        return [list(positions)]
+    chunks: list[list[str]] = [[]]
+    size = 0
+    for token, found in positions.items():
+        # What PostgreSQL counts: the lexeme, its positions (2 bytes each), alignment.
+        cost = len(token[:MAX_TOKEN_CHARS].encode()) + 2 * len(found) + 4
+        if size + cost > MAX_VECTOR_BYTES:
+            if len(chunks) == MAX_PARTS:
+                break
+            chunks.append([])
+            size = 0
+        chunks[-1].append(token)
+        size += cost
+    return chunks
 
 
 def tsquery_literal(token_list: list[str]) -> str:

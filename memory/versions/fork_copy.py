@@ -136,7 +136,8 @@ def copy_statements(point: Point) -> list[str]:
         "CASE WHEN q.resolved_version > %(v)s THEN NULL ELSE q.resolved_version END "
         "FROM memory_retirementrequest q JOIN fork_frame mf ON mf.old = q.frame_id "
         "WHERE q.requested_version <= %(v)s",
-        # the search index: documents whose facts read the same at the point are copied
+        # the search index: documents whose facts read the same at the point are copied (one
+        # indexed in parts is indexed again in the fork: few, and its parts stay one write)
         "INSERT INTO memory_searchdocument (context_id, frame_id, event_id, ref, status, kind, "
         "thread, created_at, tokens, length, embedding, embedding_model, indexed_at) "
         "SELECT %(dst)s, NULL, me.new, d.ref, "
@@ -144,14 +145,14 @@ def copy_statements(point: Point) -> list[str]:
         "ELSE 'recorded' END, d.kind, d.thread, d.created_at, d.tokens, d.length, d.embedding, "
         "d.embedding_model, d.indexed_at "
         "FROM memory_searchdocument d JOIN fork_event me ON me.old = d.event_id "
-        "JOIN memory_event e ON e.id = me.new",
+        "JOIN memory_event e ON e.id = me.new WHERE d.parts = 0",
         "INSERT INTO memory_searchdocument (context_id, frame_id, event_id, ref, status, kind, "
         "thread, created_at, tokens, length, embedding, embedding_model, indexed_at) "
         "SELECT %(dst)s, mf.new, NULL, d.ref, f.status, d.kind, d.thread, d.created_at, "
         "d.tokens, d.length, d.embedding, d.embedding_model, d.indexed_at "
         "FROM memory_searchdocument d JOIN fork_frame mf ON mf.old = d.frame_id "
         "JOIN memory_frame f ON f.id = mf.new JOIN memory_frame s ON s.id = d.frame_id "
-        "WHERE s.revision = f.revision",
+        "WHERE s.revision = f.revision AND d.parts = 0",
         # whatever has no document yet (changed since, or not indexed in the source either)
         "INSERT INTO memory_indexintent (context_id, frame_id, event_id, created_at) "
         "SELECT %(dst)s, f.id, NULL, now() FROM memory_frame f "

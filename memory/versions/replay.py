@@ -306,6 +306,7 @@ _PURGE = [
         f"DELETE FROM memory_{table} WHERE context_id = %(c)s"  # noqa: S608 - constant table names
         for table in (
             "indexintent",
+            "searchpart",
             "searchdocument",
             "framechange",
             "eventchange",

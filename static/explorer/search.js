@@ -55,6 +55,8 @@ function hitItem(hit) {
     el("span", { class: "tag", text: isEvent ? hit.kind : "frame" }), " ",
     hit.status ? el("span", { class: "tag " + hit.status, text: hit.status }) : null,
     hit.thread && hit.thread !== "main" ? el("span", { class: "muted", text: " thread " + hit.thread }) : null,
+    hit.index_parts ? el("span", { class: "muted index-parts", text: " indexed in " + hit.index_parts + " parts",
+      title: "Too many distinct words for one index entry: every word is still found, a phrase only within a part." }) : null,
     el("div", {}, snippetNode(hit)));
   item.addEventListener("click", () => emit(isEvent ? "open-event" : "select-frame", hit.ref));
   return item;
