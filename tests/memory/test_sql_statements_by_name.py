@@ -1,0 +1,52 @@
+"""Named statements are read from `.sql` files by name; rows are read by column name."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from memory.sql import by_name, named_row, named_rows, parse_statements
+
+SOURCE = """-- the file's own notes
+-- name: first
+SELECT 1 AS one,
+       2 AS two;
+
+-- name: second
+SELECT %s AS given
+"""
+
+
+def test_statements_are_split_at_their_name_headers() -> None:
+    found = parse_statements(SOURCE)
+    assert found == {
+        "first": "SELECT 1 AS one,\n       2 AS two",
+        "second": "SELECT %s AS given",
+    }
+
+
+def test_a_repeated_name_is_refused() -> None:
+    with pytest.raises(ValueError, match="named twice"):
+        parse_statements("-- name: a\nSELECT 1\n-- name: a\nSELECT 2\n")
+
+
+def test_an_empty_statement_is_refused() -> None:
+    with pytest.raises(ValueError, match="empty"):
+        parse_statements("-- name: a\n\n-- name: b\nSELECT 2\n")
+
+
+def test_by_name_pairs_values_with_columns() -> None:
+    assert by_name(["a", "b"], (1, 2)) == {"a": 1, "b": 2}
+    with pytest.raises(ValueError):
+        by_name(["a"], (1, 2))
+
+
+@pytest.mark.django_db
+def test_rows_are_read_by_column_name() -> None:
+    statement = parse_statements(SOURCE)["first"]
+    with connection.cursor() as cur:
+        cur.execute(statement)
+        assert named_row(cur) == {"one": 1, "two": 2}
+        assert named_row(cur) is None
+        cur.execute(f"{statement} UNION ALL SELECT 3, 4")
+        assert named_rows(cur) == [{"one": 1, "two": 2}, {"one": 3, "two": 4}]
