@@ -24,16 +24,6 @@ class PressureState:
     level: str
     in_maintenance: bool
 
-    def as_dict(self) -> dict[str, object]:
-        """The pressure as JSON: `{used_tokens, capacity_tokens, level, percent}` (percent of
-        capacity, one decimal)."""
-        return {
-            "used_tokens": self.used_tokens,
-            "capacity_tokens": self.capacity_tokens,
-            "level": self.level,
-            "percent": round(100.0 * self.used_tokens / self.capacity_tokens, 1),
-        }
-
 
 def pressure_state(context: HasPressureSettings, used_tokens: int | None = None) -> PressureState:
     """The level (`ok`, `pressure` or `maintenance`, R24) for `used_tokens` (default: the

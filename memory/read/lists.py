@@ -9,7 +9,7 @@ transaction row ids), so a page never skips or repeats a row when others are app
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Generic, TypedDict, TypeVar
+from typing import Any, Generic, TypeVar
 
 from django.db.models import Q, QuerySet
 from django.db.models.functions import Left
@@ -18,48 +18,15 @@ from memory.kinds import OBSERVATION_KINDS
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
 from memory.read.pages import bounded_transaction_queryset, bounded_transactions
-from memory.tx.retirement import WindowView, window_view
+from memory.shapes.frames import frame_json
 
 T = TypeVar("T")
 
 
-class FrameView(TypedDict):
-    """A frame as the API and the explorer show it (docs/rest.md); built by `frame_view`."""
-
-    id: str
-    revision: int
-    status: str
-    protected: bool
-    body: Any
-    sources: list[str]
-    retire: WindowView | None
-    tokens: int
-    created_version: int
-    changed_version: int
-
-
 def frame_view(frame: Frame, tick: int) -> dict[str, Any]:
-    """The one builder of a frame's JSON shape, checked against `FrameView`; a plain dict so
-    that callers may add fields (a frame's detail adds its revisions)."""
-    view: FrameView = {
-        "id": frame.frame_id,
-        "revision": frame.revision,
-        "status": frame.status,
-        "protected": frame.protected,
-        "body": frame.body,
-        "sources": list(frame.sources),
-        "retire": window_view(
-            frame.status,
-            frame.retire_requested_tick,
-            frame.retire_due_tick,
-            frame.retire_reason,
-            tick,
-        ),
-        "tokens": frame.token_estimate,
-        "created_version": frame.created_version,
-        "changed_version": frame.changed_version,
-    }
-    return dict(view)
+    """The frame shape (memory.shapes.frame_json) as a plain dict, for the views that add a
+    frame detail's revisions to it."""
+    return dict(frame_json(frame, tick))
 
 
 # Event "status" filter values: an event's status (active, retired, recorded); requests open or

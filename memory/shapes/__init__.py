@@ -13,7 +13,9 @@ from memory.shapes.context import (
     ContextJson,
     ContextSettings,
     ForkedFrom,
+    PressureJson,
     context_json,
+    pressure_json,
 )
 from memory.shapes.events import (
     EVENT_ROW_COLUMNS,
@@ -30,6 +32,7 @@ from memory.shapes.events import (
     event_json,
     observation_json,
 )
+from memory.shapes.frames import FrameJson, WindowView, frame_json, window_view
 from memory.shapes.history import (
     RevisionJson,
     TransactionJson,
@@ -47,6 +50,13 @@ from memory.shapes.nodes import (
     relation_json,
     search_hit,
 )
+from memory.shapes.receipt import (
+    PendingRelease,
+    ReceiptJson,
+    ServedReceipt,
+    receipt_json,
+    served_receipt,
+)
 
 __all__ = [
     "EVENT_ROW_COLUMNS",
@@ -59,13 +69,19 @@ __all__ = [
     "EventJson",
     "EventNode",
     "ForkedFrom",
+    "FrameJson",
     "FrameNode",
     "NodeRetire",
     "Observation",
+    "PendingRelease",
+    "PressureJson",
+    "ReceiptJson",
     "RelationJson",
     "RevisionJson",
     "SearchHit",
+    "ServedReceipt",
     "TransactionJson",
+    "WindowView",
     "appended_event_json",
     "context_json",
     "event_chunk_json",
@@ -73,10 +89,15 @@ __all__ = [
     "event_identity",
     "event_json",
     "event_node",
+    "frame_json",
     "frame_node",
     "observation_json",
+    "pressure_json",
+    "receipt_json",
     "relation_json",
     "revision_json",
     "search_hit",
+    "served_receipt",
     "transaction_json",
+    "window_view",
 ]

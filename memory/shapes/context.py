@@ -2,10 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Annotated, TypedDict
 
+from memory.kinds import MAINTENANCE, PRESSURE, PRESSURE_OK
 from memory.models import Context
-from memory.pressure import pressure_state
+from memory.pressure import PressureState, pressure_state
+from memory.shapes.fields import OPAQUE, Choices, Doc
+
+
+class PressureJson(TypedDict):
+    used_tokens: int
+    capacity_tokens: int
+    level: Annotated[str, Choices((PRESSURE_OK, PRESSURE, MAINTENANCE))]
+    percent: float
+
+
+def pressure_json(state: PressureState) -> PressureJson:
+    """The pressure as JSON: `{used_tokens, capacity_tokens, level, percent}` (percent of
+    capacity, one decimal)."""
+    return {
+        "used_tokens": state.used_tokens,
+        "capacity_tokens": state.capacity_tokens,
+        "level": state.level,
+        "percent": round(100.0 * state.used_tokens / state.capacity_tokens, 1),
+    }
 
 
 class ContextSettings(TypedDict):
@@ -30,12 +50,25 @@ class ContextJson(TypedDict):
     tick: int
     last_seq: int
     settings: ContextSettings
-    pressure: dict[str, Any]
-    frozen: bool
-    forked_from: ForkedFrom | None
-    screening: str
-    history_verified: bool
-    erasures: int
+    pressure: PressureJson
+    frozen: Annotated[bool, Doc("writes are refused with 409 `context_frozen`")]
+    forked_from: Annotated[
+        ForkedFrom | None,
+        OPAQUE,
+        Doc("`{slug, version, tick}` of the fork's source, else null"),
+    ]
+    screening: Annotated[
+        str,
+        Doc("how written text is screened for secrets and card numbers: off, refuse, mask"),
+    ]
+    history_verified: Annotated[
+        bool,
+        Doc(
+            "false when the context was imported from an export whose signature did "
+            "not verify (by an admin, explicitly): its history is not proven to be the server's"
+        ),
+    ]
+    erasures: Annotated[int, Doc("tombstones of erased content (GET erasures/)")]
 
 
 def context_json(context: Context) -> ContextJson:
@@ -57,7 +90,7 @@ def context_json(context: Context) -> ContextJson:
             "maintenance_exit_percent": context.maintenance_exit_percent,
             "observation_budget_tokens": context.observation_budget_tokens,
         },
-        "pressure": pressure_state(context).as_dict(),
+        "pressure": pressure_json(pressure_state(context)),
         "frozen": context.frozen,
         "forked_from": _lineage(context),
         "screening": context.screening,

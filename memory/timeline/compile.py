@@ -20,7 +20,8 @@ from memory.kinds import ACTION, REQUEST_OPEN, USER_MESSAGE
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context
 from memory.pressure import pressure_state
-from memory.shapes import Observation, observation_json
+from memory.shapes import Observation, observation_json, pressure_json
+from memory.shapes.frames import window_view
 from memory.timeline.render import (
     render_body,
     render_frame_header,
@@ -37,7 +38,6 @@ from memory.tokens import (
     fit_prefix,
     fit_suffix,
 )
-from memory.tx.retirement import window_view
 from memory.vocabulary import event_ref
 
 # Of an observation's budget, what its head and its tail may take in a preview; the rest is
@@ -151,7 +151,7 @@ def compile_active_context(context: Context) -> dict[str, Any]:
         "context": context.slug,
         "tick": context.tick,
         "version": context.version,
-        "pressure": state.as_dict(),
+        "pressure": pressure_json(state),
         "open_requests": open_requests,
         "pending_actions": actions,
         "tokens": summary_tokens,

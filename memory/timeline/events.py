@@ -30,6 +30,7 @@ from memory.limits import MAX_CONTENT_CHARS
 from memory.locking import LockedContext, context_gate, lock_context, refuse_frozen
 from memory.models import Event
 from memory.pressure import pressure_state
+from memory.shapes.context import pressure_json
 from memory.timeline.inserts import insert_event
 from memory.tokens import observation_tokens
 from memory.vocabulary import MAIN_THREAD, THREAD_MAX, event_ref, is_thread_name, seq_of
@@ -278,7 +279,7 @@ def _refuse_in_maintenance(context: LockedContext) -> None:
             f"context is in maintenance ({state.used_tokens}/{state.capacity_tokens} tokens); "
             f"digest observations, slim frames or create successors until usage falls below "
             f"{context.maintenance_exit_percent}% before registering new actions",
-            details=[state.as_dict()],
+            details=[pressure_json(state)],
         )
 
 

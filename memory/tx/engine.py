@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 
@@ -32,6 +32,7 @@ from memory.kinds import COMMITTED
 from memory.locking import LockedContext, lock_context, refuse_frozen, send_lock
 from memory.models import Evaluation, TransactionRecord
 from memory.pressure import PressureState, pressure_state
+from memory.shapes.receipt import PendingRelease, ReceiptJson, receipt_json
 from memory.tx.apply import (
     ApplyOutcome,
     ConflictItem,
@@ -62,7 +63,7 @@ SYSTEM = Author("system", "system")
 class CommitResult:
     record_id: int
     event_seq: int
-    receipt: dict[str, Any]
+    receipt: ReceiptJson
     # True when an idempotency key named an earlier commit: nothing was written (R49).
     replayed: bool = False
 
@@ -363,7 +364,9 @@ def _earlier_commit(context_pk: int, key: str, request_hash: str) -> CommitResul
             code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
             details=[{"field": "idempotency_key", "transaction": pk}],
         )
-    return CommitResult(record_id=pk, event_seq=seq, receipt=dict(receipt or {}), replayed=True)
+    return CommitResult(
+        record_id=pk, event_seq=seq, receipt=cast(ReceiptJson, dict(receipt or {})), replayed=True
+    )
 
 
 def _relation_frame_ids(outcome: ApplyOutcome) -> set[str]:
@@ -374,20 +377,19 @@ def _relation_frame_ids(outcome: ApplyOutcome) -> set[str]:
     return ids
 
 
-def _receipt(
-    version: int, tick: int, outcome: ApplyOutcome, state: PressureState
-) -> dict[str, Any]:
-    pending = [
+def _receipt(version: int, tick: int, outcome: ApplyOutcome, state: PressureState) -> ReceiptJson:
+    pending: list[PendingRelease] = [
         {"frame": s.frame_id, "tokens": s.token_estimate, "due_tick": s.retire_due_tick}
         for s in outcome.frames.values()
-        if s.status == "retiring" and s.touched
+        # A retiring frame always has its due tick; the test only narrows the type.
+        if s.status == "retiring" and s.touched and s.retire_due_tick is not None
     ]
-    return {
-        "version": version,
-        "tick": tick,
-        "results": outcome.results,
-        "released_tokens": outcome.released_tokens,
-        "pending_release": sorted(pending, key=lambda p: p["frame"]),
-        "completed_by_successor": outcome.completed_by_successor,
-        "pressure": state.as_dict(),
-    }
+    return receipt_json(
+        version,
+        tick,
+        outcome.results,
+        outcome.released_tokens,
+        pending,
+        outcome.completed_by_successor,
+        state,
+    )

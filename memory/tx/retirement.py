@@ -69,30 +69,6 @@ def expiry_applies(
     )
 
 
-class WindowView(TypedDict):
-    """A retiring frame's window, as models, people and API clients see it (`retire`)."""
-
-    requested_tick: int | None
-    due_tick: int
-    ticks_left: int
-    reason: str
-
-
-def window_view(
-    status: str, requested_tick: int | None, due_tick: int | None, reason: str | None, tick: int
-) -> WindowView | None:
-    """How a retiring frame's window is shown to models, people and API clients:
-    `{requested_tick, due_tick, ticks_left, reason}`, or None unless the frame is retiring."""
-    if status != RETIRING or due_tick is None:
-        return None
-    return {
-        "requested_tick": requested_tick,
-        "due_tick": due_tick,
-        "ticks_left": ticks_left(due_tick, tick),
-        "reason": reason or "",
-    }
-
-
 # --------------------------------------------------------------------------- the window
 
 

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from memory.hotsql import bound_cursor, pipeline
 from memory.locking import LockedContext
+from memory.shapes.receipt import ReceiptJson
 from memory.tx.apply import ApplyOutcome, FrameState
 from memory.tx.loader import FRAME_STATE_COLUMNS
 from memory.tx.retirement import PENDING, request_rows
@@ -38,7 +39,7 @@ class CommitRow:
     author_label: str
     author_kind: str
     evaluation_id: int | None
-    receipt: dict[str, Any]
+    receipt: ReceiptJson
     frame_ids: list[str]  # the frames the commit touched, sorted
     idempotency: tuple[str, str] | None = None  # (key, request hash)
 

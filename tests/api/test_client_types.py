@@ -58,8 +58,8 @@ def test_client_fields_are_server_fields(typed: typing.Any, serializer: type) ->
 
 
 def test_the_frame_builder_and_the_schema_name_the_same_fields() -> None:
-    from memory.read.lists import FrameView
-    from memory.tx.retirement import WindowView
+    from memory.shapes import FrameJson as FrameView
+    from memory.shapes import WindowView
 
     assert set(typing.get_type_hints(FrameView)) == set(shapes.FrameSerializer().fields)
     assert set(typing.get_type_hints(WindowView)) == set(shapes.RetireSerializer().fields)
