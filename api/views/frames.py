@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import MAX_SEQ, ContextAPIView, not_found
+from api.base import ContextAPIView, not_found
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import FrameBodyIn, FrameDetailQuery, FrameListQuery, body_data, query_data
 from api.shapes import (
@@ -19,8 +19,10 @@ from api.views.common import receipt_response
 from memory.read.at import reading
 from memory.read.lists import frame_view
 from memory.read.pages import revision_detail
+from memory.read.paging import FRAMES
 from memory.tx.bodyedit import revise_body
 from memory.tx.lang import fields_text
+from memory.vocabulary import MAX_SEQ
 
 
 class FrameBodyView(ContextAPIView):
@@ -63,18 +65,12 @@ class FrameListView(ContextAPIView):
         at = reading(self.ctx, query.get("as_of"))
         if at.as_of is not None:
             filters["as_of"] = at.as_of
-        after = self.cursor_after(query, filters, str) or ""
+        cursor = FRAMES.cursor(self.ctx.pk, filters)
+        after = cursor.after(query.get("cursor"))
         page = at.frames(
             status=filters["status"], source=filters["source"], after_id=after, limit=query["limit"]
         )
-        return self.list_page(
-            "frames",
-            page.items,
-            page.has_more,
-            lambda f: f.frame_id,
-            lambda f: frame_view(f, at.tick),
-            filters,
-        )
+        return Response(cursor.answer(page, lambda f: frame_view(f, at.tick)))
 
 
 class FrameDetailView(ContextAPIView):

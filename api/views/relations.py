@@ -11,6 +11,7 @@ from api.schema import READ_ERRORS, responses
 from api.serializers import RelationListQuery, query_data
 from api.shapes import RelationListSerializer
 from memory.read.at import reading
+from memory.read.paging import RELATIONS
 from memory.shapes import relation_json
 
 
@@ -29,7 +30,8 @@ class RelationListView(ContextAPIView):
         at = reading(self.ctx, query.get("as_of"))
         if at.as_of is not None:
             filters["as_of"] = at.as_of
-        after = self.cursor_after(query, filters, int) or 0
+        cursor = RELATIONS.cursor(self.ctx.pk, filters)
+        after = cursor.after(query.get("cursor"))
         page = at.relations(
             subject=filters["subject"],
             object_id=filters["object"],
@@ -38,6 +40,4 @@ class RelationListView(ContextAPIView):
             after_pk=after,
             limit=query["limit"],
         )
-        return self.list_page(
-            "relations", page.items, page.has_more, lambda r: r.pk, relation_json, filters
-        )
+        return Response(cursor.answer(page, relation_json))

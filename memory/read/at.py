@@ -11,8 +11,9 @@ from typing import Any
 
 from memory.errors import ErrorCode, InvalidRequest, NotFound
 from memory.models import Context, Frame, Relation
-from memory.read.lists import Page, get_frame, list_frames, list_relations
+from memory.read.lists import get_frame, list_frames, list_relations
 from memory.read.pages import frame_history_page
+from memory.read.paging import Page
 from memory.versions import asof
 from memory.versions.points import Point, resolve_point
 from memory.vocabulary import is_frame_id
