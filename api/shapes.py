@@ -9,14 +9,21 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from memory.errors import ErrorCode
 from memory.kinds import EVENT_STATUSES
 from memory.models import FrameRevision
 from memory.read.paging import NEXT_CURSOR_HELP
 from memory.shapes import RevisionJson, revision_json
 
+# The schema's enum of error codes (`ErrorCodeEnum`, named in settings), read from ErrorCode.
+ERROR_CODES = [code.value for code in ErrorCode]
+
 
 class ErrorBodySerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="stable machine-readable code, e.g. `conflict`")
+    code = serializers.ChoiceField(
+        choices=ERROR_CODES,
+        help_text="stable machine-readable code, e.g. `conflict`",
+    )
     message = serializers.CharField(help_text="what went wrong and what to do, for a model")
     details = serializers.ListField(
         child=serializers.JSONField(),

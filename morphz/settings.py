@@ -246,6 +246,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "EventStatusEnum": "memory.kinds.EVENT_STATUSES",
         "FrameStatusEnum": "memory.kinds.FRAME_STATUSES",
+        # The codes of `error.code`, named once for the TypeScript and other generated clients.
+        "ErrorCodeEnum": "api.shapes.ERROR_CODES",
     },
 }
 

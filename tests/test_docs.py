@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from api.errors import STATUS_BY_CODE
+from memory.errors import ErrorCode
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").glob("*.md"))
@@ -46,8 +46,26 @@ def test_the_rules_index_covers_every_rule() -> None:
 
 def test_every_error_code_is_documented() -> None:
     text = "\n".join(page.read_text() for page in DOCS)
-    undocumented = [code for code in STATUS_BY_CODE if f"`{code}`" not in text]
+    undocumented = [code for code in ErrorCode if f"`{code}`" not in text]
     assert undocumented == []
+
+
+def test_the_docs_give_each_error_code_its_status() -> None:
+    """A status table row (`| 405, 406 | `method_not_allowed`, ...`) or a mention like
+    "409 `conflict`" names the status the code declares in ErrorCode."""
+    status = {code.value: code.status for code in ErrorCode}
+    wrong = []
+    for page in PAGES:
+        text = page.read_text()
+        for row in re.finditer(r"^\| ([\d, ]+) \| ([^|]*) \|", text, re.M):
+            said = {int(n) for n in re.findall(r"\d{3}", row.group(1))}
+            for code in re.findall(r"`(\w+)`", row.group(2)):
+                if code in status and status[code] not in said:
+                    wrong.append(f"{page.name}: {code} under {row.group(1).strip()}")
+        for said_status, code in re.findall(r"\b([1-5]\d\d) `(\w+)`", text):
+            if code in status and status[code] != int(said_status):
+                wrong.append(f"{page.name}: {said_status} `{code}`")
+    assert wrong == []
 
 
 def test_the_readme_lists_every_docs_page() -> None:

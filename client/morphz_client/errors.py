@@ -91,7 +91,7 @@ class RuleViolationError(MorphzAPIError):
 
 
 class ThrottledError(MorphzAPIError):
-    """429: slow down; `details` say when to retry."""
+    """429 `throttled`: slow down; `details` say when to retry."""
 
 
 class ServerError(MorphzAPIError):

@@ -596,13 +596,144 @@ export interface components {
             error: components["schemas"]["ErrorBody"];
         };
         ErrorBody: {
-            /** @description stable machine-readable code, e.g. `conflict` */
-            code: string;
+            /**
+             * @description stable machine-readable code, e.g. `conflict`
+             *
+             *     * `parse_error` - parse_error
+             *     * `invalid_request` - invalid_request
+             *     * `invalid_kind` - invalid_kind
+             *     * `invalid_cursor` - invalid_cursor
+             *     * `invalid_base_version` - invalid_base_version
+             *     * `invalid_ref` - invalid_ref
+             *     * `invalid_offset` - invalid_offset
+             *     * `invalid_length` - invalid_length
+             *     * `invalid_host` - invalid_host
+             *     * `invalid_depth` - invalid_depth
+             *     * `invalid_direction` - invalid_direction
+             *     * `invalid_flag` - invalid_flag
+             *     * `invalid_frame_id` - invalid_frame_id
+             *     * `invalid_limit` - invalid_limit
+             *     * `invalid_max_nodes` - invalid_max_nodes
+             *     * `invalid_query` - invalid_query
+             *     * `invalid_status` - invalid_status
+             *     * `invalid_thread` - invalid_thread
+             *     * `invalid_time` - invalid_time
+             *     * `invalid_type` - invalid_type
+             *     * `invalid_view_version` - invalid_view_version
+             *     * `invalid_arguments` - invalid_arguments
+             *     * `unknown_evaluation` - unknown_evaluation
+             *     * `invalid_version` - invalid_version
+             *     * `invalid_export` - invalid_export
+             *     * `invalid_signature` - invalid_signature
+             *     * `conflicting_filters` - conflicting_filters
+             *     * `not_authenticated` - not_authenticated
+             *     * `permission_denied` - permission_denied
+             *     * `scope_insufficient` - scope_insufficient
+             *     * `not_found` - not_found
+             *     * `method_not_allowed` - method_not_allowed
+             *     * `not_acceptable` - not_acceptable
+             *     * `conflict` - conflict
+             *     * `stale_cursor` - stale_cursor
+             *     * `stale_view` - stale_view
+             *     * `maintenance_required` - maintenance_required
+             *     * `idempotency_key_reused` - idempotency_key_reused
+             *     * `context_exists` - context_exists
+             *     * `context_frozen` - context_frozen
+             *     * `too_large` - too_large
+             *     * `unsupported_media_type` - unsupported_media_type
+             *     * `throttled` - throttled
+             *     * `rule_violation` - rule_violation
+             *     * `unknown_ref` - unknown_ref
+             *     * `unknown_relation` - unknown_relation
+             *     * `self_citation` - self_citation
+             *     * `frame_exists` - frame_exists
+             *     * `frame_retired` - frame_retired
+             *     * `frame_protected` - frame_protected
+             *     * `relation_exists` - relation_exists
+             *     * `not_observation` - not_observation
+             *     * `request_pending` - request_pending
+             *     * `unknown_tool` - unknown_tool
+             *     * `duplicate_transaction` - duplicate_transaction
+             *     * `reply_rejected` - reply_rejected
+             *     * `not_an_action` - not_an_action
+             *     * `action_not_pending` - action_not_pending
+             *     * `not_erasable` - not_erasable
+             *     * `secret_detected` - secret_detected
+             *     * `internal_error` - internal_error
+             *     * `database_unavailable` - database_unavailable
+             */
+            code: components["schemas"]["ErrorCodeEnum"];
             /** @description what went wrong and what to do, for a model */
             message: string;
             /** @description structured details: failing operations with `index`, parse `line`/`column`, changed items of a conflict, invalid `field`s */
             details: unknown[];
         };
+        /**
+         * @description * `parse_error` - parse_error
+         *     * `invalid_request` - invalid_request
+         *     * `invalid_kind` - invalid_kind
+         *     * `invalid_cursor` - invalid_cursor
+         *     * `invalid_base_version` - invalid_base_version
+         *     * `invalid_ref` - invalid_ref
+         *     * `invalid_offset` - invalid_offset
+         *     * `invalid_length` - invalid_length
+         *     * `invalid_host` - invalid_host
+         *     * `invalid_depth` - invalid_depth
+         *     * `invalid_direction` - invalid_direction
+         *     * `invalid_flag` - invalid_flag
+         *     * `invalid_frame_id` - invalid_frame_id
+         *     * `invalid_limit` - invalid_limit
+         *     * `invalid_max_nodes` - invalid_max_nodes
+         *     * `invalid_query` - invalid_query
+         *     * `invalid_status` - invalid_status
+         *     * `invalid_thread` - invalid_thread
+         *     * `invalid_time` - invalid_time
+         *     * `invalid_type` - invalid_type
+         *     * `invalid_view_version` - invalid_view_version
+         *     * `invalid_arguments` - invalid_arguments
+         *     * `unknown_evaluation` - unknown_evaluation
+         *     * `invalid_version` - invalid_version
+         *     * `invalid_export` - invalid_export
+         *     * `invalid_signature` - invalid_signature
+         *     * `conflicting_filters` - conflicting_filters
+         *     * `not_authenticated` - not_authenticated
+         *     * `permission_denied` - permission_denied
+         *     * `scope_insufficient` - scope_insufficient
+         *     * `not_found` - not_found
+         *     * `method_not_allowed` - method_not_allowed
+         *     * `not_acceptable` - not_acceptable
+         *     * `conflict` - conflict
+         *     * `stale_cursor` - stale_cursor
+         *     * `stale_view` - stale_view
+         *     * `maintenance_required` - maintenance_required
+         *     * `idempotency_key_reused` - idempotency_key_reused
+         *     * `context_exists` - context_exists
+         *     * `context_frozen` - context_frozen
+         *     * `too_large` - too_large
+         *     * `unsupported_media_type` - unsupported_media_type
+         *     * `throttled` - throttled
+         *     * `rule_violation` - rule_violation
+         *     * `unknown_ref` - unknown_ref
+         *     * `unknown_relation` - unknown_relation
+         *     * `self_citation` - self_citation
+         *     * `frame_exists` - frame_exists
+         *     * `frame_retired` - frame_retired
+         *     * `frame_protected` - frame_protected
+         *     * `relation_exists` - relation_exists
+         *     * `not_observation` - not_observation
+         *     * `request_pending` - request_pending
+         *     * `unknown_tool` - unknown_tool
+         *     * `duplicate_transaction` - duplicate_transaction
+         *     * `reply_rejected` - reply_rejected
+         *     * `not_an_action` - not_an_action
+         *     * `action_not_pending` - action_not_pending
+         *     * `not_erasable` - not_erasable
+         *     * `secret_detected` - secret_detected
+         *     * `internal_error` - internal_error
+         *     * `database_unavailable` - database_unavailable
+         * @enum {string}
+         */
+        ErrorCodeEnum: "parse_error" | "invalid_request" | "invalid_kind" | "invalid_cursor" | "invalid_base_version" | "invalid_ref" | "invalid_offset" | "invalid_length" | "invalid_host" | "invalid_depth" | "invalid_direction" | "invalid_flag" | "invalid_frame_id" | "invalid_limit" | "invalid_max_nodes" | "invalid_query" | "invalid_status" | "invalid_thread" | "invalid_time" | "invalid_type" | "invalid_view_version" | "invalid_arguments" | "unknown_evaluation" | "invalid_version" | "invalid_export" | "invalid_signature" | "conflicting_filters" | "not_authenticated" | "permission_denied" | "scope_insufficient" | "not_found" | "method_not_allowed" | "not_acceptable" | "conflict" | "stale_cursor" | "stale_view" | "maintenance_required" | "idempotency_key_reused" | "context_exists" | "context_frozen" | "too_large" | "unsupported_media_type" | "throttled" | "rule_violation" | "unknown_ref" | "unknown_relation" | "self_citation" | "frame_exists" | "frame_retired" | "frame_protected" | "relation_exists" | "not_observation" | "request_pending" | "unknown_tool" | "duplicate_transaction" | "reply_rejected" | "not_an_action" | "action_not_pending" | "not_erasable" | "secret_detected" | "internal_error" | "database_unavailable";
         /** @description What an evaluation's answer and its later summary share. */
         Evaluation: {
             id: number;
@@ -1235,7 +1366,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiIndex"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1244,7 +1375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1272,7 +1403,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContextList"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1281,7 +1412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1290,7 +1421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1299,7 +1430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1329,7 +1460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Context"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1338,7 +1469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1347,7 +1478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1356,7 +1487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1390,7 +1521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Context"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1399,7 +1530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1408,7 +1539,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            /** @description not allowed (e.g. a session request without a CSRF token): `permission_denied`, `scope_insufficient` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1417,7 +1548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1426,7 +1557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_large`: the body is over the size limit; nothing was written */
+            /** @description the body is over the size limit; nothing was written: `too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1435,7 +1566,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: send application/json */
+            /** @description send application/json: `unsupported_media_type` */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1444,7 +1575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1489,7 +1620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1498,7 +1629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1507,7 +1638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            /** @description not allowed (e.g. a session request without a CSRF token): `permission_denied`, `scope_insufficient` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1516,7 +1647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1525,7 +1656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `conflict` (names each changed item), `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused` */
+            /** @description the state moved or forbids it now (`conflict` names each changed item): `conflict`, `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused`, `context_exists`, `context_frozen`, `duplicate_transaction`, `reply_rejected`, `action_not_pending` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1534,7 +1665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_large`: the body is over the size limit; nothing was written */
+            /** @description the body is over the size limit; nothing was written: `too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1543,7 +1674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: send application/json */
+            /** @description send application/json: `unsupported_media_type` */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1552,7 +1683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1587,7 +1718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cancellation"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1596,7 +1727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1605,7 +1736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            /** @description not allowed (e.g. a session request without a CSRF token): `permission_denied`, `scope_insufficient` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1614,7 +1745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1623,7 +1754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `conflict` (names each changed item), `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused` */
+            /** @description the state moved or forbids it now (`conflict` names each changed item): `conflict`, `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused`, `context_exists`, `context_frozen`, `duplicate_transaction`, `reply_rejected`, `action_not_pending` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1632,7 +1763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_large`: the body is over the size limit; nothing was written */
+            /** @description the body is over the size limit; nothing was written: `too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1641,7 +1772,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: send application/json */
+            /** @description send application/json: `unsupported_media_type` */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1650,7 +1781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a transaction breaks a rule (`frame_exists`, `unknown_ref`, `frame_retired`, `frame_protected`, `request_pending`, ...); `details` lists each failing operation with its `index` */
+            /** @description a transaction breaks a rule; `details` lists each failing operation with its `index`: `rule_violation`, `unknown_ref`, `unknown_relation`, `self_citation`, `frame_exists`, `frame_retired`, `frame_protected`, `relation_exists`, `not_observation`, `request_pending`, `not_an_action`, `not_erasable`, `secret_detected` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1659,7 +1790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1692,7 +1823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Diff"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1701,7 +1832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1710,7 +1841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1719,7 +1850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1749,7 +1880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErasureList"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1758,7 +1889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1767,7 +1898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1776,7 +1907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1810,7 +1941,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErasureOut"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1819,7 +1950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1828,7 +1959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            /** @description not allowed (e.g. a session request without a CSRF token): `permission_denied`, `scope_insufficient` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1837,7 +1968,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1846,7 +1977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_large`: the body is over the size limit; nothing was written */
+            /** @description the body is over the size limit; nothing was written: `too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1855,7 +1986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: send application/json */
+            /** @description send application/json: `unsupported_media_type` */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1864,7 +1995,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a transaction breaks a rule (`frame_exists`, `unknown_ref`, `frame_retired`, `frame_protected`, `request_pending`, ...); `details` lists each failing operation with its `index` */
+            /** @description a transaction breaks a rule; `details` lists each failing operation with its `index`: `rule_violation`, `unknown_ref`, `unknown_relation`, `self_citation`, `frame_exists`, `frame_retired`, `frame_protected`, `relation_exists`, `not_observation`, `request_pending`, `not_an_action`, `not_erasable`, `secret_detected` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1873,7 +2004,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1910,7 +2041,7 @@ export interface operations {
                     "application/json": components["schemas"]["EvaluationList"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1919,7 +2050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1928,7 +2059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1937,7 +2068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1982,7 +2113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Evaluation"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1991,7 +2122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2000,7 +2131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            /** @description not allowed (e.g. a session request without a CSRF token): `permission_denied`, `scope_insufficient` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2009,7 +2140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2018,7 +2149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `conflict` (names each changed item), `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused` */
+            /** @description the state moved or forbids it now (`conflict` names each changed item): `conflict`, `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused`, `context_exists`, `context_frozen`, `duplicate_transaction`, `reply_rejected`, `action_not_pending` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2027,7 +2158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_large`: the body is over the size limit; nothing was written */
+            /** @description the body is over the size limit; nothing was written: `too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2036,7 +2167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: send application/json */
+            /** @description send application/json: `unsupported_media_type` */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2045,7 +2176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2076,7 +2207,7 @@ export interface operations {
                     "application/json": components["schemas"]["EvaluationDetail"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2085,7 +2216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2094,7 +2225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2103,7 +2234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2163,7 +2294,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2172,7 +2303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2181,7 +2312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2190,7 +2321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2235,7 +2366,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventAppendResponse"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2244,7 +2375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2253,7 +2384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            /** @description not allowed (e.g. a session request without a CSRF token): `permission_denied`, `scope_insufficient` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2262,7 +2393,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2271,7 +2402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `conflict` (names each changed item), `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused` */
+            /** @description the state moved or forbids it now (`conflict` names each changed item): `conflict`, `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused`, `context_exists`, `context_frozen`, `duplicate_transaction`, `reply_rejected`, `action_not_pending` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2280,7 +2411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_large`: the body is over the size limit; nothing was written */
+            /** @description the body is over the size limit; nothing was written: `too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2289,7 +2420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: send application/json */
+            /** @description send application/json: `unsupported_media_type` */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2298,7 +2429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a transaction breaks a rule (`frame_exists`, `unknown_ref`, `frame_retired`, `frame_protected`, `request_pending`, ...); `details` lists each failing operation with its `index` */
+            /** @description a transaction breaks a rule; `details` lists each failing operation with its `index`: `rule_violation`, `unknown_ref`, `unknown_relation`, `self_citation`, `frame_exists`, `frame_retired`, `frame_protected`, `relation_exists`, `not_observation`, `request_pending`, `not_an_action`, `not_erasable`, `secret_detected` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2307,7 +2438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2343,7 +2474,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventChunk"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2352,7 +2483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2361,7 +2492,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2370,7 +2501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2404,7 +2535,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fork"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2413,7 +2544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2422,7 +2553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            /** @description not allowed (e.g. a session request without a CSRF token): `permission_denied`, `scope_insufficient` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2431,7 +2562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2440,7 +2571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `conflict` (names each changed item), `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused` */
+            /** @description the state moved or forbids it now (`conflict` names each changed item): `conflict`, `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused`, `context_exists`, `context_frozen`, `duplicate_transaction`, `reply_rejected`, `action_not_pending` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2449,7 +2580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_large`: the body is over the size limit; nothing was written */
+            /** @description the body is over the size limit; nothing was written: `too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2458,7 +2589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: send application/json */
+            /** @description send application/json: `unsupported_media_type` */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2467,7 +2598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2514,7 +2645,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameList"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2523,7 +2654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2532,7 +2663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2541,7 +2672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2581,7 +2712,7 @@ export interface operations {
                     "application/json": components["schemas"]["FrameDetail"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2590,7 +2721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2599,7 +2730,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2608,7 +2739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2643,7 +2774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Receipt"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2652,7 +2783,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2661,7 +2792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            /** @description not allowed (e.g. a session request without a CSRF token): `permission_denied`, `scope_insufficient` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2670,7 +2801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2679,7 +2810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `conflict` (names each changed item), `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused` */
+            /** @description the state moved or forbids it now (`conflict` names each changed item): `conflict`, `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused`, `context_exists`, `context_frozen`, `duplicate_transaction`, `reply_rejected`, `action_not_pending` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2688,7 +2819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_large`: the body is over the size limit; nothing was written */
+            /** @description the body is over the size limit; nothing was written: `too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2697,7 +2828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: send application/json */
+            /** @description send application/json: `unsupported_media_type` */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2706,7 +2837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a transaction breaks a rule (`frame_exists`, `unknown_ref`, `frame_retired`, `frame_protected`, `request_pending`, ...); `details` lists each failing operation with its `index` */
+            /** @description a transaction breaks a rule; `details` lists each failing operation with its `index`: `rule_violation`, `unknown_ref`, `unknown_relation`, `self_citation`, `frame_exists`, `frame_retired`, `frame_protected`, `relation_exists`, `not_observation`, `request_pending`, `not_an_action`, `not_erasable`, `secret_detected` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2715,7 +2846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2747,7 +2878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Revision"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2756,7 +2887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2765,7 +2896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2774,7 +2905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2804,7 +2935,7 @@ export interface operations {
                     "application/json": components["schemas"]["Protocol"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2813,7 +2944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2822,7 +2953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2831,7 +2962,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2865,7 +2996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Recall"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2874,7 +3005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2883,7 +3014,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            /** @description not allowed (e.g. a session request without a CSRF token): `permission_denied`, `scope_insufficient` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2892,7 +3023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2901,7 +3032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `conflict` (names each changed item), `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused` */
+            /** @description the state moved or forbids it now (`conflict` names each changed item): `conflict`, `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused`, `context_exists`, `context_frozen`, `duplicate_transaction`, `reply_rejected`, `action_not_pending` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2910,7 +3041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_large`: the body is over the size limit; nothing was written */
+            /** @description the body is over the size limit; nothing was written: `too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2919,7 +3050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: send application/json */
+            /** @description send application/json: `unsupported_media_type` */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2928,7 +3059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2971,7 +3102,7 @@ export interface operations {
                     "application/json": components["schemas"]["RelationList"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2980,7 +3111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2989,7 +3120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2998,7 +3129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3032,7 +3163,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReplyResult"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3041,7 +3172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3050,7 +3181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            /** @description not allowed (e.g. a session request without a CSRF token): `permission_denied`, `scope_insufficient` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3059,7 +3190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3068,7 +3199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_large`: the body is over the size limit; nothing was written */
+            /** @description the body is over the size limit; nothing was written: `too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3077,7 +3208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: send application/json */
+            /** @description send application/json: `unsupported_media_type` */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3086,7 +3217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3151,7 +3282,7 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResult"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3160,7 +3291,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3169,7 +3300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3178,7 +3309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3223,7 +3354,7 @@ export interface operations {
                     "application/json": components["schemas"]["TransactionList"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3232,7 +3363,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3241,7 +3372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3250,7 +3381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3295,7 +3426,7 @@ export interface operations {
                     "application/json": components["schemas"]["Receipt"];
                 };
             };
-            /** @description malformed input: `invalid_request`, `parse_error` (with line and column), `invalid_cursor` */
+            /** @description malformed input (a `parse_error` gives the line and column): `parse_error`, `invalid_request`, `invalid_kind`, `invalid_cursor`, `invalid_base_version`, `invalid_ref`, `invalid_offset`, `invalid_length`, `invalid_host`, `invalid_depth`, `invalid_direction`, `invalid_flag`, `invalid_frame_id`, `invalid_limit`, `invalid_max_nodes`, `invalid_query`, `invalid_status`, `invalid_thread`, `invalid_time`, `invalid_type`, `invalid_view_version`, `invalid_arguments`, `unknown_evaluation`, `invalid_version`, `invalid_export`, `invalid_signature`, `conflicting_filters`, `unknown_tool` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3304,7 +3435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_authenticated`: no token, an unknown or a revoked token */
+            /** @description no token, an unknown or a revoked token: `not_authenticated` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3313,7 +3444,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `permission_denied` (e.g. a session request without a CSRF token) */
+            /** @description not allowed (e.g. a session request without a CSRF token): `permission_denied`, `scope_insufficient` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3322,7 +3453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: unknown, or not reachable with this token (never another context's data) */
+            /** @description unknown, or not reachable with this token (never another context's data): `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3331,7 +3462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `conflict` (names each changed item), `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused` */
+            /** @description the state moved or forbids it now (`conflict` names each changed item): `conflict`, `stale_cursor`, `stale_view`, `maintenance_required`, `idempotency_key_reused`, `context_exists`, `context_frozen`, `duplicate_transaction`, `reply_rejected`, `action_not_pending` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3340,7 +3471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_large`: the body is over the size limit; nothing was written */
+            /** @description the body is over the size limit; nothing was written: `too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3349,7 +3480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: send application/json */
+            /** @description send application/json: `unsupported_media_type` */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3358,7 +3489,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a transaction breaks a rule (`frame_exists`, `unknown_ref`, `frame_retired`, `frame_protected`, `request_pending`, ...); `details` lists each failing operation with its `index` */
+            /** @description a transaction breaks a rule; `details` lists each failing operation with its `index`: `rule_violation`, `unknown_ref`, `unknown_relation`, `self_citation`, `frame_exists`, `frame_retired`, `frame_protected`, `relation_exists`, `not_observation`, `request_pending`, `not_an_action`, `not_erasable`, `secret_detected` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3367,7 +3498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: too many requests; `details` says when to retry */
+            /** @description too many requests; `details` says when to retry: `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
