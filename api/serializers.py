@@ -275,6 +275,12 @@ class SearchQuery(StrictSerializer):
         max_value=999,
         help_text="skip this many ranked hits (next page: the result's `next_offset`)",
     )
+    cursor = StrictCharField(
+        required=False,
+        max_length=4000,
+        help_text="`next_cursor` of the previous page, with the same `q` and filters: pages "
+        "through every match, with no repeats while new documents arrive",
+    )
     min_version = min_version_field()
 
 

@@ -374,7 +374,8 @@ class RecallSerializer(serializers.Serializer):
 class SearchResultSerializer(serializers.Serializer):
     hits = serializers.ListField(
         child=serializers.JSONField(),
-        help_text="best first: `{type, id | ref, status, kind, thread, score, snippet, next}`",
+        help_text="best first: `{type, id | ref, status, kind, thread, score, snippet, next}`; "
+        "`index_parts` when the event was indexed in parts (docs/search.md)",
     )
     lag = serializers.JSONField(
         help_text="how far the index is behind the facts: `{pending_intents, "
@@ -385,7 +386,11 @@ class SearchResultSerializer(serializers.Serializer):
     )
     total_exact = serializers.BooleanField()
     next_offset = serializers.IntegerField(
-        allow_null=True, help_text="`offset` of the next page, null on the last"
+        allow_null=True, help_text="`offset` of the next page, null on the last and at 1000"
+    )
+    next_cursor = serializers.CharField(
+        allow_null=True,
+        help_text="`cursor` of the next page (every match, no repeats), null on the last",
     )
     query = serializers.JSONField(
         required=False,

@@ -21,7 +21,8 @@ class SearchView(ContextAPIView):
         "words, frame id, then body, then event text); a question need not match every word. "
         "Filters `type` (frame, event), `status`, `kind`, `thread`, `since`, `until`; "
         "transaction events only with `transactions=true` or `kind=transaction`. `total` "
-        "counts the matches (exact while `total_exact`), `offset` + `next_offset` page. Hits "
+        "counts the matches (exact while `total_exact`); `cursor` + `next_cursor` page through "
+        "every match (`offset` + `next_offset`: the first 1000). Hits "
         "carry refs and a highlighted snippet; `lag` says how far the index is behind the "
         "facts.",
         parameters=[SearchQuery],
@@ -43,5 +44,6 @@ class SearchView(ContextAPIView):
             transactions=query.get("transactions"),
             limit=query["limit"],
             offset=query["offset"],
+            cursor=query.get("cursor"),
         )
         return Response(result)

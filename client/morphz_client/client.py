@@ -595,12 +595,14 @@ class MorphzClient:
         limit: int | None = None,
         offset: int | None = None,
         transactions: bool | None = None,
+        cursor: str | None = None,
     ) -> SearchResult:
         """Ranked hits for the words of `q` (best first), each `{type, id | ref, status, kind,
         thread, score, snippet, next}`; filters `type` (frame, event), `status`, `kind`, `thread`,
-        `since`/`until` (datetimes); `limit` 1-100 per page from `offset`. `total` counts the
-        matches (exact up to 1,000), `next_offset` is the next page's offset, `lag` how far the
-        index is behind."""
+        `since`/`until` (datetimes); `limit` 1-100 per page. `total` counts the matches (exact
+        up to 1,000), `lag` says how far the index is behind. Pages: `cursor` (the previous
+        page's `next_cursor`, same `q` and filters) goes through every match with no repeats;
+        `offset` / `next_offset` through the first 1,000."""
         params = _params(
             q=q,
             type=type,
@@ -612,6 +614,7 @@ class MorphzClient:
             limit=limit,
             offset=offset,
             transactions=transactions,
+            cursor=cursor,
         )
         return cast(SearchResult, self._request("GET", self._ctx("search/"), params=params))
 

@@ -287,13 +287,15 @@ class RecallResult(TypedDict, total=False):
 
 
 class SearchResult(TypedDict, total=False):
-    """Search hits best first, `total` matches (exact up to 1,000), `next_offset` for the next
-    page, and `lag` of the index behind the facts."""
+    """Search hits best first, `total` matches (exact up to 1,000), `next_cursor` (every
+    match) or `next_offset` (the first 1,000) for the next page, and `lag` of the index
+    behind the facts."""
 
     hits: list[dict[str, Any]]
     total: int
     total_exact: bool
     next_offset: int | None
+    next_cursor: str | None
     lag: Any
 
 

@@ -2,8 +2,10 @@
  *
  * The panel shows how many documents matched in all, filters (frames / events, a thread,
  * transaction events) that search again from the first page, and "more", which asks for
- * the next page at the API's `next_offset` and adds it below (once: while a page loads the
- * button is disabled, and a page already shown is never added again). A failed search says
+ * the next page with the API's `next_cursor` and adds it below (every match, past 1,000,
+ * with no repeats while new events arrive; once: while a page loads the button is
+ * disabled, and a page already shown is never added again). A hit indexed in parts (a huge
+ * event) says so. A failed search says
  * why in the panel's status line and keeps the filters, so a bad filter can be corrected. */
 
 import { api } from "./api.js";
@@ -13,8 +15,8 @@ import { mark } from "./graph.js";
 const PAGE = 20;
 const box = $("search-results");
 
-/* What is being searched: the query, the filters, the hits shown so far and the offsets of
- * the pages they came from, the last answer (null while the first page loads or after a
+/* What is being searched: the query, the filters, the hits shown so far and the cursors of
+ * the pages they came from ("" for the first), the last answer (null while the first page loads or after a
  * failure), the failure's message and field, whether a request is on its way, and the
  * number of the newest request (an answer to an older one is dropped). */
 const state = {
@@ -30,8 +32,9 @@ function close() {
   mark("hit", []);
 }
 
-function queryString(offset) {
-  const params = new URLSearchParams({ q: state.q, limit: String(PAGE), offset: String(offset) });
+function queryString(cursor) {
+  const params = new URLSearchParams({ q: state.q, limit: String(PAGE) });
+  if (cursor) params.set("cursor", cursor);
   if (state.type) params.set("type", state.type);
   if (state.thread) params.set("thread", state.thread);
   if (state.transactions) params.set("transactions", "true");
@@ -94,7 +97,7 @@ function headText() {
 
 function moreButton(data) {
   const more = el("button", { type: "button", id: "search-more", text: state.loading ? "loading…" : "more", disabled: state.loading });
-  more.addEventListener("click", () => run(data.next_offset));
+  more.addEventListener("click", () => run(data.next_cursor));
   return more;
 }
 
@@ -135,19 +138,19 @@ function render() {
   const list = el("ul", { id: "search-hits" });
   for (const hit of state.hits) list.append(hitItem(hit));
   body.append(list);
-  if (data.next_offset !== null && data.next_offset !== undefined) body.append(moreButton(data));
+  if (data.next_cursor) body.append(moreButton(data));
   mark("hit", state.hits.filter((h) => h.type === "frame").map((h) => h.ref));
 }
 
-/* Search from the first page (offset 0) or add the page at `offset` to what is shown. A
+/* Search from the first page (no cursor) or add the page at `cursor` to what is shown. A
  * page is asked for once: not while another loads, and never when it is already shown. */
-async function run(offset = 0) {
-  if (offset > 0 && (state.loading || state.pages.has(offset))) return;
+async function run(cursor = "") {
+  if (cursor && (state.loading || state.pages.has(cursor))) return;
   const seq = ++state.seq;
   state.loading = true;
   state.error = "";
   state.errorField = "";
-  if (offset === 0) {
+  if (!cursor) {
     state.hits = [];
     state.pages = new Set();
     state.data = null;
@@ -155,9 +158,9 @@ async function run(offset = 0) {
   }
   render();
   try {
-    const data = await api(queryString(offset));
+    const data = await api(queryString(cursor));
     if (seq !== state.seq) return; // a newer search replaced this one
-    state.pages.add(offset);
+    state.pages.add(cursor);
     state.hits = state.hits.concat(data.hits);
     state.data = data;
   } catch (err) {
@@ -165,7 +168,7 @@ async function run(offset = 0) {
     state.error = "search failed: " + err.message;
     const fields = (err.details || []).map((d) => d && d.field).filter(Boolean);
     state.errorField = fields.length ? String(fields[0]) : "";
-    if (offset === 0) mark("hit", []);
+    if (!cursor) mark("hit", []);
   } finally {
     if (seq === state.seq) {
       state.loading = false;

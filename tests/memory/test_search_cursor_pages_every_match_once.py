@@ -21,7 +21,10 @@ def sightings(release_team) -> set[str]:
         events[n * 10 + 3] = {"kind": "tool_result", "content": f"kestrel sighting {n}"}
     refs: list[str] = []
     for start in range(0, len(events), 1000):
-        refs += [r.event.ref for r in append_events(release_team.context.pk, events[start : start + 1000])]
+        refs += [
+            r.event.ref
+            for r in append_events(release_team.context.pk, events[start : start + 1000])
+        ]
     drain()
     return {ref for ref, event in zip(refs, events, strict=True) if "kestrel" in event["content"]}
 

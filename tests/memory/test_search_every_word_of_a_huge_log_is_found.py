@@ -51,6 +51,7 @@ def test_a_document_indexed_again_keeps_only_its_new_parts(release_team):
     ref = agent.observe(f"blob {_blob(1_330_000)} then the needle")
     drain()
     document = SearchDocument.objects.get(event__seq=int(ref[2:]))
+    assert document.event_id is not None
     index_targets([], [document.event_id])
     document.refresh_from_db()
     assert document.parts > 0

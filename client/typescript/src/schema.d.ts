@@ -431,7 +431,7 @@ export interface paths {
         };
         /**
          * Lexical search over frames and events (R33)
-         * @description Ranked: a frame whose id is the query first, then by relevance (rare words, frame id, then body, then event text); a question need not match every word. Filters `type` (frame, event), `status`, `kind`, `thread`, `since`, `until`; transaction events only with `transactions=true` or `kind=transaction`. `total` counts the matches (exact while `total_exact`), `offset` + `next_offset` page. Hits carry refs and a highlighted snippet; `lag` says how far the index is behind the facts.
+         * @description Ranked: a frame whose id is the query first, then by relevance (rare words, frame id, then body, then event text); a question need not match every word. Filters `type` (frame, event), `status`, `kind`, `thread`, `since`, `until`; transaction events only with `transactions=true` or `kind=transaction`. `total` counts the matches (exact while `total_exact`); `cursor` + `next_cursor` page through every match (`offset` + `next_offset`: the first 1000). Hits carry refs and a highlighted snippet; `lag` says how far the index is behind the facts.
          */
         get: operations["search"];
         put?: never;
@@ -1227,15 +1227,17 @@ export interface components {
          */
         ScreeningEnum: "off" | "refuse" | "mask";
         SearchResult: {
-            /** @description best first: `{type, id | ref, status, kind, thread, score, snippet, next}` */
+            /** @description best first: `{type, id | ref, status, kind, thread, score, snippet, next}`; `index_parts` when the event was indexed in parts (docs/search.md) */
             hits: unknown[];
             /** @description how far the index is behind the facts: `{pending_intents, oldest_pending_seconds, indexer: {state, restarts, last_exit}}` */
             lag: unknown;
             /** @description documents matching, counted up to 1000 (`total_exact` false beyond) */
             total: number;
             total_exact: boolean;
-            /** @description `offset` of the next page, null on the last */
+            /** @description `offset` of the next page, null on the last and at 1000 */
             next_offset: number | null;
+            /** @description `cursor` of the next page (every match, no repeats), null on the last */
+            next_cursor: string | null;
             /** @description `{q, tokens, ignored}`: the query as sent, the words searched for (function words dropped, at most 32) and the words of a longer question past those, ignored */
             query?: unknown;
         };
@@ -3231,6 +3233,8 @@ export interface operations {
     search: {
         parameters: {
             query: {
+                /** @description `next_cursor` of the previous page, with the same `q` and filters: pages through every match, with no repeats while new documents arrive */
+                cursor?: string;
                 /**
                  * @description an event kind, or frame
                  *
