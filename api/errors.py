@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from memory.errors import MorphzError
+from memory.shapes.errors import error_body
 
 log = logging.getLogger(__name__)
 
@@ -112,10 +113,6 @@ def status_for(code: str) -> int:
         log.error("error code %r is not in api.errors.STATUS_BY_CODE", code)
         return 500
     return status_code
-
-
-def error_body(code: str, message: str, details: list[Any] | None = None) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "details": details or []}}
 
 
 def error_response(

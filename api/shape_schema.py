@@ -99,6 +99,8 @@ def _field(annotation: Any) -> serializers.Field:
         return serializers.ChoiceField(choices=list(choices.values), **options)
     if DATE_TIME in marks:
         return serializers.DateTimeField(**options)
+    if typing.get_origin(bare) is typing.Literal:
+        return serializers.ChoiceField(choices=list(typing.get_args(bare)), **options)
     if bare in _SCALARS:
         return _SCALARS[bare](**options)
     if typing.is_typeddict(bare):

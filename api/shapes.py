@@ -1,36 +1,29 @@
 """Response shapes (docs/rest.md) in the OpenAPI schema. Each serializer here is derived
 from the TypedDict of memory.shapes that declares the shape and its builder (api.shape_schema
 turns its fields into the component's), so a field is named and described once; the schema
-test checks live responses against these serializers. The error body is declared here.
+test checks live responses against these serializers.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from rest_framework import serializers
-
 from api.shape_schema import ShapeSerializer
 from memory import shapes
 from memory.models import FrameRevision
 from memory.shapes import RevisionJson, revision_json
 from memory.shapes import pages as lists
+from memory.shapes.errors import ErrorBody, ErrorJson
 from memory.shapes.evaluation import EvaluationHead, EvaluationJson
 from memory.shapes.recall import RecallJson, SearchJson
 
 
-class ErrorBodySerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="stable machine-readable code, e.g. `conflict`")
-    message = serializers.CharField(help_text="what went wrong and what to do, for a model")
-    details = serializers.ListField(
-        child=serializers.JSONField(),
-        help_text="structured details: failing operations with `index`, parse `line`/`column`, "
-        "changed items of a conflict, invalid `field`s",
-    )
+class ErrorBodySerializer(ShapeSerializer):
+    shape = ErrorJson
 
 
-class ErrorSerializer(serializers.Serializer):
-    error = ErrorBodySerializer()
+class ErrorSerializer(ShapeSerializer):
+    shape = ErrorBody
 
 
 class PageSerializer(ShapeSerializer):

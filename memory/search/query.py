@@ -81,6 +81,7 @@ from memory.models import Context
 from memory.read.history import resolve_context
 from memory.search import ranking, semantic, snippets, statistics, textindex, vectors
 from memory.shapes import SearchHit, search_hit
+from memory.shapes.recall import SearchJson
 from memory.vocabulary import is_thread_name
 
 STATUSES = (*FRAME_STATUSES, RECORDED)
@@ -346,7 +347,7 @@ def search(
     transactions: bool | None = None,
     limit: int = SEARCH_DEFAULT_LIMIT,
     offset: int = 0,
-) -> dict[str, Any]:
+) -> SearchJson:
     """Ranked hits for `q` in this context, with snippets, the total and the index lag.
     `transactions` None: left out unless `kind` is ``transaction``."""
     clauses = _check(q, type, status, kind, thread, limit, offset)

@@ -3,7 +3,7 @@ lag): their nodes and hits are built in memory.shapes.nodes."""
 
 from __future__ import annotations
 
-from typing import Annotated, NotRequired, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from memory.shapes.fields import OPAQUE, Doc
 from memory.shapes.nodes import EventNode, FrameNode, SearchHit
@@ -96,11 +96,9 @@ class SearchJson(TypedDict):
     ]
 
 
-class SnippetPart(TypedDict):
-    text: str
-    match: bool
+class ReadResult(TypedDict):
+    """A read a reply asked for: the `recall_result` observation it entered as, and what
+    it read (a recall page, search hits, a frame or an event chunk)."""
 
-
-class Snippet(TypedDict):
-    snippet: str
-    parts: list[SnippetPart]
+    ref: str
+    result: Any
