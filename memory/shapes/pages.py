@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypedDict
 
+from memory.read.paging import NEXT_CURSOR_HELP
 from memory.shapes.context import ContextJson
 from memory.shapes.events import AppendedEvent, EventJson
 from memory.shapes.fields import Doc
@@ -14,9 +15,7 @@ from memory.shapes.nodes import RelationJson
 
 
 class Page(TypedDict):
-    next_cursor: Annotated[
-        str | None, Doc("pass as `cursor` for the next page; null on the last page")
-    ]
+    next_cursor: Annotated[str | None, Doc(NEXT_CURSOR_HELP)]
 
 
 class ContextList(TypedDict):
