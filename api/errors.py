@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from memory.errors import ErrorCode, MorphzError
+from memory.shapes.errors import error_body
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +28,6 @@ log = logging.getLogger(__name__)
 STATUS_BY_CODE: dict[str, int] = {code.value: code.status for code in ErrorCode}
 # Seconds a client should wait before retrying while PostgreSQL is unreachable.
 RETRY_AFTER_SECONDS = 1
-
-
-def error_body(code: ErrorCode, message: str, details: list[Any] | None = None) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "details": details or []}}
 
 
 def error_response(code: ErrorCode, message: str, details: list[Any] | None = None) -> Response:

@@ -311,7 +311,7 @@ def bench_recall(context_id: int, frames: int, runs: int) -> None:
     # Like with like: the hand-written query lists the same nodes in the same order.
     for root in roots[:20]:
         ours_keys = [
-            n.get("id") or n["ref"]
+            n["id"] if n["type"] == "frame" else n["ref"]
             for n in recall(context, frame_id=root, depth=4, max_nodes=128)["nodes"]
         ]
         with connection.cursor() as cursor:

@@ -37,7 +37,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterable
 from io import BytesIO
 from tempfile import SpooledTemporaryFile
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -45,6 +45,9 @@ from django.conf import settings
 # Re-exported: morphz.asgi mounts all the HTTP middleware from this module.
 from morphz.heavy_reads import HeavyReadsPerToken as HeavyReadsPerToken
 from morphz.heavy_reads import Receive, Scope, Send
+
+if TYPE_CHECKING:
+    from memory.shapes.errors import ErrorBody
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -118,7 +121,7 @@ def _declared(value: bytes) -> int:
         return 0  # not a number: Django's own check answers 400 for it
 
 
-def too_large_body(limit: int) -> dict[str, Any]:
+def too_large_body(limit: int) -> ErrorBody:
     from api.errors import TooLarge, error_body
 
     error = TooLarge(limit)

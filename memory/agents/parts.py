@@ -12,6 +12,8 @@ from typing import Any
 
 from memory.agents.reads import READ_TOOLS
 from memory.errors import ErrorCode, InvalidRequest, MorphzError
+from memory.shapes.errors import ErrorJson
+from memory.shapes.errors import error_json as shaped_error
 from memory.strictjson import loads_strict
 
 TX_TOOL = "context_tx"
@@ -139,9 +141,9 @@ def _form_end(text: str, start: int) -> int:
     return len(text)
 
 
-def error_json(exc: MorphzError) -> dict[str, Any]:
+def error_json(exc: MorphzError) -> ErrorJson:
     """An error as the API's error body shows it: `{code, message, details}`."""
-    return {"code": exc.code, "message": exc.message, "details": exc.details}
+    return shaped_error(exc.code, exc.message, exc.details)
 
 
 # -- the parts --------------------------------------------------------------------------

@@ -8,12 +8,17 @@ is never previewed again.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory.errors import ErrorCode, InvalidRequest
 from memory.models import Context, Event
+from memory.shapes.recall import ReadResult
 from memory.timeline.events import append_recall_result
 from memory.tokens import ITEM_OVERHEAD, fit_prefix
+
+if TYPE_CHECKING:
+    from memory.shapes.recall import SearchJson
+
 
 READ_TOOLS = ("recall", "search", "read_event", "frame")
 READ_NOTE_TOKENS = 40
@@ -25,7 +30,7 @@ def run_read(
     args: dict[str, Any],
     thread: str,
     idempotency_key: str | None = None,
-) -> dict[str, Any]:
+) -> ReadResult:
     """Run one memory read (`recall`, `search`, `read_event` or `frame`); its result enters
     as a recall_result observation (R30, appended under the context row lock), once per
     `idempotency_key` (a retried reply gets the first read's event and result back). Returns
@@ -46,7 +51,7 @@ def run_read(
     return _frame(context, args, thread, idempotency_key)
 
 
-def _recall(context: Context, args: dict[str, Any], thread: str, key: str | None) -> dict[str, Any]:
+def _recall(context: Context, args: dict[str, Any], thread: str, key: str | None) -> ReadResult:
     from memory.recall.graph import recall
 
     allowed = ("frame_id", "depth", "direction", "include_bodies", "include_events", "max_nodes")
@@ -54,10 +59,12 @@ def _recall(context: Context, args: dict[str, Any], thread: str, key: str | None
     params = {k: args[k] for k in allowed if k in args}
     params.setdefault("max_nodes", 16)
     result = recall(context, as_observation=True, thread=thread, idempotency_key=key, **params)
-    return {"ref": result["observation"]["ref"], "result": result}
+    observation = result.get("observation")
+    assert observation is not None  # appended: as_observation
+    return {"ref": observation["ref"], "result": result}
 
 
-def _search(context: Context, args: dict[str, Any], thread: str, key: str | None) -> dict[str, Any]:
+def _search(context: Context, args: dict[str, Any], thread: str, key: str | None) -> ReadResult:
     from memory.search.query import search
 
     _only(args, ("q", "type", "status", "kind", "limit"))
@@ -72,7 +79,7 @@ def _search(context: Context, args: dict[str, Any], thread: str, key: str | None
     return _observe(context, thread, _render_search(result), result, key)
 
 
-def _frame(context: Context, args: dict[str, Any], thread: str, key: str | None) -> dict[str, Any]:
+def _frame(context: Context, args: dict[str, Any], thread: str, key: str | None) -> ReadResult:
     from memory.errors import NotFound
     from memory.read.history import frame_write_history
     from memory.read.lists import frame_view, get_frame
@@ -99,16 +106,14 @@ def _only(args: dict[str, Any], allowed: tuple[str, ...]) -> None:
 
 def _observe(
     context: Context, thread: str, content: str, payload: Any, key: str | None
-) -> dict[str, Any]:
+) -> ReadResult:
     event = append_recall_result(
         context.pk, content=content, payload=payload, thread=thread, idempotency_key=key
     )
     return {"ref": event.ref, "result": payload}
 
 
-def _read_event(
-    context: Context, args: dict[str, Any], thread: str, key: str | None
-) -> dict[str, Any]:
+def _read_event(context: Context, args: dict[str, Any], thread: str, key: str | None) -> ReadResult:
     from memory.read.history import read_event_chunk
     from memory.timeline.compile import chunk_chars
 
@@ -141,7 +146,7 @@ def _read_event(
     return observed
 
 
-def _render_search(result: dict[str, Any]) -> str:
+def _render_search(result: SearchJson) -> str:
     lines = [f"[search {result['query']['q']!r}: {len(result['hits'])} hits]"]
     for hit in result["hits"]:
         what = f"frame {hit['id']}" if hit["type"] == "frame" else f"event {hit['ref']}"

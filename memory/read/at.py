@@ -14,6 +14,7 @@ from memory.models import Context, Frame, Relation
 from memory.read.lists import get_frame, list_frames, list_relations
 from memory.read.pages import frame_history_page
 from memory.read.paging import Page
+from memory.shapes.recall import RecallJson
 from memory.versions import asof
 from memory.versions.points import Point, resolve_point
 from memory.vocabulary import is_frame_id
@@ -50,7 +51,7 @@ class Present:
         """Relations (`memory.read.lists.list_relations`, same arguments)."""
         return list_relations(self.context, **filters)
 
-    def recall(self, **kwargs: Any) -> dict[str, Any]:
+    def recall(self, **kwargs: Any) -> RecallJson:
         """A recall page (`memory.recall.graph.recall`, same arguments)."""
         from memory.recall.graph import recall
 
@@ -100,7 +101,7 @@ class AsOf(Present):
         """Relations as of the point (`memory.versions.asof.relations_as_of`)."""
         return asof.relations_as_of(self.context, self.point, **filters)
 
-    def recall(self, **kwargs: Any) -> dict[str, Any]:
+    def recall(self, **kwargs: Any) -> RecallJson:
         """A recall over the graph as it was (`memory.versions.asof.recall_as_of`)."""
         return asof.recall_as_of(self.context, self.point, **kwargs)
 

@@ -77,6 +77,7 @@ from memory.recall.rows import (
 )
 from memory.recall.walk import Key
 from memory.shapes import EventNode, FrameNode, event_node, frame_node
+from memory.shapes.recall import RecallEdge, RecallJson
 from memory.timeline.events import append_recall_result, check_thread
 from memory.vocabulary import seq_of
 
@@ -99,11 +100,11 @@ def _node_bytes(
     return NODE_OVERHEAD + text_bytes
 
 
-def _edges(walk: Walk, end: int, page: list[Key]) -> list[dict[str, Any]]:
+def _edges(walk: Walk, end: int, page: list[Key]) -> list[RecallEdge]:
     """Stored edges between a page node and a node of this or an earlier page."""
     known = walk.order[:end]
     known_set, page_set = set(known), set(page)
-    edges: list[dict[str, Any]] = []
+    edges: list[RecallEdge] = []
     for kind, pk in known:
         if kind != "f":
             continue
@@ -134,7 +135,7 @@ def _edges(walk: Walk, end: int, page: list[Key]) -> list[dict[str, Any]]:
     return edges
 
 
-def _render(result: dict[str, Any], root: str) -> str:
+def _render(result: RecallJson, root: str) -> str:
     """The recall as prompt text, for the observation the model reads next (R30)."""
     lines = [
         f"[recall from {root} {result['direction']} depth {result['depth']}, version {result['version']}]"
@@ -178,7 +179,7 @@ def recall(
     thread: str | None = None,
     page_bytes: int = PAGE_BYTES,
     idempotency_key: str | None = None,
-) -> dict[str, Any]:
+) -> RecallJson:
     """One page of a breadth-first walk of the cognitive graph (see the module docstring):
     `{nodes, edges, next_cursor, version, page: {offset, count, bytes}, ...}`. NotFound for
     an unknown root frame; InvalidRequest (`invalid_*` parameters, `invalid_cursor`),
@@ -231,7 +232,7 @@ def _recall(
     evaluation_id: int | None,
     *,
     second_read: bool,
-) -> dict[str, Any] | None:
+) -> RecallJson | None:
     """The page, or None when it needs a second read and `second_read` is not allowed."""
     params = {
         "frame_id": query.frame_id,

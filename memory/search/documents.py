@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -35,6 +35,12 @@ from memory.models import Context, Event, Frame, FrameRevision
 from memory.search import semantic
 from memory.search.vectors import event_text, event_vector, frame_text, frame_vector
 from memory.vocabulary import event_ref
+
+
+class EmbeddingProgress(TypedDict):
+    model: str
+    embedded: int
+    documents: int
 
 
 class WorkerInterrupted(RuntimeError):
@@ -389,7 +395,7 @@ FROM memory_searchdocument WHERE kind <> 'transaction'
 _stale_done: set[str] = set()  # models no document is left to re-embed for (this process)
 
 
-def embedding_progress() -> dict[str, Any]:
+def embedding_progress() -> EmbeddingProgress:
     """How far the documents are embedded by the model in use: ``{model, embedded,
     documents}`` (transaction events are never embedded). Counts every document."""
     model = semantic.model_name()

@@ -51,6 +51,7 @@ from psycopg.errors import InsufficientPrivilege
 from memory.models import Context, IndexIntent, SearchDocument
 from memory.search import documents
 from memory.search.documents import WorkerInterrupted, rebuild
+from memory.shapes.recall import IndexerStatus, IndexLag
 
 __all__ = [
     "WorkerInterrupted",
@@ -138,7 +139,7 @@ def flush_pending_entries() -> int:
         return 0
 
 
-def index_lag(context: Context | int) -> dict[str, Any]:
+def index_lag(context: Context | int) -> IndexLag:
     """How far search is behind the facts of this context (R34)."""
     context_id = context.pk if isinstance(context, Context) else context
     stats = IndexIntent.objects.filter(context_id=context_id).aggregate(
@@ -154,7 +155,7 @@ LAG_COLUMNS = (
 )
 
 
-def lag(pending: int, oldest: Any) -> dict[str, Any]:
+def lag(pending: int, oldest: Any) -> IndexLag:
     """The lag shape: ``{pending_intents, oldest_pending_seconds, indexer}`` from the
     outbox's count and oldest intent time (None when empty), and the indexer process's
     state (`supervisor_status`)."""
@@ -197,7 +198,7 @@ def clear_supervisor_status() -> None:
         _status_path().unlink()
 
 
-def supervisor_status() -> dict[str, Any]:
+def supervisor_status() -> IndexerStatus:
     """``{state, restarts, last_exit}``: state is "running", "restarting" (the process died
     and waits for its restart), "down" (recorded running but its process is gone: the
     supervisor has not noticed yet, or died itself) or "unsupervised" (no indexer process

@@ -78,6 +78,7 @@ from memory.search import cursor as search_cursor
 from memory.search import filters as filters_of
 from memory.search import ranking, semantic, snippets, statistics, textindex, vectors
 from memory.shapes import SearchHit, search_hit
+from memory.shapes.recall import SearchJson
 from memory.vocabulary import is_thread_name
 
 STATUSES = (*FRAME_STATUSES, RECORDED)
@@ -246,7 +247,7 @@ def search(
     limit: int = SEARCH_DEFAULT_LIMIT,
     offset: int = 0,
     cursor: str | None = None,
-) -> dict[str, Any]:
+) -> SearchJson:
     """Ranked hits for `q` in this context, with snippets, the total and the index lag.
     `transactions` None: left out unless `kind` is ``transaction``. `cursor`: a previous
     page's `next_cursor` (`memory.search.cursor`), sent with the same query and filters."""

@@ -67,6 +67,7 @@ from memory.search.indexer import LAG_COLUMNS, lag
 from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
 from memory.search.statistics import document_counts, idf
 from memory.search.textindex import SECONDARY
+from memory.shapes.recall import IndexLag
 
 K1 = 1.5
 # BM25's usual values, fixed beforehand: tuning them on the relevance benchmark's own queries
@@ -118,7 +119,7 @@ class Ranked:
     matched: int  # documents matched in all
     exact: bool  # false when a common word selecting its newest WIDE_POOL left some out, or
     # an item selected among the newest RECENT_WINDOW documents only
-    lag: dict[str, Any]  # memory.search.indexer.lag
+    lag: IndexLag  # memory.search.indexer.lag
 
 
 @dataclass

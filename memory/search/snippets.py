@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable
-from typing import Any
 
 from memory.search.textindex import (
     ASCII_WORD_ANYCASE,
@@ -31,6 +30,7 @@ from memory.search.textindex import (
     word_parts,
     wordlike,
 )
+from memory.shapes.nodes import Snippet, SnippetPart
 
 SNIPPET_CHARS = 200
 WINDOW_BEFORE = 60
@@ -127,7 +127,7 @@ def snippet(
     *,
     cut_before: bool = False,
     cut_after: bool = False,
-) -> dict[str, Any]:
+) -> Snippet:
     """A window of `text` around the first query match: ``{snippet, parts}``, cut at word
     boundaries (ICU's segments: no word is shown in part), with ``…`` where it was cut.
     `cut_before` / `cut_after`: `text` itself was cut out of a longer text there (`window`),
@@ -143,7 +143,7 @@ def snippet(
         pieces.append((segment, match))
         offset += len(segment)
     start, end = _bounds(text, pieces, first, width, cut_before, cut_after)
-    parts: list[dict[str, Any]] = []
+    parts: list[SnippetPart] = []
     position = 0
     for segment, match in pieces:
         seg_end = position + len(segment)

@@ -5,11 +5,12 @@ active observations."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NotRequired, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
-from memory.kinds import event_status
+from memory.kinds import EVENT_STATUSES, event_status
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Event
+from memory.shapes.fields import Choices, Doc, Timestamp
 from memory.vocabulary import event_ref
 
 # The Event columns the row builders below read (beside their own), in the order the recall
@@ -18,13 +19,17 @@ EVENT_ROW_COLUMNS = ("seq", "kind", "thread", "is_observation", "active", "creat
 
 
 class EventIdentity(TypedDict):
-    ref: str
+    ref: Annotated[str, Doc('"@e<seq>"')]
     kind: str
     thread: str
 
 
 class EventHead(EventIdentity):
-    status: str  # memory.kinds.EVENT_STATUSES
+    status: Annotated[
+        str,
+        Choices.of(EVENT_STATUSES),
+        Doc("`active` or `retired` for observations, else `recorded`"),
+    ]
 
 
 def event_identity(seq: int, kind: str, thread: str) -> EventIdentity:
@@ -39,16 +44,18 @@ def event_head(seq: int, kind: str, thread: str, is_observation: bool, active: b
 
 class EventJson(EventHead):
     seq: int
-    created_at: str
-    size: int
+    created_at: Timestamp
+    size: Annotated[int, Doc("length of the text in characters")]
     tokens: int
-    pending: bool
-    request: str | None
+    pending: Annotated[bool, Doc("waiting for an evaluation to claim it")]
+    request: Annotated[str | None, Doc("`open` or `delivered` for user requests and actions")]
     delivers: list[str]
     delivered_by: str | None
-    payload: Any
-    preview: str
-    created: NotRequired[bool]
+    payload: Any | None
+    preview: Annotated[str, Doc("the first 200 characters of the text")]
+    created: NotRequired[
+        Annotated[bool, Doc("on append: false when an idempotent retry found the event")]
+    ]
 
 
 def event_json(event: Event, preview: str) -> EventJson:
@@ -75,7 +82,7 @@ class AppendedEvent(EventHead):
     size: int
     tokens: int
     request: str | None
-    created: bool
+    created: Annotated[bool, Doc("false when the item's idempotency_key found an earlier event")]
 
 
 def appended_event_json(event: Event, created: bool) -> AppendedEvent:
@@ -96,14 +103,22 @@ class EventChunk(EventHead):
     size: int
     active: bool
     retired: bool
-    created_at: str
-    payload: Any
+    created_at: Timestamp
+    payload: Any | None
     offset: int
     length: int
     content: str
     next_offset: int | None
     total: int
-    erased: NotRequired[list[dict[str, Any]]]  # tombstones of this event (R64), when erased
+    erased: NotRequired[
+        Annotated[
+            list[Any],
+            Doc(
+                "when the event or a span of it was erased: its tombstones (when, by whom, "
+                "why; the text is masked)"
+            ),
+        ]
+    ]
 
 
 def event_chunk_json(row: Mapping[str, Any], offset: int, chunk: str, total: int) -> EventChunk:

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, NotRequired, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from memory.models import TransactionRecord
+from memory.shapes.fields import Doc, Timestamp
 
 
 class RevisionJson(TypedDict):
     revision: int
-    body: Any
-    body_omitted: bool
-    body_chars: NotRequired[int]
+    body: Annotated[Any | None, Doc("null when `body_omitted` (read the revision on its own)")]
+    body_omitted: Annotated[
+        bool, Doc("the body is longer than the page allows; GET frames/{id}/revisions/{n}/")
+    ]
+    body_chars: NotRequired[Annotated[int, Doc("size of the body as JSON")]]
     sources: list[str]
-    version: int
+    version: Annotated[int, Doc("committed version that wrote it")]
     transaction: int
-    created_at: str
+    created_at: Timestamp
 
 
 def revision_json(
@@ -49,23 +52,25 @@ def revision_json(
 
 class TransactionJson(TypedDict):
     id: int
-    status: str
+    status: Annotated[str, Doc("`committed` or `rejected`")]
     author: str
     author_kind: str
     thread: str
     base_version: int | None
     committed_version: int | None
     reason: str
-    text: str
-    text_truncated: bool
-    ops: Any
-    ops_omitted: bool
-    receipt: Any
-    errors: Any
+    text: Annotated[str, Doc("cut at 16,384 characters in lists")]
+    text_truncated: Annotated[
+        bool, Doc("the text was cut: read the transaction's event (`ref`) in chunks")
+    ]
+    ops: Any | None
+    ops_omitted: Annotated[bool, Doc("ops longer than 16,384 characters left out")]
+    receipt: Any | None
+    errors: Any | None
     frames: list[str]
     evaluation: int | None
     ref: str | None
-    created_at: str
+    created_at: Timestamp
 
 
 def transaction_json(record: TransactionRecord) -> TransactionJson:

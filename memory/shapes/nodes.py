@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from memory.models import Relation
 from memory.shapes.events import EventHead, event_head
 
 
 class EventNode(EventHead):
-    type: str
+    type: Literal["event"]
     depth: int
     size: int
     active: bool
@@ -73,7 +73,7 @@ class NodeRetire(TypedDict):
 
 
 class FrameNode(TypedDict):
-    type: str
+    type: Literal["frame"]
     id: str
     depth: int
     revision: int
@@ -108,6 +108,16 @@ def frame_node(row: Mapping[str, Any], depth: int, body: Any) -> FrameNode:
     return node
 
 
+class SnippetPart(TypedDict):
+    text: str
+    match: bool
+
+
+class Snippet(TypedDict):
+    snippet: str
+    parts: list[SnippetPart]
+
+
 class SearchHit(TypedDict):
     type: str
     id: NotRequired[str]
@@ -118,7 +128,7 @@ class SearchHit(TypedDict):
     created_at: str
     score: float
     snippet: str
-    snippet_parts: list[dict[str, Any]]
+    snippet_parts: list[SnippetPart]
     next: dict[str, Any]
     coverage: NotRequired[dict[str, Any]]  # {matched, missing: [word], share} (R62)
     superseded_by: NotRequired[list[str]]  # live frames superseding this one (R60)
@@ -133,7 +143,7 @@ def search_hit(
     thread: str,
     created_at: datetime,
     score: float,
-    parts: list[dict[str, Any]],
+    parts: list[SnippetPart],
 ) -> SearchHit:
     """One search hit: a frame (`id` = `ref` = its frame id) or an event (`ref` = `@e<seq>`),
     its indexed status, kind and thread, the rank `score` (higher is better, six decimals),

@@ -28,6 +28,7 @@ from django.db import connection, transaction
 from memory.errors import InvalidRequest, NotFound
 from memory.models import Context, Frame, FrameRevision, Relation
 from memory.read.paging import Page
+from memory.shapes.recall import RecallJson
 from memory.versions.points import (
     CONTEXT_AT,
     EVENTS_AT,
@@ -171,7 +172,7 @@ WHERE f.context_id = {ctx} AND f.created_version <= {v}
 
 
 class _Rollback(Exception):
-    def __init__(self, result: Any) -> None:
+    def __init__(self, result: RecallJson) -> None:
         self.result = result
 
 
@@ -184,7 +185,7 @@ def _literal_sql(sql: str, params: dict[str, Any]) -> str:
     return sql
 
 
-def recall_as_of(context: Context, point: Point, **kwargs: Any) -> dict[str, Any]:
+def recall_as_of(context: Context, point: Point, **kwargs: Any) -> RecallJson:
     """`memory.recall.graph.recall` (same arguments, same shape) over the graph as it was at
     `point` (R52). InvalidRequest with `as_observation` (the past cannot be appended to) or
     with `view_version`/`evaluation_id` (they name another point)."""
@@ -218,7 +219,7 @@ def recall_as_of(context: Context, point: Point, **kwargs: Any) -> dict[str, Any
                     cur.execute(f"CREATE TEMP VIEW {name} AS {body}")
             raise _Rollback(recall(context, **kwargs))
     except _Rollback as done:
-        return dict(done.result)
+        return done.result
     except NotFound as missing:
         # The frame may well exist now: say which point it is missing at.
         raise NotFound(

@@ -13,6 +13,7 @@ import pytest
 from memory.contexts import create_context
 from memory.models import Context, Frame
 from memory.search import indexer
+from memory.shapes import ReceiptJson
 from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event
 from memory.tx.engine import submit_transaction
@@ -39,7 +40,7 @@ class Agent:
     def observe(self, content: str, kind: str = "tool_result", **kw: Any) -> str:
         return append_event(self.context.pk, kind=kind, content=content, **kw).event.ref
 
-    def commit(self, text: str, **kw: Any) -> dict[str, Any]:
+    def commit(self, text: str, **kw: Any) -> ReceiptJson:
         return submit_transaction(self.context.pk, text=text, **kw).receipt
 
     def evaluate(self, **kw: Any) -> dict[str, Any]:

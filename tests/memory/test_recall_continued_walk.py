@@ -12,6 +12,7 @@ from memory.contexts import create_context
 from memory.recall import walk as walk_module
 from memory.recall.graph import recall
 from memory.recall.rows import first_walk
+from memory.shapes.recall import RecallJson
 from memory.timeline.events import append_event
 from memory.tx.engine import submit_transaction
 
@@ -72,7 +73,7 @@ def keys_of(pages: list[dict[str, Any]]) -> list[str]:
     return [n.get("id") or n["ref"] for p in pages for n in p["nodes"]]
 
 
-def paged(context: Any, forget: bool, **params: Any) -> list[dict[str, Any]]:
+def paged(context: Any, forget: bool, **params: Any) -> list[RecallJson]:
     pages = [recall(context, **params)]
     while pages[-1]["next_cursor"]:
         if forget:

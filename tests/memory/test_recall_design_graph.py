@@ -3,6 +3,8 @@ cases and their execution logs, even after all of them were retired."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.models import Event, Frame
@@ -53,7 +55,7 @@ def test_ancestors_depth_1_gives_the_two_cases_even_when_retired(design_graph):
     result = recall(design_graph.context, frame_id="release-procedure", depth=1)
     assert frame_ids(result) == ["release-procedure", "release-case-a", "release-case-b"]
     assert event_refs(result) == []
-    statuses = {n["id"]: n["status"] for n in result["nodes"]}
+    statuses = {n.get("id"): n["status"] for n in result["nodes"]}
     assert statuses["release-case-a"] == statuses["release-case-b"] == "retired"
     assert result["next_cursor"] is None
 
@@ -77,7 +79,7 @@ def test_nodes_are_listed_nearest_first_with_their_depth(design_graph):
 
 def test_frame_nodes_carry_body_revision_sources_and_status(design_graph):
     result = recall(design_graph.context, frame_id="release-procedure", depth=1)
-    case_b = next(n for n in result["nodes"] if n.get("id") == "release-case-b")
+    case_b: Any = next(n for n in result["nodes"] if n.get("id") == "release-case-b")
     assert case_b["body"]["artifact"] == "apps/web/dist/"
     assert case_b["revision"] == 1
     assert case_b["sources"] == [design_graph.logs[1]]

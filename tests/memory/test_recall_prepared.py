@@ -5,6 +5,8 @@ prefetch from the same snapshot."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.db import connection, transaction
 
@@ -57,5 +59,6 @@ def test_recall_prepares_again_after_the_session_dropped_its_statements(graph):
 
 def test_a_node_too_big_to_prefetch_is_read_in_the_same_snapshot(graph):
     page = recall(graph, frame_id="base", depth=1, page_bytes=1000)
-    assert [n["id"] for n in page["nodes"]] == ["base"]
-    assert page["nodes"][0]["body"] == {"note": "x" * 5000}
+    nodes: list[Any] = page["nodes"]
+    assert [n["id"] for n in nodes] == ["base"]
+    assert nodes[0]["body"] == {"note": "x" * 5000}

@@ -4,6 +4,8 @@ lexical order; pages stay consistent across the reordered head."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.contexts import create_context
@@ -73,7 +75,8 @@ def test_pages_across_the_reordered_head_are_one_ranking(release_team):
     drain()
     whole = search(agent.context, QUESTION, limit=100)
     assert len(whole["hits"]) == semantic.HEAD + 15
-    paged, offset = [], 0
+    paged: list[Any] = []
+    offset: int | None = 0
     while offset is not None:
         page = search(agent.context, QUESTION, limit=7, offset=offset)
         assert len(page["hits"]) <= 7

@@ -496,12 +496,19 @@ export interface components {
         BulkEvent: {
             /** @description "@e<seq>" */
             ref: string;
-            seq: number;
             kind: string;
             thread: string;
+            /**
+             * @description `active` or `retired` for observations, else `recorded`
+             *
+             *     * `active` - active
+             *     * `retired` - retired
+             *     * `recorded` - recorded
+             */
+            status: components["schemas"]["EventStatusEnum"];
+            seq: number;
             size: number;
             tokens: number;
-            status: components["schemas"]["EventStatusEnum"];
             request: string | null;
             /** @description false when the item's idempotency_key found an earlier event */
             created: boolean;
@@ -837,14 +844,8 @@ export interface components {
         Event: {
             /** @description "@e<seq>" */
             ref: string;
-            seq: number;
             kind: string;
             thread: string;
-            /** Format: date-time */
-            created_at: string;
-            /** @description length of the text in characters */
-            size: number;
-            tokens: number;
             /**
              * @description `active` or `retired` for observations, else `recorded`
              *
@@ -853,6 +854,12 @@ export interface components {
              *     * `recorded` - recorded
              */
             status: components["schemas"]["EventStatusEnum"];
+            seq: number;
+            /** Format: date-time */
+            created_at: string;
+            /** @description length of the text in characters */
+            size: number;
+            tokens: number;
             /** @description waiting for an evaluation to claim it */
             pending: boolean;
             /** @description `open` or `delivered` for user requests and actions */
@@ -892,16 +899,30 @@ export interface components {
             events: components["schemas"]["EventAppendInRequest"][];
         };
         EventChunk: {
+            /** @description "@e<seq>" */
             ref: string;
-            seq: number;
             kind: string;
             thread: string;
+            /**
+             * @description `active` or `retired` for observations, else `recorded`
+             *
+             *     * `active` - active
+             *     * `retired` - retired
+             *     * `recorded` - recorded
+             */
             status: components["schemas"]["EventStatusEnum"];
+            seq: number;
             size: number;
+            active: boolean;
+            retired: boolean;
+            /** Format: date-time */
+            created_at: string;
+            payload: unknown;
             offset: number;
             length: number;
             content: string;
             next_offset: number | null;
+            total: number;
             /** @description when the event or a span of it was erased: its tombstones (when, by whom, why; the text is masked) */
             erased?: unknown[];
         };
@@ -1089,7 +1110,11 @@ export interface components {
             version: number;
             /** @description `{ref, seq}` of the recall_result observation, when `as_observation` */
             observation?: unknown;
-            page?: unknown;
+            page: unknown;
+            /** @description the frame the walk starts from */
+            frame_id: string;
+            depth: number;
+            direction: string;
         };
         /**
          * @description A serializer that refuses fields it does not declare: they are named first, together
@@ -1199,7 +1224,7 @@ export interface components {
             feedback: string;
         };
         Retire: {
-            requested_tick: number;
+            requested_tick: number | null;
             due_tick: number;
             ticks_left: number;
             reason: string;
@@ -1239,7 +1264,7 @@ export interface components {
             /** @description `cursor` of the next page (every match, no repeats), null on the last */
             next_cursor: string | null;
             /** @description `{q, tokens, ignored}`: the query as sent, the words searched for (function words dropped, at most 32) and the words of a longer question past those, ignored */
-            query?: unknown;
+            query: unknown;
         };
         /**
          * @description A serializer that refuses fields it does not declare: they are named first, together

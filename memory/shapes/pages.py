@@ -1,0 +1,72 @@
+"""The lists the API answers (a cursor-paged list: the items under their plural name and
+the cursor) and a frame's detail (the frame with a page of its past)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, TypedDict
+
+from memory.read.paging import NEXT_CURSOR_HELP
+from memory.shapes.context import ContextJson
+from memory.shapes.events import AppendedEvent, EventJson
+from memory.shapes.fields import Doc
+from memory.shapes.frames import FrameJson
+from memory.shapes.history import RevisionJson, TransactionJson
+from memory.shapes.nodes import RelationJson
+
+
+class Page(TypedDict):
+    next_cursor: Annotated[str | None, Doc(NEXT_CURSOR_HELP)]
+
+
+class ContextList(TypedDict):
+    contexts: list[ContextJson]
+
+
+class EventList(Page):
+    events: list[EventJson]
+
+
+class BulkEventList(TypedDict):
+    events: Annotated[list[AppendedEvent], Doc("one per item, in the order sent")]
+
+
+class FrameList(Page):
+    frames: list[FrameJson]
+
+
+class RelationList(Page):
+    relations: list[RelationJson]
+
+
+class TransactionList(Page):
+    transactions: list[TransactionJson]
+
+
+class HistoryPage(TypedDict):
+    next_before: Annotated[
+        int | None, Doc("pass as `history_before` for older revisions; null at the first")
+    ]
+    limit: int
+
+
+class FrameDetail(FrameJson):
+    body_text: Annotated[
+        str,
+        Doc("the body as canonical S-expression fields, one per line (what `revise` takes)"),
+    ]
+    revisions: list[RevisionJson]
+    write_history: Annotated[
+        list[Any],
+        Doc(
+            "the transactions that wrote the frame (R32): text (cut at 16,384 "
+            "characters, `text_truncated`), base and committed version"
+        ),
+    ]
+    history: HistoryPage
+
+
+class ApiIndex(TypedDict):
+    version: str
+    schema: str
+    docs: str
+    contexts: list[str]
