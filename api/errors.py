@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from memory.errors import MorphzError
+from memory.requests.refusals import validation_code
 
 log = logging.getLogger(__name__)
 
@@ -176,54 +177,6 @@ _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
     (exceptions.ParseError, "invalid_request"),
     (exceptions.ValidationError, "invalid_request"),
 ]
-
-
-# A query parameter or body field whose own code the docs list: a validation failure on it
-# alone answers with that code (as the memory function behind it would), not the generic one.
-CODE_BY_FIELD: dict[str, str] = {
-    "limit": "invalid_limit",
-    "status": "invalid_status",
-    "depth": "invalid_depth",
-    "offset": "invalid_offset",
-    "length": "invalid_length",
-    "kind": "invalid_kind",
-    "thread": "invalid_thread",
-    "type": "invalid_type",
-    "since": "invalid_time",
-    "until": "invalid_time",
-    "q": "invalid_query",
-    "frame_id": "invalid_frame_id",
-    "direction": "invalid_direction",
-    "max_nodes": "invalid_max_nodes",
-    "view_version": "invalid_view_version",
-    "base_version": "invalid_base_version",
-    "as_of": "invalid_version",
-    "at_version": "invalid_version",
-    "from": "invalid_version",
-    "to": "invalid_version",
-    "cursor": "invalid_cursor",
-    "include_bodies": "invalid_flag",
-    "include_events": "invalid_flag",
-    "include_removed": "invalid_flag",
-    "as_observation": "invalid_flag",
-    "transactions": "invalid_flag",
-    "frozen": "invalid_flag",
-    "continuation": "invalid_flag",
-    "include_instructions": "invalid_flag",
-}
-
-
-def validation_code(details: list[dict[str, Any]]) -> str:
-    """The code of a validation failure: the field's own code when every failing field
-    shares one (`events[0].thread` counts as `thread`), else `invalid_request`. An unknown
-    field is a malformed request, whatever its name."""
-    codes = set()
-    for item in details:
-        if item.get("message") == "unknown field":
-            return "invalid_request"
-        leaf = str(item.get("field", "")).rsplit(".", 1)[-1]
-        codes.add(CODE_BY_FIELD.get(leaf, "invalid_request"))
-    return codes.pop() if len(codes) == 1 else "invalid_request"
 
 
 def database_unavailable(exc: BaseException) -> bool:
