@@ -58,11 +58,11 @@ def fingerprint(**request: Any) -> str:
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def reused(key: str, what: str, details: list[Any] | None = None) -> Conflict:
-    """The refusal of `key` used again for another request: `what` names the first one."""
-    return Conflict(
-        f"idempotency_key {key!r} was already used for {what}", code=REUSED, details=details
-    )
+def reused(key: str, what: str, details: list[Any] | None = None, where: str = "") -> Conflict:
+    """The refusal of `key` used again for another request: `what` names the first one,
+    `where` the part of this request that used it (`events[3]: `)."""
+    message = f"{where}idempotency_key {key!r} was already used for {what}"
+    return Conflict(message, code=REUSED, details=details)
 
 
 def same_json(a: Any, b: Any) -> bool:
