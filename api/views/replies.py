@@ -1,4 +1,4 @@
-"""REST views for agents (R45, R46): the model protocol and taking a model reply apart."""
+"""replies/: take a model reply apart into transactions, reads, actions and a message (R46)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView, idempotency_key
-from api.schema import READ_ERRORS, WRITE_ERRORS, responses
-from api.serializers import ActionCancelIn, ReplyIn, body_data
-from memory.agents.protocol import context_protocol
+from api.schema import WRITE_ERRORS, responses
+from api.serializers import ReplyIn, body_data
 from memory.agents.replies import take_apart_reply
-from memory.timeline.actions import cancel_action
-from memory.vocabulary import event_ref
-
-
-class ProtocolSerializer(serializers.Serializer):
-    version = serializers.CharField()
-    instructions = serializers.CharField(help_text="teaches a model the memory protocol")
-    tools = serializers.JSONField(help_text="`openai` and `anthropic` tool definitions")
-    settings = serializers.JSONField(help_text="the context settings filled in")
 
 
 class ReplyResultSerializer(serializers.Serializer):
@@ -36,21 +26,6 @@ class ReplyResultSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     tick = serializers.IntegerField()
     feedback = serializers.CharField(help_text="what the model should read next")
-
-
-class ProtocolView(ContextAPIView):
-    @extend_schema(
-        tags=["agents"],
-        operation_id="protocol_read",
-        summary="The model protocol: instructions and memory tools for this context",
-        description="`instructions` (this context's settings filled in) and the memory "
-        "tools (`context_tx`, `recall`, `search`, `read_event`, `frame`, `cancel_action`) in the OpenAI and "
-        "the Anthropic function-calling shapes. The same is in the Python client, offline "
-        "(`morphz_client.protocol`).",
-        responses=responses({200: ProtocolSerializer}, *READ_ERRORS),
-    )
-    def get(self, request: Request, slug: str) -> Response:
-        return Response(context_protocol(self.ctx))
 
 
 class ReplyView(ContextAPIView):
@@ -107,27 +82,3 @@ class ReplyView(ContextAPIView):
             on_rejection=data.get("on_rejection") or "withhold",
         )
         return Response(result)
-
-
-class CancellationSerializer(serializers.Serializer):
-    ref = serializers.CharField(help_text="the cancellation: a tool_result delivering the action")
-    cancels = serializers.CharField(help_text="the action's ref")
-
-
-class ActionCancelView(ContextAPIView):
-    @extend_schema(
-        tags=["agents"],
-        operation_id="action_cancel",
-        summary="Cancel a pending action",
-        description='Appends a `tool_result` delivering the action, "cancelled by {who}: '
-        '{reason}", so it leaves the pending actions and the model reads why (R59). '
-        "`not_an_action`, `action_not_pending` (already delivered or cancelled), "
-        "`unknown_ref`.",
-        request=ActionCancelIn,
-        responses=responses({201: CancellationSerializer}, *WRITE_ERRORS, 409, 422),
-    )
-    def post(self, request: Request, slug: str, seq: int) -> Response:
-        data = body_data(ActionCancelIn, request.data)
-        ref = event_ref(seq)
-        event = cancel_action(self.ctx.pk, ref, reason=data.get("reason"), by=self.author().label)
-        return Response({"ref": event.ref, "cancels": ref}, status=201)

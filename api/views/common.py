@@ -1,0 +1,53 @@
+"""What several resource views share: the idempotency header, the event and receipt answers,
+and the contexts a caller sees."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from memory.limits import EVENT_PREVIEW_CHARS
+from memory.models import ApiToken, Event
+from memory.read.access import contexts_for_person
+from memory.shapes import EventJson, event_json
+from memory.tx.engine import CommitResult
+
+MAX_VERSION = 2**63 - 1
+
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="same as `idempotency_key` in the body",
+)
+
+
+def visible_contexts(request: Request) -> list[Any]:
+    """The contexts the caller may use: a token's own, or a person's."""
+    if isinstance(request.auth, ApiToken):
+        return [request.auth.context]
+    return contexts_for_person(request.user)
+
+
+def event_answer(event: Event, created: bool | None = None) -> EventJson:
+    """An event as answered by the event and action writes and lists."""
+    preview = getattr(event, "preview", None)
+    if preview is None:
+        preview = event.content[:EVENT_PREVIEW_CHARS]
+    data = event_json(event, preview)
+    if created is not None:
+        data["created"] = created
+    return data
+
+
+def receipt_response(result: CommitResult) -> Response:
+    """A committed transaction's receipt: 201, or 200 for a replay."""
+    receipt: dict[str, Any] = dict(result.receipt)
+    # From the commit result itself: `result.record` would re-read the row (a query).
+    receipt["transaction"] = result.record_id
+    receipt["ref"] = result.event_ref
+    return Response(receipt, status=200 if result.replayed else 201)

@@ -1,0 +1,93 @@
+"""forks/: fork the context at a version (R54)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.base import ContextAPIView, idempotency_key
+from api.fields import StrictSlugField, idempotency_field
+from api.schema import WRITE_ERRORS, responses
+from api.serializers import StrictCharField, StrictIntegerField, StrictSerializer, body_data
+from api.views.common import MAX_VERSION
+from memory.models import ApiToken, Context
+from memory.scopes import ADMIN
+from memory.versions.forks import fork_context
+
+
+class ForkIn(StrictSerializer):
+    slug = StrictSlugField(
+        required=False, allow_null=True, max_length=64, help_text="default: `<source>-fork-<hex>`"
+    )
+    at_version = StrictIntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=MAX_VERSION,
+        help_text="the point to fork at (end of that version); default: now",
+    )
+    name = StrictCharField(
+        required=False,
+        allow_null=True,
+        max_length=200,
+        help_text="default: `<source name> (fork at vN)`",
+    )
+    idempotency_key = idempotency_field()
+
+
+class ForkedFromSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    version = serializers.IntegerField()
+    tick = serializers.IntegerField()
+
+
+class ForkSerializer(serializers.Serializer):
+    slug = serializers.CharField(help_text="the new context")
+    token = serializers.CharField(help_text="a new API token for the new context (shown once)")
+    forked_from = ForkedFromSerializer()
+    version = serializers.IntegerField()
+    tick = serializers.IntegerField()
+
+
+class ForkView(ContextAPIView):
+    @extend_schema(
+        tags=["context"],
+        operation_id="context_fork",
+        summary="Fork the context at a version",
+        description="Creates an independent context whose history and state equal this one's "
+        "at the end of `at_version` (default: now): events, frames with revisions, relations, "
+        "transaction records, retirement windows, counters, settings and the search index. "
+        "Answers its slug, a new token for it and `forked_from`. This context is untouched. "
+        "Works on frozen contexts too. With `idempotency_key` (or the Idempotency-Key header) "
+        "a retry whose first answer was lost gets the same fork and the same token; the key "
+        "with other arguments or from another caller is 409 `idempotency_key_reused`.",
+        request=ForkIn,
+        responses=responses({201: ForkSerializer}, *WRITE_ERRORS, 409),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        data = body_data(ForkIn, request.data)
+        if Context.objects.filter(forked_from_id=self.ctx.pk).count() >= settings.MORPHZ_FORK_LIMIT:
+            self.require(ADMIN, f"fork beyond the limit of {settings.MORPHZ_FORK_LIMIT} forks")
+        key = idempotency_key(request, data.get("idempotency_key"))
+        result = fork_context(
+            self.ctx.pk,
+            slug=data.get("slug") or None,
+            at_version=data.get("at_version"),
+            name=data.get("name"),
+            idempotency_key=key,
+            caller_secret=caller_secret(request) if key is not None else None,
+        )
+        return Response(result.as_dict(), status=201)
+
+
+def caller_secret(request: Request) -> bytes:
+    """What seals a fork's token for a retry under its idempotency key (memory.versions.
+    forks): the caller's raw bearer token, which the server never stores; for a signed-in
+    person, the server's secret key and their id."""
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    if isinstance(request.auth, ApiToken) and header.startswith("Bearer "):
+        return header.removeprefix("Bearer ").strip().encode()
+    return f"{settings.SECRET_KEY}:person:{request.user.pk}".encode()

@@ -1,0 +1,123 @@
+"""frames/, frames/{id}/, its body and its revisions: list, read, revise the body (R37, R52, R63)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.base import MAX_SEQ, ContextAPIView, not_found
+from api.schema import READ_ERRORS, WRITE_ERRORS, responses
+from api.serializers import FrameBodyIn, FrameDetailQuery, FrameListQuery, body_data, query_data
+from api.shapes import (
+    FrameDetailSerializer,
+    FrameListSerializer,
+    ReceiptSerializer,
+    RevisionSerializer,
+)
+from api.views.common import receipt_response
+from memory.read.at import reading
+from memory.read.lists import frame_view
+from memory.read.pages import revision_detail
+from memory.tx.bodyedit import revise_body
+from memory.tx.lang import fields_text
+
+
+class FrameBodyView(ContextAPIView):
+    @extend_schema(
+        tags=["frames"],
+        operation_id="frames_revise_body",
+        summary="Revise one frame's body from the body text alone",
+        description="`text` is only the new body: S-expression fields (`form` `fields`) or one "
+        "JSON object (`form` `json`, a key given twice is 400). It commits one transaction "
+        "revising this frame and nothing else; 400 `parse_error` names line and column.",
+        parameters=[OpenApiParameter("frame_id", str, OpenApiParameter.PATH)],
+        request=FrameBodyIn,
+        responses=responses({201: ReceiptSerializer}, *WRITE_ERRORS, 409, 422),
+    )
+    def post(self, request: Request, slug: str, frame_id: str) -> Response:
+        data = body_data(FrameBodyIn, request.data)
+        result = revise_body(
+            self.ctx.pk,
+            frame_id=frame_id,
+            text=data["text"],
+            form=data["form"],
+            base_version=data.get("base_version"),
+            reason=data.get("reason"),
+            author=self.author(),
+        )
+        return receipt_response(result)
+
+
+class FrameListView(ContextAPIView):
+    @extend_schema(
+        tags=["frames"],
+        operation_id="frames_list",
+        summary="Frames by id (filter `status`)",
+        parameters=[FrameListQuery],
+        responses=responses({200: FrameListSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        query = query_data(FrameListQuery, request.query_params)
+        filters = {"status": query.get("status"), "source": query.get("source")}
+        at = reading(self.ctx, query.get("as_of"))
+        if at.as_of is not None:
+            filters["as_of"] = at.as_of
+        after = self.cursor_after(query, filters, str) or ""
+        page = at.frames(
+            status=filters["status"], source=filters["source"], after_id=after, limit=query["limit"]
+        )
+        return self.list_page(
+            "frames",
+            page.items,
+            page.has_more,
+            lambda f: f.frame_id,
+            lambda f: frame_view(f, at.tick),
+            filters,
+        )
+
+
+class FrameDetailView(ContextAPIView):
+    @extend_schema(
+        tags=["frames"],
+        operation_id="frames_read",
+        summary="One frame with a page of its revisions and write history",
+        description="The newest `history_limit` revisions (default 20), oldest first, in "
+        "`revisions` and `write_history`; `history.next_before` pages further back. A body or "
+        "transaction text longer than 16,384 characters is left out of the page "
+        "(`body_omitted`, `text_truncated`): read it with `frames/{id}/revisions/{n}/` or the "
+        "transaction's event in chunks.",
+        parameters=[OpenApiParameter("frame_id", str, OpenApiParameter.PATH), FrameDetailQuery],
+        responses=responses({200: FrameDetailSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str, frame_id: str) -> Response:
+        query = query_data(FrameDetailQuery, request.query_params)
+        at = reading(self.ctx, query.get("as_of"))
+        frame = at.frame(frame_id)
+        data = frame_view(frame, at.tick)
+        data["body_text"] = fields_text(frame.body)  # what the explorer's editor shows
+        page = at.history_page(
+            frame, before=query.get("history_before"), limit=query["history_limit"]
+        )
+        data["revisions"] = page["revisions"]
+        data["write_history"] = page["write_history"]
+        data["history"] = {"next_before": page["next_before"], "limit": query["history_limit"]}
+        return Response(data)
+
+
+class FrameRevisionView(FrameDetailView):
+    @extend_schema(
+        tags=["frames"],
+        operation_id="frames_revision_read",
+        summary="One revision of a frame with its whole body",
+        parameters=[
+            OpenApiParameter("frame_id", str, OpenApiParameter.PATH),
+            OpenApiParameter("revision", int, OpenApiParameter.PATH),
+        ],
+        responses=responses({200: RevisionSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str, frame_id: str, revision: int) -> Response:  # type: ignore[override]
+        frame = reading(self.ctx, None).frame(frame_id)
+        if not 1 <= revision <= MAX_SEQ:
+            raise not_found(f"revision {revision} of frame {frame_id!r}")
+        return Response(revision_detail(frame, revision))

@@ -1,0 +1,53 @@
+"""recall/: graph recall from a frame, now or as of a version (R27-R30)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.base import ContextAPIView
+from api.schema import WRITE_ERRORS, responses
+from api.serializers import RecallIn, body_data
+from api.shapes import RecallSerializer
+from memory.read.at import reading
+from memory.scopes import READ, WRITE
+
+
+class RecallView(ContextAPIView):
+    capabilities = {"POST": READ}  # a read; as an observation it writes
+
+    def reads_only(self, request: Request) -> bool:
+        """A recall reads, unless it appends its result as an observation (a write)."""
+        return isinstance(request.data, dict) and request.data.get("as_observation") is not True
+
+    @extend_schema(
+        tags=["recall"],
+        operation_id="recall",
+        summary="Graph recall from a frame (R27-R30)",
+        description="Breadth-first over sources and relations, nearest first, paged by "
+        "`max_nodes` and a byte budget. A cursor is bound to the query and the version: after "
+        "a change or with other parameters it is refused with 409 `stale_cursor`. With "
+        "`view_version` (or `evaluation`) a changed view is refused with 409 `stale_view`. "
+        "`as_observation` appends the result as a `recall_result` observation.",
+        request=RecallIn,
+        responses=responses({200: RecallSerializer}, *WRITE_ERRORS, 409),
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        data = body_data(RecallIn, request.data)
+        if data["as_observation"]:
+            self.require(WRITE, "append a recall result as an observation")
+        result = reading(self.ctx, data.get("as_of")).recall(
+            frame_id=data["frame_id"],
+            depth=data["depth"],
+            direction=data["direction"],
+            include_bodies=data["include_bodies"],
+            include_events=data["include_events"],
+            max_nodes=data["max_nodes"],
+            cursor=data.get("cursor") or None,
+            view_version=data.get("view_version"),
+            evaluation_id=data.get("evaluation"),
+            as_observation=data["as_observation"],
+            thread=data.get("thread"),
+        )
+        return Response(result)

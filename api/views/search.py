@@ -1,0 +1,47 @@
+"""search/: lexical search over frames and events (R33)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.base import ContextAPIView
+from api.schema import READ_ERRORS, responses
+from api.serializers import SearchQuery, query_data
+from api.shapes import SearchResultSerializer
+
+
+class SearchView(ContextAPIView):
+    @extend_schema(
+        tags=["search"],
+        operation_id="search",
+        summary="Lexical search over frames and events (R33)",
+        description="Ranked: a frame whose id is the query first, then by relevance (rare "
+        "words, frame id, then body, then event text); a question need not match every word. "
+        "Filters `type` (frame, event), `status`, `kind`, `thread`, `since`, `until`; "
+        "transaction events only with `transactions=true` or `kind=transaction`. `total` "
+        "counts the matches (exact while `total_exact`), `offset` + `next_offset` page. Hits "
+        "carry refs and a highlighted snippet; `lag` says how far the index is behind the "
+        "facts.",
+        parameters=[SearchQuery],
+        responses=responses({200: SearchResultSerializer}, *READ_ERRORS),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        query = query_data(SearchQuery, request.query_params)
+        from memory.search.query import search
+
+        result = search(
+            self.ctx,
+            query["q"],
+            type=query.get("type"),
+            status=query.get("status"),
+            kind=query.get("kind"),
+            thread=query.get("thread"),
+            since=query.get("since"),
+            until=query.get("until"),
+            transactions=query.get("transactions"),
+            limit=query["limit"],
+            offset=query["offset"],
+        )
+        return Response(result)
