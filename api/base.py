@@ -28,7 +28,7 @@ from api.errors import ApiError, TooLarge
 from api.parsers import StrictJSONParser, check_text
 from api.requests import body
 from memory.contexts import forget_token, token_is_live
-from memory.errors import TokenNotLive
+from memory.errors import ErrorCode, TokenNotLive
 from memory.idempotency import KEY_MAX, check_key
 from memory.models import ApiToken, Context
 from memory.read.access import context_for_person
@@ -47,7 +47,7 @@ def check_content_length(request: Request) -> None:
     try:
         length = int(raw)
     except ValueError:
-        raise ApiError("invalid_request", "Content-Length is not a number") from None
+        raise ApiError(ErrorCode.INVALID_REQUEST, "Content-Length is not a number") from None
     if length > settings.MAX_REQUEST_BYTES:
         raise TooLarge(settings.MAX_REQUEST_BYTES)
 
@@ -233,7 +233,7 @@ def min_version_of(request: Request) -> int | None:
     values = set(given.values())
     if len(values) > 1:
         raise ApiError(
-            "invalid_request",
+            ErrorCode.INVALID_REQUEST,
             f"the {MIN_VERSION_HEADER} header and min_version differ",
             [{"field": "min_version"}],
         )
@@ -255,7 +255,7 @@ def read_floor(request: Request, ctx: Context) -> Floor:
 
 
 def not_found(what: str) -> ApiError:
-    return ApiError("not_found", f"{what} not found")
+    return ApiError(ErrorCode.NOT_FOUND, f"{what} not found")
 
 
 def resolve_context(request: Request, slug: str) -> Context:
@@ -300,7 +300,7 @@ def idempotency_key(request: Request, body_key: str | None, max_chars: int = KEY
         check_key(header, max_chars)
         if body_key is not None and body_key != header:
             raise ApiError(
-                "invalid_request",
+                ErrorCode.INVALID_REQUEST,
                 "Idempotency-Key header and idempotency_key in the body differ",
                 [{"field": "idempotency_key"}],
             )
@@ -316,7 +316,7 @@ def idempotency_key(request: Request, body_key: str | None, max_chars: int = KEY
 
 
 def invalid_cursor(message: str = "cursor is malformed") -> ApiError:
-    return ApiError("invalid_cursor", message, [{"field": "cursor"}])
+    return ApiError(ErrorCode.INVALID_CURSOR, message, [{"field": "cursor"}])
 
 
 def _fingerprint(filters: dict[str, Any], context: int) -> str:

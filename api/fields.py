@@ -15,6 +15,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
 from api.errors import ApiError
+from memory.errors import ErrorCode
 from memory.limits import MAX_CONTENT_CHARS
 from memory.vocabulary import EVENT_REF_RE, FRAME_ID_RE, MAX_SEQ, THREAD_MAX, THREAD_RE
 
@@ -99,7 +100,7 @@ class ContentField(StrictCharField):
     def to_internal_value(self, data: Any) -> str:
         if isinstance(data, str) and len(data) > MAX_CONTENT_CHARS:
             raise ApiError(
-                "too_large",
+                ErrorCode.TOO_LARGE,
                 f"{self.field_name} is {len(data)} characters, over the limit of "
                 f"{MAX_CONTENT_CHARS}; nothing was written",
                 [{"field": self.field_name, "limit_chars": MAX_CONTENT_CHARS}],

@@ -20,8 +20,9 @@ import httpx
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
-from api.errors import RETRY_AFTER_SECONDS, database_unavailable
+from api.errors import RETRY_AFTER_SECONDS, database_unavailable, error_body
 from api.serving import send_json, too_large_body
+from memory.errors import ErrorCode
 from memory.strictjson import loads_strict
 
 MCP_PATH = "/mcp/"
@@ -204,7 +205,7 @@ async def _unavailable(send: Any) -> None:
                 "code": DATABASE_UNAVAILABLE_RPC,
                 "message": message,
                 "data": {
-                    "code": "database_unavailable",
+                    "code": ErrorCode.DATABASE_UNAVAILABLE,
                     "retry_after_seconds": RETRY_AFTER_SECONDS,
                 },
             },
@@ -225,9 +226,7 @@ async def _unavailable(send: Any) -> None:
 
 
 async def _unauthorized(send: Any, message: str) -> None:
-    body = json.dumps(
-        {"error": {"code": "not_authenticated", "message": message, "details": []}}
-    ).encode()
+    body = json.dumps(error_body(ErrorCode.NOT_AUTHENTICATED, message)).encode()
     await send(
         {
             "type": "http.response.start",

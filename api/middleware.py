@@ -19,6 +19,7 @@ from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from api.errors import RETRY_AFTER_SECONDS, database_unavailable, error_body
+from memory.errors import ErrorCode
 
 
 class ApiHostMiddleware:
@@ -37,7 +38,7 @@ class ApiHostMiddleware:
                 host = request.META.get("HTTP_HOST", "")[:200]
                 message = f"the Host header {host!r} is not one this server answers for"
                 return JsonResponse(
-                    error_body("invalid_host", message, [{"field": "Host"}]), status=400
+                    error_body(ErrorCode.INVALID_HOST, message, [{"field": "Host"}]), status=400
                 )
         return self.get_response(request)
 
@@ -54,7 +55,7 @@ class DatabaseUnavailableMiddleware:
             return None
         if request.path.startswith("/api/"):
             body: Any = error_body(
-                "database_unavailable",
+                ErrorCode.DATABASE_UNAVAILABLE,
                 "the database is unavailable; nothing was written, retry shortly",
                 [{"retry_after_seconds": RETRY_AFTER_SECONDS}],
             )
@@ -83,7 +84,7 @@ class ResponseCapMiddleware:
         ):
             size = len(response.content)
             body = error_body(
-                "too_large",
+                ErrorCode.TOO_LARGE,
                 f"the answer would be {size} bytes, over the limit of {limit}; "
                 "ask for less (a smaller page or limit, or read large items on their own)",
                 [{"response_bytes": size, "limit_bytes": limit}],

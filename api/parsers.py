@@ -13,7 +13,7 @@ from django.conf import settings
 from rest_framework.parsers import BaseParser
 
 from api.errors import ApiError, TooLarge
-from memory.errors import MorphzError
+from memory.errors import ErrorCode, MorphzError
 from memory.requests.strict import text_problem
 from memory.strictjson import MAX_DEPTH, TOO_DEEP, read_json
 
@@ -24,13 +24,15 @@ def check_value(value: Any) -> None:
     while stack:
         item, path, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise ApiError("invalid_request", TOO_DEEP, [{"max_depth": MAX_DEPTH}])
+            raise ApiError(ErrorCode.INVALID_REQUEST, TOO_DEEP, [{"max_depth": MAX_DEPTH}])
         if isinstance(item, str):
             check_text(item, path)
         elif isinstance(item, float):
             if not math.isfinite(item):
                 raise ApiError(
-                    "invalid_request", f"{path or 'body'}: number out of range", [{"field": path}]
+                    ErrorCode.INVALID_REQUEST,
+                    f"{path or 'body'}: number out of range",
+                    [{"field": path}],
                 )
         elif isinstance(item, dict):
             for key, child in item.items():
@@ -45,7 +47,9 @@ def check_text(text: str, field: str) -> None:
     stores neither)."""
     problem = text_problem(text)
     if problem is not None:
-        raise ApiError("invalid_request", f"{field or 'body'}: {problem}", [{"field": field}])
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST, f"{field or 'body'}: {problem}", [{"field": field}]
+        )
 
 
 def read_limited(stream: Any) -> bytes:
@@ -64,7 +68,9 @@ class StrictJSONParser(BaseParser):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ApiError("invalid_request", f"body is not UTF-8 (byte {exc.start})") from None
+            raise ApiError(
+                ErrorCode.INVALID_REQUEST, f"body is not UTF-8 (byte {exc.start})"
+            ) from None
         try:
             data = read_json(text)
         except MorphzError as exc:  # raised here as the API's own error, as DRF expects

@@ -18,6 +18,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from api.errors import ApiError
+from memory.errors import ErrorCode
 from memory.requests.refusals import refusal
 
 M = TypeVar("M", bound=BaseModel)
@@ -38,7 +39,7 @@ def query(model: type[M], params: Any) -> M:
     repeated = sorted(key for key in params if len(params.getlist(key)) > 1)
     if repeated:
         raise ApiError(
-            "invalid_request",
+            ErrorCode.INVALID_REQUEST,
             f"query parameter {repeated[0]!r} is given more than once; send it once",
             [{"field": key, "reason": "repeated"} for key in repeated],
         )

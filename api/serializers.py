@@ -28,6 +28,7 @@ from api.fields import (
     source_field,
     thread_field,
 )
+from memory.errors import ErrorCode
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
 from memory.limits import (
     CHUNK_DEFAULT,
@@ -282,7 +283,7 @@ def query_data(serializer_class: type[serializers.Serializer], params: Any) -> d
     repeated = sorted(key for key in params if len(params.getlist(key)) > 1)
     if repeated:
         raise ApiError(
-            "invalid_request",
+            ErrorCode.INVALID_REQUEST,
             f"query parameter {repeated[0]!r} is given more than once; send it once",
             [{"field": key, "reason": "repeated"} for key in repeated],
         )

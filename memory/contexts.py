@@ -16,7 +16,7 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from memory.errors import InvalidRequest, NotFound
+from memory.errors import ErrorCode, InvalidRequest, NotFound
 from memory.hotsql import bound_cursor, fetch_one_prepared
 from memory.kinds import AGENT_SCOPE, SCREENING_MODES, TOKEN_SCOPES
 from memory.locking import lock_context_model
@@ -94,7 +94,7 @@ def check_slug_free(slug: str) -> None:
     if taken is not None:
         same = "" if taken == slug else f" (as {taken!r}: slugs are unique whatever their case)"
         raise InvalidRequest(
-            f"a context with slug {slug!r} already exists{same}", code="context_exists"
+            f"a context with slug {slug!r} already exists{same}", code=ErrorCode.CONTEXT_EXISTS
         )
 
 
@@ -141,7 +141,7 @@ def create_context(
     except IntegrityError:
         raise InvalidRequest(
             f"a context with slug {slug!r} already exists (whatever its case)",
-            code="context_exists",
+            code=ErrorCode.CONTEXT_EXISTS,
         ) from None
 
 

@@ -14,12 +14,11 @@ from typing import Annotated, Any, Final
 
 from pydantic import AfterValidator, Field
 
-from memory.errors import Conflict, InvalidRequest
+from memory.errors import Conflict, ErrorCode, InvalidRequest
 from memory.requests.strict import text_problem
 
 KEY_MAX: Final = 200  # the column (memory.models: idempotency_key)
 REPLY_KEY_MAX: Final = KEY_MAX - 20  # room for the part suffix (memory.agents.commits.part_key)
-REUSED: Final = "idempotency_key_reused"
 
 KEY_HELP: Final = (
     "a retry with the same key returns the first result and writes nothing "
@@ -62,7 +61,7 @@ def reused(key: str, what: str, details: list[Any] | None = None, where: str = "
     """The refusal of `key` used again for another request: `what` names the first one,
     `where` the part of this request that used it (`events[3]: `)."""
     message = f"{where}idempotency_key {key!r} was already used for {what}"
-    return Conflict(message, code=REUSED, details=details)
+    return Conflict(message, code=ErrorCode.IDEMPOTENCY_KEY_REUSED, details=details)
 
 
 def same_json(a: Any, b: Any) -> bool:

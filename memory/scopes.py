@@ -11,7 +11,7 @@ Scopes: `read` reads; `agent` (the default) reads and writes; `erase` reads and 
 
 from __future__ import annotations
 
-from memory.errors import MorphzError
+from memory.errors import ErrorCode, MorphzError
 from memory.kinds import ADMIN_SCOPE, AGENT_SCOPE, ERASE_SCOPE, READ_SCOPE, TOKEN_SCOPES
 
 READ = "read"
@@ -32,7 +32,7 @@ assert set(ALLOWED) == set(TOKEN_SCOPES)
 class ScopeInsufficient(MorphzError):
     """403: the token's scope does not allow this (nothing was done)."""
 
-    code = "scope_insufficient"
+    code = ErrorCode.SCOPE_INSUFFICIENT
 
     def __init__(self, scope: str, capability: str, what: str) -> None:
         needed = sorted(s for s, caps in ALLOWED.items() if capability in caps)

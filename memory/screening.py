@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory.erasure.mask import Matcher, mask_json
-from memory.errors import MorphzError
+from memory.errors import ErrorCode, MorphzError
 from memory.kinds import SCREENING_MASK, SCREENING_OFF, SCREENING_REFUSE
 
 PLUGINS = (
@@ -52,7 +52,7 @@ _CARD = re.compile(r"(?<![\d])(?:\d[ \-]?){12,18}\d(?![\d])")
 class SecretDetected(MorphzError):
     """422: the context refuses writes holding secrets or card numbers."""
 
-    code = "secret_detected"
+    code = ErrorCode.SECRET_DETECTED
 
 
 @dataclass(frozen=True)

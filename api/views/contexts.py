@@ -14,6 +14,7 @@ from api.serializers import StrictBooleanField, StrictSerializer, body_data
 from api.shapes import ContextListSerializer, ContextSerializer
 from api.views.common import visible_contexts
 from memory.contexts import set_frozen, set_screening
+from memory.errors import ErrorCode
 from memory.kinds import SCREENING_MODES
 from memory.scopes import ADMIN
 from memory.shapes import context_json
@@ -71,7 +72,9 @@ class ContextDetailView(ContextAPIView):
         """Freeze (agent scope), unfreeze a frozen context or change screening (admin)."""
         data = body_data(ContextPatchIn, request.data)
         if not data:
-            raise ApiError("invalid_request", "give frozen or screening", [{"field": "frozen"}])
+            raise ApiError(
+                ErrorCode.INVALID_REQUEST, "give frozen or screening", [{"field": "frozen"}]
+            )
         if data.get("frozen") is False and self.ctx.frozen:
             self.require(ADMIN, "unfreeze the context")
         if "screening" in data:

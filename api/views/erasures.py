@@ -17,6 +17,7 @@ from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import body_data
 from memory.erasure.erase import MAX_ITEMS, MAX_PATTERN, MAX_REASON, erase
 from memory.erasure.lines import tombstone_json
+from memory.errors import ErrorCode
 from memory.models import ApiToken, Erasure
 from memory.scopes import ERASE, READ
 from memory.vocabulary import MAX_SEQ
@@ -101,7 +102,9 @@ class ErasureView(ContextAPIView):
     def post(self, request: Request, slug: str) -> Response:
         person = not isinstance(request.auth, ApiToken)
         if person and not request.user.has_perm("memory.add_erasure"):
-            raise ApiError("permission_denied", "erasing takes the memory.add_erasure permission")
+            raise ApiError(
+                ErrorCode.PERMISSION_DENIED, "erasing takes the memory.add_erasure permission"
+            )
         data = body_data(ErasureIn, request.data)
         result = erase(
             self.ctx.pk,

@@ -26,6 +26,7 @@ from api.shapes import (
     EventSerializer,
 )
 from api.views.common import IDEMPOTENCY_HEADER, event_answer
+from memory.errors import ErrorCode
 from memory.kinds import SCREENING_OFF
 from memory.limits import MAX_BULK_EVENTS
 from memory.read import lists as reads
@@ -119,7 +120,7 @@ class EventListView(ContextAPIView):
     def _post_bulk(self, request: Request) -> Response:
         if request.headers.get("Idempotency-Key") is not None:
             raise ApiError(
-                "invalid_request",
+                ErrorCode.INVALID_REQUEST,
                 "a bulk append takes idempotency keys on its items, not in the "
                 "Idempotency-Key header",
                 [{"field": "Idempotency-Key"}],
@@ -130,14 +131,14 @@ class EventListView(ContextAPIView):
         unknown = sorted(set(body) - {"events"})
         if unknown:
             raise ApiError(
-                "invalid_request",
+                ErrorCode.INVALID_REQUEST,
                 f"unknown field {unknown[0]!r} beside events",
                 [{"field": name, "message": "unknown field"} for name in unknown],
             )
         items = body["events"]
         if not isinstance(items, list) or not 1 <= len(items) <= MAX_BULK_EVENTS:
             raise ApiError(
-                "invalid_request",
+                ErrorCode.INVALID_REQUEST,
                 f"events must be a list of 1-{MAX_BULK_EVENTS} events",
                 [{"field": "events"}],
             )

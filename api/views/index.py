@@ -15,6 +15,7 @@ from api.errors import error_response
 from api.schema import responses
 from api.shapes import ApiIndexSerializer
 from api.views.common import visible_contexts
+from memory.errors import ErrorCode
 
 
 def not_found_message(path: str) -> str:
@@ -68,6 +69,6 @@ class ApiNotFoundView(ApiView):
         self.args, self.kwargs = args, kwargs
         self.request = self.initialize_request(request, *args, **kwargs)
         self.headers = self.default_response_headers
-        response = error_response("not_found", not_found_message(request.path), 404)
+        response = error_response(ErrorCode.NOT_FOUND, not_found_message(request.path))
         self.response = self.finalize_response(self.request, response, *args, **kwargs)
         return self.response

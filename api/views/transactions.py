@@ -14,6 +14,7 @@ from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import TransactionIn, TransactionListQuery, body_data, query_data
 from api.shapes import ReceiptSerializer, TransactionListSerializer
 from api.views.common import IDEMPOTENCY_HEADER, receipt_response
+from memory.errors import ErrorCode
 from memory.read import lists as reads
 from memory.screening import screen_transaction_json, screen_transaction_text
 from memory.shapes import transaction_json
@@ -77,7 +78,7 @@ class TransactionView(ContextAPIView):
             extra = sorted(k for k in ("base_version", "reason", "ops") if k in request.data)
             if extra:
                 raise ApiError(
-                    "invalid_request",
+                    ErrorCode.INVALID_REQUEST,
                     "send either `text` or the JSON form (`base_version`, `reason`, `ops`), "
                     "not both",
                     [{"field": name} for name in extra],
@@ -94,7 +95,7 @@ class TransactionView(ContextAPIView):
         else:
             if "ops" not in data:
                 raise ApiError(
-                    "invalid_request",
+                    ErrorCode.INVALID_REQUEST,
                     "send `text` (the S-expression) or `ops` (the JSON form)",
                     [{"field": "ops"}],
                 )

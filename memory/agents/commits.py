@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from memory.agents.parts import Parts, error_json
-from memory.errors import InvalidRequest, MorphzError
+from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.models import Frame
 from memory.tx.engine import Author, submit_transaction
 from memory.tx.lang import TxError, parse_text
@@ -110,7 +110,7 @@ def commit_all(commits: Commits, parts: Parts) -> list[dict[str, Any]]:
                 duplicate_of=seen[same],
                 ref=first.get("ref"),
                 error={
-                    "code": "duplicate_transaction",
+                    "code": ErrorCode.DUPLICATE_TRANSACTION,
                     "message": f"the same transaction as transaction {seen[same]} of this "
                     "reply (written twice); it was taken once",
                     "details": [{"index": index, "duplicate_of": seen[same]}],
@@ -135,7 +135,7 @@ def _waits_for_delivery(error: dict[str, Any], delivers: list[str]) -> bool:
     """Whether a rejection is only `request_pending` for requests this reply delivers."""
     ops = [d for d in error.get("details") or [] if isinstance(d, dict) and "index" in d]
     return bool(ops) and all(
-        d.get("code") == "request_pending" and d.get("ref") in delivers for d in ops
+        d.get("code") == ErrorCode.REQUEST_PENDING and d.get("ref") in delivers for d in ops
     )
 
 

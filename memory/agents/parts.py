@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memory.agents.reads import READ_TOOLS
-from memory.errors import InvalidRequest, MorphzError
+from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.strictjson import loads_strict
 
 TX_TOOL = "context_tx"
@@ -36,7 +36,9 @@ def check_reply(reply: Any) -> tuple[str, list[dict[str, Any]], list[str]]:
     if not isinstance(text, str):
         raise InvalidRequest("text must be a string", details=[{"field": "text"}])
     if len(text) > MAX_TEXT_CHARS:
-        raise InvalidRequest(f"text is longer than {MAX_TEXT_CHARS} characters", code="too_large")
+        raise InvalidRequest(
+            f"text is longer than {MAX_TEXT_CHARS} characters", code=ErrorCode.TOO_LARGE
+        )
     calls = reply.get("tool_calls") or []
     if not isinstance(calls, list) or len(calls) > MAX_TOOL_CALLS:
         raise InvalidRequest(
@@ -81,11 +83,11 @@ def _arguments(raw: Any) -> dict[str, Any]:
             # DuplicateKey and NaN included: which of two values a model meant is unknowable.
             raise InvalidRequest(
                 f"the tool call's arguments are not valid JSON: {exc}"[:300],
-                code="invalid_arguments",
+                code=ErrorCode.INVALID_ARGUMENTS,
             ) from None
     if not isinstance(raw, dict):
         raise InvalidRequest(
-            "the tool call's arguments must be an object", code="invalid_arguments"
+            "the tool call's arguments must be an object", code=ErrorCode.INVALID_ARGUMENTS
         )
     return raw
 
@@ -185,7 +187,7 @@ def unknown_tool(name: str, tools: list[str]) -> InvalidRequest:
     hint = f" (did you mean {near[0]}?)" if near else ""
     return InvalidRequest(
         f"no tool named {name!r}{hint}: the tools are {', '.join(known)}; nothing was registered",
-        code="unknown_tool",
+        code=ErrorCode.UNKNOWN_TOOL,
         details=[{"name": name, "tools": known}],
     )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memory.errors import InvalidRequest
+from memory.errors import ErrorCode, InvalidRequest
 from memory.models import Context, Event
 from memory.timeline.events import append_recall_result
 from memory.tokens import ITEM_OVERHEAD, fit_prefix
@@ -93,7 +93,7 @@ def _only(args: dict[str, Any], allowed: tuple[str, ...]) -> None:
     if unknown:
         raise InvalidRequest(
             f"unknown arguments: {', '.join(unknown)}; allowed: {', '.join(allowed)}",
-            code="invalid_arguments",
+            code=ErrorCode.INVALID_ARGUMENTS,
         )
 
 

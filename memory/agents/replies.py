@@ -36,7 +36,7 @@ from memory.agents.parts import (
     sort_parts,
 )
 from memory.agents.reads import run_read
-from memory.errors import Conflict, InvalidRequest, MorphzError, NotFound
+from memory.errors import Conflict, ErrorCode, InvalidRequest, MorphzError, NotFound
 from memory.idempotency import REPLY_KEY_MAX, check_key
 from memory.kinds import AGENT_MESSAGE, USER_MESSAGE
 from memory.models import Context, Event
@@ -73,7 +73,7 @@ def _run_reads(
         except (TypeError, ValueError) as exc:  # arguments of the wrong type for the read
             entry.update(
                 status="error",
-                error={"code": "invalid_arguments", "message": str(exc), "details": []},
+                error={"code": ErrorCode.INVALID_ARGUMENTS, "message": str(exc), "details": []},
             )
         results.append(entry)
     return results
@@ -123,7 +123,7 @@ def _register_actions(
 def _withheld(parts: Parts) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The actions and message of a rejected reply, written as nothing (R57)."""
     error = {
-        "code": "reply_rejected",
+        "code": ErrorCode.REPLY_REJECTED,
         "message": "not written: a transaction of this reply was rejected; fix it and send "
         "the whole reply again",
         "details": [],
@@ -323,7 +323,7 @@ def _record_message(
     try:
         event = append(delivers, key)
     except MorphzError as exc:
-        if exc.code == "idempotency_key_reused":
+        if exc.code == ErrorCode.IDEMPOTENCY_KEY_REUSED:
             # Another reply under this key: the message is not written at all.
             entry.update(delivers=[], ref=None, error=error_json(exc))
             return entry

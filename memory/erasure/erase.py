@@ -44,7 +44,7 @@ from memory.erasure.mask import (
     quotes_of,
 )
 from memory.erasure.masker import Items, Masker, Span, first_body, md5_of
-from memory.errors import InvalidRequest, MorphzError
+from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.kinds import TRANSACTION
 from memory.locking import lock_context_model
 from memory.models import (
@@ -65,11 +65,11 @@ class NotErasable(MorphzError):
     """The item cannot be erased as asked (a transaction event: erase its frames or a
     pattern instead)."""
 
-    code = "not_erasable"
+    code = ErrorCode.NOT_ERASABLE
 
 
 class UnknownRef(MorphzError):
-    code = "unknown_ref"
+    code = ErrorCode.UNKNOWN_REF
 
 
 @dataclass
@@ -114,7 +114,7 @@ def _check(
         if not isinstance(ref, str) or (seq_of(ref) is None and not is_frame_id(ref)):
             raise InvalidRequest(
                 f"refs[{i}]: an event ref like @e12 or a frame id",
-                code="invalid_ref",
+                code=ErrorCode.INVALID_REF,
                 details=[{"field": f"refs[{i}]"}],
             )
     checked_spans = []
@@ -128,7 +128,7 @@ def _check(
         if not isinstance(ref, str) or seq_of(ref) is None:
             raise InvalidRequest(
                 f"{where}.ref: an event ref like @e12",
-                code="invalid_ref",
+                code=ErrorCode.INVALID_REF,
                 details=[{"field": f"{where}.ref"}],
             )
         if type(start) is not int or type(end) is not int or not 0 <= start < end:
@@ -210,7 +210,7 @@ def _items(context_id: int, refs: list[str], spans: list[Span], patterns: list[s
         if span.end > len(event.content):
             raise InvalidRequest(
                 f"spans[{i}]: {span.ref} has {len(event.content)} characters",
-                code="invalid_offset",
+                code=ErrorCode.INVALID_OFFSET,
                 details=[{"field": f"spans[{i}].end"}],
             )
         items.spans.append((span, md5_of(event.content)))

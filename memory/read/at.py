@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.errors import InvalidRequest, NotFound
+from memory.errors import ErrorCode, InvalidRequest, NotFound
 from memory.models import Context, Frame, Relation
 from memory.read.lists import Page, get_frame, list_frames, list_relations
 from memory.read.pages import frame_history_page
@@ -72,7 +72,7 @@ class AsOf(Present):
         if source:
             raise InvalidRequest(
                 "source lists the frames citing it now; it cannot be combined with as_of",
-                code="conflicting_filters",
+                code=ErrorCode.CONFLICTING_FILTERS,
                 details=[{"field": "source"}, {"field": "as_of"}],
             )
         return asof.frames_as_of(

@@ -24,7 +24,7 @@ from typing import Any
 from django.db.models.functions import Length, Substr
 
 from memory.erasure.lines import tombstone_json
-from memory.errors import InvalidRequest, NotFound
+from memory.errors import ErrorCode, InvalidRequest, NotFound
 from memory.limits import CHUNK_DEFAULT, CHUNK_MAX
 from memory.models import Context, Erasure, Event, Frame, FrameRevision
 from memory.shapes import EVENT_ROW_COLUMNS, EventChunk, event_chunk_json
@@ -45,18 +45,22 @@ def resolve_context(context: Context | int) -> Context:
 def parse_seq(seq: int | str) -> int:
     """A sequence number from `42`, `"42"` or `"@e42"`; InvalidRequest (`invalid_ref`) otherwise."""
     if isinstance(seq, bool):
-        raise InvalidRequest(f"{seq!r} is not an event reference", code="invalid_ref")
+        raise InvalidRequest(f"{seq!r} is not an event reference", code=ErrorCode.INVALID_REF)
     if isinstance(seq, int):
         if seq < 1:
-            raise InvalidRequest(f"event seq must be positive; got {seq}", code="invalid_ref")
+            raise InvalidRequest(
+                f"event seq must be positive; got {seq}", code=ErrorCode.INVALID_REF
+            )
         return seq
     number = seq_from_text(seq)
     if number is not None:
         return number
-    raise InvalidRequest(f'{seq!r} is not an event reference like "@e42"', code="invalid_ref")
+    raise InvalidRequest(
+        f'{seq!r} is not an event reference like "@e42"', code=ErrorCode.INVALID_REF
+    )
 
 
-def _check_int(value: Any, name: str, code: str, minimum: int, maximum: int) -> int:
+def _check_int(value: Any, name: str, code: ErrorCode, minimum: int, maximum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         try:
             value = int(value)
@@ -81,8 +85,8 @@ def read_event_chunk(
     `invalid_ref`, `invalid_offset` (also past the end), `invalid_length`."""
     ctx = resolve_context(context)
     number = parse_seq(seq)
-    offset = _check_int(offset, "offset", "invalid_offset", 0, 10**12)
-    length = _check_int(length, "length", "invalid_length", 1, CHUNK_MAX)
+    offset = _check_int(offset, "offset", ErrorCode.INVALID_OFFSET, 0, 10**12)
+    length = _check_int(length, "length", ErrorCode.INVALID_LENGTH, 1, CHUNK_MAX)
     # PostgreSQL's string positions are 32-bit and a text holds under 2**30 characters: a
     # larger offset is past the end whatever the event, and is read (nothing) from there.
     row = (
@@ -110,7 +114,7 @@ def read_event_chunk(
         # offset == total is the end itself and reads nothing.
         raise InvalidRequest(
             f"offset {offset} is past the end of {event_ref(number)} ({total} characters)",
-            code="invalid_offset",
+            code=ErrorCode.INVALID_OFFSET,
             details=[{"field": "offset", "total": total}],
         )
     chunk = event_chunk_json(row, offset, row["chunk"] or "", total)

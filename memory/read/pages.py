@@ -15,7 +15,7 @@ from typing import Any
 from django.db.models import TextField
 from django.db.models.functions import Cast, Left, Length
 
-from memory.errors import InvalidRequest, NotFound
+from memory.errors import ErrorCode, InvalidRequest, NotFound
 from memory.models import Frame, FrameRevision, TransactionRecord
 from memory.shapes import RevisionJson, revision_json
 from memory.vocabulary import event_ref
@@ -34,7 +34,8 @@ def frame_history_page(
     first revision)."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_HISTORY_PAGE:
         raise InvalidRequest(
-            f"history_limit must be between 1 and {MAX_HISTORY_PAGE}", code="invalid_request"
+            f"history_limit must be between 1 and {MAX_HISTORY_PAGE}",
+            code=ErrorCode.INVALID_REQUEST,
         )
     rows = _history_rows(frame, before, limit + 1)
     more = len(rows) > limit

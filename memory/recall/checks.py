@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core import signing
 
-from memory.errors import InvalidRequest, StaleCursor, StaleView
+from memory.errors import ErrorCode, InvalidRequest, StaleCursor, StaleView
 from memory.limits import RECALL_MAX_DEPTH, RECALL_MAX_NODES
 from memory.models import Context, Evaluation
 
@@ -25,19 +25,19 @@ def check_params(
     if not isinstance(frame_id, str) or not 0 < len(frame_id) <= 128:
         raise InvalidRequest(
             "frame_id must be a frame id string",
-            code="invalid_frame_id",
+            code=ErrorCode.INVALID_FRAME_ID,
             details=[{"field": "frame_id"}],
         )
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= RECALL_MAX_DEPTH:
         raise InvalidRequest(
             f"depth must be an integer from 1 to {RECALL_MAX_DEPTH}; got {depth!r}",
-            code="invalid_depth",
+            code=ErrorCode.INVALID_DEPTH,
             details=[{"field": "depth", "min": 1, "max": RECALL_MAX_DEPTH}],
         )
     if direction not in DIRECTIONS:
         raise InvalidRequest(
             f"direction must be one of {', '.join(DIRECTIONS)}; got {direction!r}",
-            code="invalid_direction",
+            code=ErrorCode.INVALID_DIRECTION,
             details=[{"field": "direction", "allowed": list(DIRECTIONS)}],
         )
     if (
@@ -47,13 +47,15 @@ def check_params(
     ):
         raise InvalidRequest(
             f"max_nodes must be an integer from 1 to {RECALL_MAX_NODES}; got {max_nodes!r}",
-            code="invalid_max_nodes",
+            code=ErrorCode.INVALID_MAX_NODES,
             details=[{"field": "max_nodes", "min": 1, "max": RECALL_MAX_NODES}],
         )
     for name, value in flags.items():
         if not isinstance(value, bool):
             raise InvalidRequest(
-                f"{name} must be true or false", code="invalid_flag", details=[{"field": name}]
+                f"{name} must be true or false",
+                code=ErrorCode.INVALID_FLAG,
+                details=[{"field": name}],
             )
 
 
@@ -66,7 +68,7 @@ def _bad_cursor(message: str, reason: str) -> InvalidRequest:
     """Malformed, altered or foreign cursors are the caller's input: 400 `invalid_cursor`
     (like the lists); only an outdated one is 409 `stale_cursor`."""
     return InvalidRequest(
-        message, code="invalid_cursor", details=[{"field": "cursor", "reason": reason}]
+        message, code=ErrorCode.INVALID_CURSOR, details=[{"field": "cursor", "reason": reason}]
     )
 
 
@@ -118,7 +120,9 @@ def check_view(context_pk: int, version: int, view_version: Any, evaluation_id: 
     view version or an evaluation of another context (`unknown_evaluation`)."""
     if view_version is not None:
         if isinstance(view_version, bool) or not isinstance(view_version, int):
-            raise InvalidRequest("view_version must be an integer", code="invalid_view_version")
+            raise InvalidRequest(
+                "view_version must be an integer", code=ErrorCode.INVALID_VIEW_VERSION
+            )
         if view_version != version:
             raise StaleView(
                 f"this view is version {view_version} but the context is at version {version}; "
@@ -134,7 +138,7 @@ def check_view(context_pk: int, version: int, view_version: Any, evaluation_id: 
         if evaluation is None:
             raise InvalidRequest(
                 f"evaluation {evaluation_id} does not belong to this context",
-                code="unknown_evaluation",
+                code=ErrorCode.UNKNOWN_EVALUATION,
             )
         if evaluation.view_version != version:
             raise StaleView(

@@ -16,53 +16,53 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from memory.errors import InvalidRequest, MorphzError
+from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.requests.strict import PATTERN_MESSAGES, text_problem
 
 # A field whose own code the docs list: a failure on it alone answers with that code.
-CODE_BY_FIELD: dict[str, str] = {
-    "limit": "invalid_limit",
-    "status": "invalid_status",
-    "depth": "invalid_depth",
-    "offset": "invalid_offset",
-    "length": "invalid_length",
-    "kind": "invalid_kind",
-    "thread": "invalid_thread",
-    "type": "invalid_type",
-    "since": "invalid_time",
-    "until": "invalid_time",
-    "q": "invalid_query",
-    "frame_id": "invalid_frame_id",
-    "direction": "invalid_direction",
-    "max_nodes": "invalid_max_nodes",
-    "view_version": "invalid_view_version",
-    "base_version": "invalid_base_version",
-    "as_of": "invalid_version",
-    "at_version": "invalid_version",
-    "from": "invalid_version",
-    "to": "invalid_version",
-    "cursor": "invalid_cursor",
-    "include_bodies": "invalid_flag",
-    "include_events": "invalid_flag",
-    "include_removed": "invalid_flag",
-    "as_observation": "invalid_flag",
-    "transactions": "invalid_flag",
-    "frozen": "invalid_flag",
-    "continuation": "invalid_flag",
-    "include_instructions": "invalid_flag",
+CODE_BY_FIELD: dict[str, ErrorCode] = {
+    "limit": ErrorCode.INVALID_LIMIT,
+    "status": ErrorCode.INVALID_STATUS,
+    "depth": ErrorCode.INVALID_DEPTH,
+    "offset": ErrorCode.INVALID_OFFSET,
+    "length": ErrorCode.INVALID_LENGTH,
+    "kind": ErrorCode.INVALID_KIND,
+    "thread": ErrorCode.INVALID_THREAD,
+    "type": ErrorCode.INVALID_TYPE,
+    "since": ErrorCode.INVALID_TIME,
+    "until": ErrorCode.INVALID_TIME,
+    "q": ErrorCode.INVALID_QUERY,
+    "frame_id": ErrorCode.INVALID_FRAME_ID,
+    "direction": ErrorCode.INVALID_DIRECTION,
+    "max_nodes": ErrorCode.INVALID_MAX_NODES,
+    "view_version": ErrorCode.INVALID_VIEW_VERSION,
+    "base_version": ErrorCode.INVALID_BASE_VERSION,
+    "as_of": ErrorCode.INVALID_VERSION,
+    "at_version": ErrorCode.INVALID_VERSION,
+    "from": ErrorCode.INVALID_VERSION,
+    "to": ErrorCode.INVALID_VERSION,
+    "cursor": ErrorCode.INVALID_CURSOR,
+    "include_bodies": ErrorCode.INVALID_FLAG,
+    "include_events": ErrorCode.INVALID_FLAG,
+    "include_removed": ErrorCode.INVALID_FLAG,
+    "as_observation": ErrorCode.INVALID_FLAG,
+    "transactions": ErrorCode.INVALID_FLAG,
+    "frozen": ErrorCode.INVALID_FLAG,
+    "continuation": ErrorCode.INVALID_FLAG,
+    "include_instructions": ErrorCode.INVALID_FLAG,
 }
 UNKNOWN_FIELD = "unknown field"
 
 
-def validation_code(details: Sequence[dict[str, Any]]) -> str:
+def validation_code(details: Sequence[dict[str, Any]]) -> ErrorCode:
     """The code of a validation failure whose `details` name the failing fields."""
     codes = set()
     for item in details:
         if item.get("message") == UNKNOWN_FIELD:
-            return "invalid_request"
+            return ErrorCode.INVALID_REQUEST
         leaf = str(item.get("field", "")).rsplit(".", 1)[-1]
-        codes.add(CODE_BY_FIELD.get(leaf, "invalid_request"))
-    return codes.pop() if len(codes) == 1 else "invalid_request"
+        codes.add(CODE_BY_FIELD.get(leaf, ErrorCode.INVALID_REQUEST))
+    return codes.pop() if len(codes) == 1 else ErrorCode.INVALID_REQUEST
 
 
 def place(loc: Sequence[int | str]) -> str:
@@ -134,7 +134,7 @@ def refusal(exc: ValidationError) -> MorphzError:
         field, ctx = place(too_large["loc"]), too_large.get("ctx") or {}
         return MorphzError(
             f"{field} {message(too_large)}",
-            code="too_large",
+            code=ErrorCode.TOO_LARGE,
             details=[{"field": field, "limit_chars": ctx.get("limit_chars")}],
         )
     details = [{"field": place(error["loc"]), "message": message(error)} for error in errors]

@@ -65,7 +65,7 @@ from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
-from memory.errors import InvalidRequest
+from memory.errors import ErrorCode, InvalidRequest
 from memory.kinds import (
     ACTIVE,
     EVENT_KINDS,
@@ -160,7 +160,7 @@ def _time(value: Any, name: str) -> datetime | None:
     if parsed is None or parsed.tzinfo is None:
         raise InvalidRequest(
             f"{name} must be an ISO 8601 date-time with its offset, like 2025-01-31T12:00:00Z",
-            code="invalid_time",
+            code=ErrorCode.INVALID_TIME,
             details=[{"field": name}],
         )
     return parsed
@@ -172,46 +172,48 @@ def _check(
     if not isinstance(q, str) or not q.strip() or len(q) > SEARCH_MAX_QUERY_CHARS:
         raise InvalidRequest(
             f"q must be a non-empty query of at most {SEARCH_MAX_QUERY_CHARS} characters",
-            code="invalid_query",
+            code=ErrorCode.INVALID_QUERY,
             details=[{"field": "q"}],
         )
     clauses = textindex.query_clauses(q)
     if not clauses:
         raise InvalidRequest(
-            "q has no word or emoji to search for", code="invalid_query", details=[{"field": "q"}]
+            "q has no word or emoji to search for",
+            code=ErrorCode.INVALID_QUERY,
+            details=[{"field": "q"}],
         )
     if type not in (None, "frame", "event"):
         raise InvalidRequest(
-            "type must be frame or event", code="invalid_type", details=[{"field": "type"}]
+            "type must be frame or event", code=ErrorCode.INVALID_TYPE, details=[{"field": "type"}]
         )
     if status is not None and status not in STATUSES:
         raise InvalidRequest(
             f"status must be one of {', '.join(STATUSES)}",
-            code="invalid_status",
+            code=ErrorCode.INVALID_STATUS,
             details=[{"field": "status"}],
         )
     if kind is not None and kind not in (*EVENT_KINDS, "frame"):
         raise InvalidRequest(
             f"kind must be one of {', '.join(EVENT_KINDS)}",
-            code="invalid_kind",
+            code=ErrorCode.INVALID_KIND,
             details=[{"field": "kind"}],
         )
     if thread is not None and not is_thread_name(thread):
         raise InvalidRequest(
             "thread is not a valid thread name",
-            code="invalid_thread",
+            code=ErrorCode.INVALID_THREAD,
             details=[{"field": "thread"}],
         )
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SEARCH_MAX_LIMIT:
         raise InvalidRequest(
             f"limit must be an integer from 1 to {SEARCH_MAX_LIMIT}",
-            code="invalid_limit",
+            code=ErrorCode.INVALID_LIMIT,
             details=[{"field": "limit"}],
         )
     if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset < RANK_POOL:
         raise InvalidRequest(
             f"offset must be an integer from 0 to {RANK_POOL - 1}",
-            code="invalid_offset",
+            code=ErrorCode.INVALID_OFFSET,
             details=[{"field": "offset"}],
         )
     return clauses
@@ -245,7 +247,7 @@ def _conflicts(
     if found:
         raise InvalidRequest(
             "these filters can never match together: " + "; ".join(why for *_, why in found),
-            code="conflicting_filters",
+            code=ErrorCode.CONFLICTING_FILTERS,
             details=[{"field": name} for pair in found for name in pair[:2]],
         )
 
@@ -255,7 +257,7 @@ def _time_range(since: Any, until: Any) -> tuple[datetime | None, datetime | Non
     if start is not None and end is not None and start >= end:
         raise InvalidRequest(
             "since must be earlier than until (since is inclusive, until exclusive)",
-            code="invalid_time",
+            code=ErrorCode.INVALID_TIME,
             details=[{"field": "since"}, {"field": "until"}],
         )
     return start, end

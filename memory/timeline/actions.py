@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db import transaction
 
-from memory.errors import InvalidRequest, RuleViolation
+from memory.errors import ErrorCode, InvalidRequest, RuleViolation
 from memory.kinds import ACTION, REQUEST_OPEN, TOOL_RESULT
 from memory.locking import lock_context
 from memory.models import Event
@@ -27,16 +27,16 @@ def _checked_ref(ref: Any, reason: Any, extra: list[str] | None) -> int:
     if extra:
         raise InvalidRequest(
             f"cancel_action takes ref and reason, not {', '.join(extra)}",
-            code="invalid_arguments",
+            code=ErrorCode.INVALID_ARGUMENTS,
         )
     if reason is not None and (not isinstance(reason, str) or len(reason) > MAX_REASON_CHARS):
         raise InvalidRequest(
             f"reason must be text of at most {MAX_REASON_CHARS} characters",
-            code="invalid_arguments",
+            code=ErrorCode.INVALID_ARGUMENTS,
         )
     if not isinstance(ref, str):
         raise InvalidRequest(
-            'cancel_action needs `ref`, an action ref like "@e31"', code="invalid_ref"
+            'cancel_action needs `ref`, an action ref like "@e31"', code=ErrorCode.INVALID_REF
         )
     return parse_event_ref(ref)
 
@@ -71,15 +71,17 @@ def cancel_action(
                 return earlier
         action = Event.objects.filter(context_id=context_id, seq=seq).first()
         if action is None:
-            raise RuleViolation(f"event {ref} does not exist in this context", code="unknown_ref")
+            raise RuleViolation(
+                f"event {ref} does not exist in this context", code=ErrorCode.UNKNOWN_REF
+            )
         if action.kind != ACTION:
             raise RuleViolation(
-                f"{ref} is a {action.kind} event, not an action", code="not_an_action"
+                f"{ref} is a {action.kind} event, not an action", code=ErrorCode.NOT_AN_ACTION
             )
         if action.request_state != REQUEST_OPEN:
             raise RuleViolation(
                 f"action {ref} is not pending: its result or cancellation arrived already",
-                code="action_not_pending",
+                code=ErrorCode.ACTION_NOT_PENDING,
             )
         why = reason or "no reason given"
         return append_event(

@@ -14,7 +14,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from memory.errors import Conflict, RuleViolation
+from memory.errors import Conflict, ErrorCode, RuleViolation
 from memory.idempotency import reused
 from memory.kinds import ACTION, REQUEST_DELIVERED, REQUEST_OPEN, USER_MESSAGE
 from memory.locking import LockedContext, context_gate, lock_context, refuse_frozen
@@ -173,6 +173,6 @@ def _check_batch_deliveries(
         raise RuleViolation(
             "delivers must name user requests or actions of this context: "
             + ", ".join(f"{p['ref']} {p['problem']}" for p in problems),
-            code="unknown_ref",
+            code=ErrorCode.UNKNOWN_REF,
             details=[{"ref": p["ref"]} for p in problems],
         )

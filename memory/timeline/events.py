@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.broadcast import broadcast_after_commit
-from memory.errors import InvalidRequest, MaintenanceRequired, RuleViolation
+from memory.errors import ErrorCode, InvalidRequest, MaintenanceRequired, RuleViolation
 from memory.idempotency import check_key, reused, same_json
 from memory.kinds import (
     ACTION,
@@ -56,7 +56,7 @@ def check_thread(thread: str | None) -> str:
     if not is_thread_name(thread):
         raise InvalidRequest(
             f"thread must be 1-{THREAD_MAX} characters: letters, digits, '.', '_', ':', '-'",
-            code="invalid_thread",
+            code=ErrorCode.INVALID_THREAD,
             details=[{"field": "thread"}],
         )
     return thread
@@ -282,6 +282,6 @@ def _check_delivery_targets(context_id: int, seqs: list[int]) -> None:
             + ", ".join(
                 [f"{r} does not exist" for r in missing] + [f"{r} is not a request" for r in bad]
             ),
-            code="unknown_ref",
+            code=ErrorCode.UNKNOWN_REF,
             details=[{"ref": r} for r in missing + bad],
         )

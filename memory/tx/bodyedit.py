@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from memory.errors import InvalidRequest, ParseError
+from memory.errors import ErrorCode, InvalidRequest, ParseError
 from memory.strictjson import read_json
 from memory.tx import lang as txlang
 from memory.tx.engine import SYSTEM, Author, CommitResult, submit_transaction
@@ -68,7 +68,7 @@ def _check_edit(frame_id: str, body: dict[str, Any]) -> None:
         if exc.path == "ops[0].id":
             raise InvalidRequest(
                 f"frame_id: {exc.message}",
-                code="invalid_frame_id",
+                code=ErrorCode.INVALID_FRAME_ID,
                 details=[{"field": "frame_id"}],
             ) from None
         inside = exc.path.removeprefix(_BODY_PATH).lstrip(".")

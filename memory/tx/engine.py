@@ -19,6 +19,7 @@ from memory.broadcast import broadcast_after_commit
 from memory.contexts import send_token_check
 from memory.errors import (
     Conflict,
+    ErrorCode,
     InvalidRequest,
     MorphzError,
     RuleViolation,
@@ -82,7 +83,8 @@ def check_evaluation(context_id: int, evaluation_id: int | None) -> None:
         and not Evaluation.objects.filter(pk=evaluation_id, context_id=context_id).exists()
     ):
         raise InvalidRequest(
-            f"evaluation {evaluation_id} does not belong to this context", code="unknown_evaluation"
+            f"evaluation {evaluation_id} does not belong to this context",
+            code=ErrorCode.UNKNOWN_EVALUATION,
         )
 
 
@@ -225,7 +227,7 @@ def _decide(
     if base > context.version:
         raise InvalidRequest(
             f"base_version {base} is ahead of the context's version {context.version}",
-            code="invalid_base_version",
+            code=ErrorCode.INVALID_BASE_VERSION,
         )
     check_evaluation(context.pk, submission.evaluation_id)
     loader = SqlLoader(context.pk)

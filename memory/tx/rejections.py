@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 
 from memory.contexts import token_is_live
-from memory.errors import MorphzError, TokenNotLive
+from memory.errors import ErrorCode, MorphzError, TokenNotLive
 from memory.kinds import REJECTED
 from memory.models import Context, Evaluation, TransactionRecord
 from memory.tx import lang as txlang
@@ -39,7 +39,7 @@ def record_rejection(
     as the token's, as a request checked against the database would have been."""
     if token_id is not None and not token_is_live(token_id, context_id):
         raise TokenNotLive()
-    if exc.code == "context_frozen":
+    if exc.code == ErrorCode.CONTEXT_FROZEN:
         return
     if tx is not None:
         try:

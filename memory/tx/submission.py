@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.errors import InvalidRequest, ParseError
+from memory.errors import ErrorCode, InvalidRequest, ParseError
 from memory.limits import MAX_CONTENT_CHARS, MAX_OPS
 from memory.timeline.events import check_thread
 from memory.tx import lang as txlang
@@ -40,7 +40,7 @@ def one_thread(given: str | None, declared: str | None) -> str:
         raise InvalidRequest(
             f"thread {given!r} differs from the transaction's own (thread {declared}); "
             "give it in one place",
-            code="invalid_thread",
+            code=ErrorCode.INVALID_THREAD,
             details=[{"field": "thread"}],
         )
     return check_thread(given or declared)
@@ -65,6 +65,6 @@ def thread_and_text(
         raise InvalidRequest(
             f"the transaction's text would be {len(canonical)} characters, over the limit "
             f"of {MAX_CONTENT_CHARS}; send large content as an event and cite it",
-            code="too_large",
+            code=ErrorCode.TOO_LARGE,
         )
     return thread, canonical

@@ -30,7 +30,7 @@ from typing import Any
 
 from django.db import connection
 
-from memory.errors import InvalidRequest
+from memory.errors import ErrorCode, InvalidRequest
 from memory.models import Context
 from memory.versions.points import Point, resolve_point
 
@@ -120,7 +120,7 @@ def diff(context: Context, from_version: Any, to_version: Any = None) -> dict[st
     if a.version > b.version:
         raise InvalidRequest(
             f"from ({a.version}) must not be after to ({b.version})",
-            code="invalid_version",
+            code=ErrorCode.INVALID_VERSION,
             details=[{"field": "from"}],
         )
     return _diff(a, b)

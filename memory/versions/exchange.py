@@ -38,7 +38,7 @@ from memory.contexts import (
     set_frozen,
 )
 from memory.erasure.lines import erasure_lines, restore_erasures
-from memory.errors import InvalidRequest, MorphzError
+from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.models import Context, Evaluation, TransactionRecord
 from memory.versions.export_file import (
     FORMAT,
@@ -282,7 +282,7 @@ def _rebuild(
                     Context.objects.filter(pk=context.pk).update(slug=target, scratch=False)
             except IntegrityError:
                 raise InvalidRequest(
-                    f"a context with slug {target!r} already exists", code="context_exists"
+                    f"a context with slug {target!r} already exists", code=ErrorCode.CONTEXT_EXISTS
                 ) from None
         if exported.header.get("frozen"):
             set_frozen(context.pk, True)

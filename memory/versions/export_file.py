@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from memory.errors import MorphzError
+from memory.errors import ErrorCode, MorphzError
 from memory.strictjson import loads_strict
 from memory.versions.signing import Signer
 
@@ -24,7 +24,7 @@ STEP_TYPES = ("event", "evaluation", "transaction", "settings")
 
 
 class InvalidExport(MorphzError):
-    code = "invalid_export"
+    code = ErrorCode.INVALID_EXPORT
 
 
 @dataclass

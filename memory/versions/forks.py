@@ -36,7 +36,7 @@ from memory.contexts import (
     issue_token,
     settings_of,
 )
-from memory.errors import Conflict, InvalidRequest, NotFound
+from memory.errors import Conflict, ErrorCode, InvalidRequest, NotFound
 from memory.models import ApiToken, Context, ForkReceipt
 from memory.search.indexer import flush_pending_entries
 from memory.versions.fork_copy import copy_statements
@@ -121,7 +121,7 @@ def fork_context(
         if slug is not None and Context.objects.filter(slug__iexact=slug).exists():
             raise InvalidRequest(
                 f"a context with slug {slug!r} already exists (whatever its case)",
-                code="context_exists",
+                code=ErrorCode.CONTEXT_EXISTS,
             ) from None
         raise exc
     # The fork's search documents were copied by SQL, not by the indexer: merge them into
@@ -241,7 +241,7 @@ def _fork_again(
     if receipt.request != request:
         raise Conflict(
             f"idempotency key {key!r} was used for another fork of this context",
-            code="idempotency_key_reused",
+            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
             details=[{"field": "idempotency_key"}],
         )
     raw = unseal_token(bytes(receipt.sealed_token), secret, source_pk, key)
@@ -253,13 +253,13 @@ def _fork_again(
     if token is None or raw is None:
         raise Conflict(
             f"idempotency key {key!r} was used for a fork by another caller",
-            code="idempotency_key_reused",
+            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
             details=[{"field": "idempotency_key"}],
         )
     if token.revoked_at is not None:
         raise Conflict(
             f"the fork made under idempotency key {key!r} exists, but its token was revoked",
-            code="idempotency_key_reused",
+            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
             details=[{"field": "idempotency_key"}],
         )
     fork = receipt.fork

@@ -28,7 +28,7 @@ from typing import Any
 
 from django.db import connection
 
-from memory.errors import InvalidRequest
+from memory.errors import ErrorCode, InvalidRequest
 from memory.models import Context
 from memory.tx.loader import FRAME_STATE_COLUMNS
 
@@ -58,13 +58,13 @@ class Point:
 def parse_version(value: Any, field: str = "as_of") -> int:
     """A version number from a query parameter or a body field."""
     if isinstance(value, bool):
-        raise InvalidRequest(f"{field} must be a version number", code="invalid_version")
+        raise InvalidRequest(f"{field} must be a version number", code=ErrorCode.INVALID_VERSION)
     try:
         number = int(value)
     except (TypeError, ValueError):
         raise InvalidRequest(
             f"{field} must be a version number; got {value!r}",
-            code="invalid_version",
+            code=ErrorCode.INVALID_VERSION,
             details=[{"field": field}],
         ) from None
     return number
@@ -77,7 +77,7 @@ def resolve_point(context: Context, version: Any, field: str = "as_of") -> Point
     if not 0 <= number <= context.version:
         raise InvalidRequest(
             f"{field} must be a version from 0 to {context.version} (the present); got {number}",
-            code="invalid_version",
+            code=ErrorCode.INVALID_VERSION,
             details=[{"field": field, "min": 0, "max": context.version}],
         )
     if number == context.version:
@@ -93,7 +93,7 @@ def resolve_point(context: Context, version: Any, field: str = "as_of") -> Point
         row = cur.fetchone()
     if row is None:  # a commit without its event cannot happen; say so instead of guessing
         raise InvalidRequest(
-            f"the history of version {number + 1} is missing", code="invalid_version"
+            f"the history of version {number + 1} is missing", code=ErrorCode.INVALID_VERSION
         )
     return Point(context.pk, number, int(row[2]), int(row[0]) - 1, int(row[1]), False)
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from django.conf import settings
 
-from memory.errors import MorphzError
+from memory.errors import ErrorCode, MorphzError
 
 
 def keys() -> list[bytes]:
@@ -70,7 +70,7 @@ class Signer:
 class UnverifiedExport(MorphzError):
     """No key of this server signed the export (or it was changed since)."""
 
-    code = "invalid_signature"
+    code = ErrorCode.INVALID_SIGNATURE
 
 
 def check_signature(exported: Any, allow_unverified: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memory.errors import ErrorCode
 from memory.kinds import ACTIVE, RETIRING
 from memory.tx.apply.state import (
     EventState,
@@ -59,7 +60,9 @@ class ApplierBase:
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _fail(self, index: int, op: str, code: str, message: str, ref: str | None = None) -> None:
+    def _fail(
+        self, index: int, op: str, code: ErrorCode, message: str, ref: str | None = None
+    ) -> None:
         self.errors.append(OpError(index, op, code, message, ref))
 
     def _frame(self, frame_id: str) -> FrameState | None:
@@ -72,7 +75,7 @@ class ApplierBase:
             self._fail(
                 index,
                 op,
-                "unknown_ref",
+                ErrorCode.UNKNOWN_REF,
                 unknown_frame(frame_id),
                 frame_id,
             )
@@ -87,12 +90,16 @@ class ApplierBase:
         if seq is not None:
             if seq not in self.events:
                 self._fail(
-                    index, op, "unknown_ref", f"event {ref} does not exist in this context", ref
+                    index,
+                    op,
+                    ErrorCode.UNKNOWN_REF,
+                    f"event {ref} does not exist in this context",
+                    ref,
                 )
                 return False
             return True
         if ref not in self.frames:
-            self._fail(index, op, "unknown_ref", unknown_frame(ref), ref)
+            self._fail(index, op, ErrorCode.UNKNOWN_REF, unknown_frame(ref), ref)
             return False
         return True
 

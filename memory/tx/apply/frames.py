@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memory.errors import ErrorCode
 from memory.kinds import ACTIVE, RETIRED, RETIRING
 from memory.tokens import estimate_frame_tokens
 from memory.tx.apply.base import ApplierBase, unknown_frame
@@ -19,7 +20,7 @@ class FrameOperations(ApplierBase):
             self._fail(
                 index,
                 "derive",
-                "frame_exists",
+                ErrorCode.FRAME_EXISTS,
                 f"frame {frame_id!r} is derived by an earlier operation of this transaction; "
                 "derive it once"
                 if earlier
@@ -31,7 +32,11 @@ class FrameOperations(ApplierBase):
         sources = list(dict.fromkeys(op.get("from", [])))
         if frame_id in sources:
             self._fail(
-                index, "derive", "self_citation", f"frame {frame_id!r} cannot cite itself", frame_id
+                index,
+                "derive",
+                ErrorCode.SELF_CITATION,
+                f"frame {frame_id!r} cannot cite itself",
+                frame_id,
             )
             return {}
         if not all(self._resolve_source(index, "derive", ref) for ref in sources):
@@ -66,7 +71,7 @@ class FrameOperations(ApplierBase):
             self._fail(
                 index,
                 "revise",
-                "unknown_ref",
+                ErrorCode.UNKNOWN_REF,
                 unknown_frame(frame_id, "does not exist; derive it first"),
                 frame_id,
             )
@@ -75,7 +80,7 @@ class FrameOperations(ApplierBase):
             self._fail(
                 index,
                 "revise",
-                "frame_retired",
+                ErrorCode.FRAME_RETIRED,
                 f"frame {frame_id!r} is retired; restore it first (restore then revise may "
                 "stand in the same transaction)",
                 frame_id,
@@ -84,7 +89,11 @@ class FrameOperations(ApplierBase):
         new_sources = [s for s in dict.fromkeys(op.get("from", [])) if s not in frame.sources]
         if frame_id in new_sources:
             self._fail(
-                index, "revise", "self_citation", f"frame {frame_id!r} cannot cite itself", frame_id
+                index,
+                "revise",
+                ErrorCode.SELF_CITATION,
+                f"frame {frame_id!r} cannot cite itself",
+                frame_id,
             )
             return {}
         if not all(self._resolve_source(index, "revise", ref) for ref in new_sources):
@@ -117,7 +126,7 @@ class FrameOperations(ApplierBase):
                 self._fail(
                     index,
                     op["op"],
-                    "unknown_ref",
+                    ErrorCode.UNKNOWN_REF,
                     unknown_frame(end),
                     end,
                 )
@@ -133,7 +142,7 @@ class FrameOperations(ApplierBase):
             self._fail(
                 index,
                 "relate",
-                "relation_exists",
+                ErrorCode.RELATION_EXISTS,
                 f"relation {key.subject} {key.name} {key.object} already exists",
                 key.subject,
             )
@@ -155,7 +164,7 @@ class FrameOperations(ApplierBase):
             self._fail(
                 index,
                 "unrelate",
-                "unknown_relation",
+                ErrorCode.UNKNOWN_RELATION,
                 f"there is no relation {key.subject} {key.name} {key.object} to remove",
                 key.subject,
             )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from memory.errors import ErrorCode
 from memory.kinds import ACTIVE, RETIRING
 from memory.vocabulary import event_ref, seq_of
 
@@ -95,7 +96,7 @@ class StateLoader(Protocol):
 class OpError:
     index: int
     op: str
-    code: str
+    code: ErrorCode
     message: str
     ref: str | None = None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memory.errors import ErrorCode
 from memory.kinds import ACTIVE, REQUEST_OPEN, RETIRED, RETIRING
 from memory.tx.apply.base import ApplierBase
 from memory.tx.apply.state import SUPERSEDES, FrameState
@@ -33,14 +34,18 @@ class StatusOperations(ApplierBase):
         event = self.events.get(seq)
         if event is None:
             self._fail(
-                index, "retire", "unknown_ref", f"event {ref} does not exist in this context", ref
+                index,
+                "retire",
+                ErrorCode.UNKNOWN_REF,
+                f"event {ref} does not exist in this context",
+                ref,
             )
             return None
         if not event.is_observation:
             self._fail(
                 index,
                 "retire",
-                "not_observation",
+                ErrorCode.NOT_OBSERVATION,
                 f"{ref} is a {event.kind} event, not an observation; only observations leave the input",
                 ref,
             )
@@ -49,7 +54,7 @@ class StatusOperations(ApplierBase):
             self._fail(
                 index,
                 "retire",
-                "request_pending",
+                ErrorCode.REQUEST_PENDING,
                 f"{ref} is a user request not yet delivered; deliver it first: write (delivers "
                 f"{ref}) in the reply that answers it (that reply may retire it too)",
                 ref,
@@ -77,7 +82,7 @@ class StatusOperations(ApplierBase):
             self._fail(
                 index,
                 "retire",
-                "frame_protected",
+                ErrorCode.FRAME_PROTECTED,
                 f"frame {frame_id!r} is protected; unprotect it first",
                 frame_id,
             )
@@ -121,7 +126,7 @@ class StatusOperations(ApplierBase):
                     self._fail(
                         index,
                         "restore",
-                        "unknown_ref",
+                        ErrorCode.UNKNOWN_REF,
                         f"{ref} is not an observation of this context",
                         ref,
                     )
@@ -157,7 +162,7 @@ class StatusOperations(ApplierBase):
                 self._fail(
                     index,
                     "protect",
-                    "frame_retired",
+                    ErrorCode.FRAME_RETIRED,
                     f"frame {frame_id!r} is retired; restore it before protecting it",
                     frame_id,
                 )
