@@ -21,13 +21,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.errors import ApiError, TooLarge
-from api.parsers import StrictJSONParser, check_text, text_problem
-from api.serializers import ReadFloorQuery, validated
+from api.parsers import StrictJSONParser, check_text
+from api.requests import body
 from memory.contexts import forget_token, token_is_live
 from memory.errors import ErrorCode, TokenNotLive
+from memory.idempotency import KEY_MAX, check_key
 from memory.models import ApiToken, Context
 from memory.read.access import context_for_person
 from memory.replicas import Floor, ReplicaRead, start_read
+from memory.requests.contexts import ReadFloorBody, ReadFloorQuery
+from memory.requests.strict import text_problem
 from memory.scopes import READ, WRITE, require
 from memory.tx.engine import Author
 
@@ -64,7 +67,7 @@ def _encoding_failures(query_string: str) -> dict[str, list[str]]:
 
 def check_query(request: Request) -> None:
     """Query parameters are UTF-8 and hold no NUL or lone surrogate. Every parameter that
-    fails is named, as the failing fields of a body are (`api.errors.validation_code`): one
+    fails is named, as the failing fields of a body are (`memory.requests.refusals.validation_code`): one
     alone answers its field's own code (`q`: `invalid_query`), several with different codes
     `invalid_request`. They are checked before the endpoint reads any parameter."""
     failures = _encoding_failures(request.META.get("QUERY_STRING", ""))
@@ -187,21 +190,21 @@ MIN_VERSION_HEADER = "Morphz-Min-Version"
 def min_version_of(request: Request) -> int | None:
     """The caller's read-your-writes floor: `min_version` (query or JSON body) or the
     Morphz-Min-Version header; both given must agree. None when neither is."""
-    given: dict[str, Any] = {}
+    given: dict[str, int | None] = {}
     header = request.headers.get(MIN_VERSION_HEADER)
     if header is not None:
-        given["header"] = validated(ReadFloorQuery, {"min_version": header}, "query")
+        given["header"] = body(ReadFloorQuery, {"min_version": header}).min_version
     if "min_version" in request.query_params:
         raw = request.query_params.get("min_version")
-        given["query"] = validated(ReadFloorQuery, {"min_version": raw}, "query")
+        given["query"] = body(ReadFloorQuery, {"min_version": raw}).min_version
     elif (
         request.method == "POST"
         and isinstance(request.data, dict)
         and "min_version" in request.data
     ):
         raw = request.data["min_version"]
-        given["body"] = validated(ReadFloorQuery, {"min_version": raw}, "body")
-    values = {data["min_version"] for data in given.values()}
+        given["body"] = body(ReadFloorBody, {"min_version": raw}).min_version
+    values = set(given.values())
     if len(values) > 1:
         raise ApiError(
             ErrorCode.INVALID_REQUEST,
@@ -262,11 +265,13 @@ def token_id_of(request: Request) -> int | None:
     return token.pk if isinstance(token, ApiToken) else None
 
 
-def idempotency_key(request: Request, body_key: Any) -> Any:
-    """The key from the body or the Idempotency-Key header; both given must agree."""
+def idempotency_key(request: Request, body_key: str | None, max_chars: int = KEY_MAX) -> Any:
+    """The key from the body or the Idempotency-Key header (one key rule for both:
+    `memory.idempotency`); both given must agree."""
     header = request.headers.get("Idempotency-Key")
     if header is not None:
         check_text(header, "Idempotency-Key")
+        check_key(header, max_chars)
         if body_key is not None and body_key != header:
             raise ApiError(
                 ErrorCode.INVALID_REQUEST,

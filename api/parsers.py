@@ -14,6 +14,7 @@ from rest_framework.parsers import BaseParser
 
 from api.errors import ApiError, TooLarge
 from memory.errors import ErrorCode, MorphzError
+from memory.requests.strict import text_problem
 from memory.strictjson import MAX_DEPTH, TOO_DEEP, read_json
 
 
@@ -39,17 +40,6 @@ def check_value(value: Any) -> None:
                 stack.append((child, f"{path}.{key}" if path else key, depth + 1))
         elif isinstance(item, list):
             stack.extend((child, f"{path}[{i}]", depth + 1) for i, child in enumerate(item))
-
-
-def text_problem(text: str) -> str | None:
-    """What keeps PostgreSQL from storing `text` (a NUL or a lone surrogate), or None."""
-    if "\x00" in text:
-        return "text must not contain NUL"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "text holds a lone surrogate"
-    return None
 
 
 def check_text(text: str, field: str) -> None:

@@ -37,6 +37,7 @@ from memory.agents.parts import (
 )
 from memory.agents.reads import run_read
 from memory.errors import Conflict, ErrorCode, InvalidRequest, MorphzError, NotFound
+from memory.idempotency import REPLY_KEY_MAX, check_key
 from memory.kinds import AGENT_MESSAGE, USER_MESSAGE
 from memory.models import Context, Event
 from memory.timeline.actions import cancel_action
@@ -44,7 +45,6 @@ from memory.timeline.events import append_event, check_thread, register_action
 from memory.tx.engine import SYSTEM, Author, check_evaluation
 from memory.vocabulary import seq_of
 
-MAX_REPLY_KEY_CHARS = 180  # room for the part suffix within the 200 of an idempotency key
 ON_REJECTION = ("withhold", "proceed")
 
 
@@ -153,16 +153,6 @@ def _withheld(parts: Parts) -> tuple[list[dict[str, Any]], dict[str, Any] | None
     return actions, message
 
 
-def _check_key(idempotency_key: Any) -> None:
-    if idempotency_key is not None and (
-        not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= MAX_REPLY_KEY_CHARS
-    ):
-        raise InvalidRequest(
-            f"idempotency_key must be a string of 1-{MAX_REPLY_KEY_CHARS} characters",
-            details=[{"field": "idempotency_key"}],
-        )
-
-
 def _check_on_rejection(on_rejection: Any) -> None:
     if on_rejection not in ON_REJECTION:
         raise InvalidRequest(
@@ -182,7 +172,7 @@ def _checked(
 ) -> tuple[Context, Parts, str]:
     """The context, the reply sorted into its parts and its thread; raises InvalidRequest or
     NotFound before anything is written."""
-    _check_key(idempotency_key)
+    check_key(idempotency_key, REPLY_KEY_MAX)
     _check_on_rejection(on_rejection)
     text, calls, given_delivers = check_reply(reply)
     tool_names = check_tools(tools)

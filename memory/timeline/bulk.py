@@ -8,132 +8,58 @@ maintenance log names that item, as its single append would (and replay does, R5
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, cast
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from memory.errors import Conflict, ErrorCode, InvalidRequest, RuleViolation
-from memory.kinds import ACTION, APPENDABLE_KINDS, REQUEST_DELIVERED, REQUEST_OPEN, USER_MESSAGE
-from memory.limits import MAX_BULK_EVENTS, MAX_DELIVERS
+from memory.errors import Conflict, ErrorCode, RuleViolation
+from memory.idempotency import reused
+from memory.kinds import ACTION, REQUEST_DELIVERED, REQUEST_OPEN, USER_MESSAGE
 from memory.locking import LockedContext, context_gate, lock_context, refuse_frozen
 from memory.models import Event
-from memory.timeline.events import (
-    AppendResult,
-    announce_events,
-    check_thread,
-    content_problem,
-    next_event,
-    parse_event_ref,
-    same_event,
-)
+from memory.requests.events import EventAppendIn, read_items
+from memory.timeline.events import AppendResult, Draft, announce_events, next_event
 from memory.timeline.inserts import Counters, insert_events
 from memory.vocabulary import event_ref
 
-_ITEM_FIELDS = frozenset({"kind", "content", "payload", "thread", "delivers", "idempotency_key"})
-
-
-@dataclass(frozen=True)
-class _Item:
-    kind: str
-    content: str
-    payload: Any
-    thread: str
-    delivered_seqs: list[int]
-    idempotency_key: str | None
-
 
 def append_events(
-    context_id: int, items: list[dict[str, Any]], *, replaying: bool = False
+    context_id: int,
+    items: Sequence[EventAppendIn | Mapping[str, Any]],
+    *,
+    replaying: bool = False,
 ) -> list[AppendResult]:
     """Append several client events atomically and in order (R50): every item is checked
-    first, so one bad item refuses the whole batch and writes nothing. Idempotency holds per
-    item: an item whose key names an existing event answers that event (a retried batch
-    writes nothing twice). An item may deliver a request appended earlier in the batch.
+    first (by `EventAppendIn`, as a single append is), so one bad item refuses the whole
+    batch and writes nothing. Idempotency holds per item: an item whose key names an
+    existing event answers that event (a retried batch writes nothing twice). An item may
+    deliver a request appended earlier in the batch.
 
     One result per item, in order. Takes the context row lock once for the batch.
-    InvalidRequest (`details` name `events[<index>].<field>`) for 1-MAX_BULK_EVENTS items
-    or an item out of shape, Conflict `idempotency_key_reused`, RuleViolation `unknown_ref`.
-    `replaying` (memory.versions.replay only): see `events.content_problem`."""
-    if not isinstance(items, list) or not 1 <= len(items) <= MAX_BULK_EVENTS:
-        raise InvalidRequest(
-            f"events must be a list of 1-{MAX_BULK_EVENTS} events", details=[{"field": "events"}]
-        )
-    checked = [_check_item(index, item, replaying) for index, item in enumerate(items)]
+    InvalidRequest (`details` `[{index, field}]`, the field like `events[1].kind`) for
+    1-MAX_BULK_EVENTS items or an item out of shape, Conflict `idempotency_key_reused`,
+    RuleViolation `unknown_ref`. `replaying` (memory.versions.replay only): history being
+    rebuilt was admitted when it was written."""
+    checked = [Draft.of(item) for item in read_items(list(items), replaying=replaying)]
     with context_gate(context_id):
         return _append_many_locked(context_id, checked)
-
-
-def _check_item(index: int, item: Any, replaying: bool = False) -> _Item:
-    def bad(
-        message: str, field: str, code: ErrorCode = ErrorCode.INVALID_REQUEST
-    ) -> InvalidRequest:
-        return InvalidRequest(
-            f"events[{index}]: {message}",
-            code=code,
-            details=[
-                {
-                    "index": index,
-                    "field": f"events[{index}].{field}" if field else f"events[{index}]",
-                }
-            ],
-        )
-
-    if not isinstance(item, dict):
-        raise bad("each event must be an object", "")
-    unknown = sorted(set(item) - _ITEM_FIELDS)
-    if unknown:
-        raise bad(f"unknown field {unknown[0]!r}", str(unknown[0]))
-    kind = item.get("kind")
-    if kind not in APPENDABLE_KINDS:
-        raise bad(
-            f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}",
-            "kind",
-            ErrorCode.INVALID_KIND,
-        )
-    content = item.get("content")
-    problem = content_problem(kind, content, replaying=replaying)
-    if problem is not None:
-        raise bad(problem[0], "content", problem[1])
-    try:
-        thread = check_thread(item.get("thread"))
-    except InvalidRequest as exc:
-        raise bad(exc.message, "thread", exc.code) from exc
-    key = item.get("idempotency_key")
-    if key is not None and (not isinstance(key, str) or not 0 < len(key) <= 200):
-        raise bad("idempotency_key must be a string of 1-200 characters", "idempotency_key")
-    delivers = item.get("delivers") or []
-    if not isinstance(delivers, list) or len(delivers) > MAX_DELIVERS:
-        raise bad(f"delivers must be a list of at most {MAX_DELIVERS} event references", "delivers")
-    try:
-        delivered = [parse_event_ref(ref) for ref in delivers]
-    except InvalidRequest as exc:
-        raise bad(exc.message, "delivers") from exc
-    # content_problem found nothing, so content is a string.
-    return _Item(kind, cast(str, content), item.get("payload"), thread, delivered, key)
 
 
 def _key_reused(index: int, key: str, first: Event, first_index: int | None) -> Conflict:
     """`idempotency_key_reused` for item `index`: naming the stored event that holds the key,
     or the earlier item of this batch (whose event is not written, so it has no ref)."""
+    where = f"events[{index}]: "
     if first_index is not None:
-        return Conflict(
-            f"events[{index}]: idempotency_key {key!r} is also the key of events[{first_index}] "
-            "of this batch, a different event",
-            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
-            details=[{"index": index, "other_index": first_index}],
-        )
-    return Conflict(
-        f"events[{index}]: idempotency_key {key!r} was already used for a different "
-        f"event ({first.ref})",
-        code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
-        details=[{"index": index, "ref": first.ref}],
-    )
+        what = f"events[{first_index}] of this batch, a different event"
+        return reused(key, what, [{"index": index, "other_index": first_index}], where)
+    what = f"a different event ({first.ref})"
+    return reused(key, what, [{"index": index, "ref": first.ref}], where)
 
 
 @transaction.atomic
-def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResult]:
+def _append_many_locked(context_id: int, items: list[Draft]) -> list[AppendResult]:
     context = lock_context(context_id, allow_frozen=True)  # a retried batch gets its events
     keys = [item.idempotency_key for item in items if item.idempotency_key is not None]
     existing: dict[str, Event] = {}
@@ -153,9 +79,7 @@ def _append_many_locked(context_id: int, items: list[_Item]) -> list[AppendResul
         key = item.idempotency_key
         first = existing.get(key) if key is not None else None
         if key is not None and first is not None:
-            if not same_event(
-                first, item.kind, item.content, item.payload, item.thread, item.delivered_seqs
-            ):
+            if not item.repeats(first):
                 raise _key_reused(index, key, first, in_batch.get(key))
             outcomes.append(first)
             continue

@@ -9,7 +9,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from memory.broadcast import broadcast_after_commit
-from memory.errors import Conflict, ErrorCode, InvalidRequest
+from memory.idempotency import check_key, reused
 from memory.kinds import EXTERNAL_FACT_KINDS
 from memory.locking import context_gate, lock_context_model, refuse_frozen
 from memory.models import Context, Evaluation, Event
@@ -69,13 +69,7 @@ def evaluate_or_replay(
     A retry with the same idempotency key returns the first result and changes nothing; a
     continuation claims nothing and never advances the tick (R22).
     """
-    if idempotency_key is not None and (
-        not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200
-    ):
-        raise InvalidRequest(
-            "idempotency_key must be a string of 1-200 characters",
-            details=[{"field": "idempotency_key"}],
-        )
+    check_key(idempotency_key)
     thread_name = check_thread(thread) if thread else None
     try:
         with context_gate(context_id):
@@ -178,10 +172,7 @@ def _earlier_result(
     if existing is None:
         return None
     if existing.continuation != continuation or (thread or "main") != existing.thread:
-        raise Conflict(
-            f"idempotency_key {idempotency_key!r} was used for a different evaluation",
-            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
-        )
+        raise reused(idempotency_key, f"a different evaluation ({existing.pk})")
     return {**existing.result, "id": existing.pk}
 
 

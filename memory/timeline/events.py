@@ -15,10 +15,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.broadcast import broadcast_after_commit
-from memory.errors import Conflict, ErrorCode, InvalidRequest, MaintenanceRequired, RuleViolation
+from memory.errors import ErrorCode, InvalidRequest, MaintenanceRequired, RuleViolation
+from memory.idempotency import check_key, reused, same_json
 from memory.kinds import (
     ACTION,
-    APPENDABLE_KINDS,
     INPUT_KINDS,
     OBSERVATION_KINDS,
     RECALL_RESULT,
@@ -26,14 +26,21 @@ from memory.kinds import (
     REQUEST_OPEN,
     USER_MESSAGE,
 )
-from memory.limits import MAX_CONTENT_CHARS
 from memory.locking import LockedContext, context_gate, lock_context, refuse_frozen
 from memory.models import Event
 from memory.pressure import pressure_state
+from memory.requests.events import ActionIn, EventAppendIn
 from memory.shapes.context import pressure_json
 from memory.timeline.inserts import insert_event
 from memory.tokens import observation_tokens
-from memory.vocabulary import MAIN_THREAD, THREAD_MAX, event_ref, is_thread_name, seq_of
+from memory.vocabulary import (
+    MAIN_THREAD,
+    THREAD_MAX,
+    event_ref,
+    event_seq,
+    is_thread_name,
+    seq_of,
+)
 
 
 @dataclass(frozen=True)
@@ -78,28 +85,20 @@ def append_event(
     idempotency_key: str | None = None,
     replaying: bool = False,
 ) -> AppendResult:
-    """Append a client event (one of APPENDABLE_KINDS; `content` up to MAX_CONTENT_CHARS
-    characters) under the context row lock. A retry with the same idempotency key returns
-    the first event (`created` false) and writes nothing. InvalidRequest (`invalid_kind`,
-    `invalid_thread`, `too_large`, `invalid_request`), Conflict `idempotency_key_reused`,
-    RuleViolation `unknown_ref` when `delivers` names no request or action (R3).
-    `replaying` (memory.versions.replay only): see `content_problem`."""
-    if kind not in APPENDABLE_KINDS:
-        raise InvalidRequest(
-            f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}",
-            code=ErrorCode.INVALID_KIND,
-            details=[{"field": "kind"}],
-        )
-    return _append(
-        context_id,
-        kind=kind,
-        content=content,
-        payload=payload,
-        thread=thread,
-        delivers=delivers or [],
-        idempotency_key=idempotency_key,
-        replaying=replaying,
-    )
+    """`append` of the event these fields describe, read by `EventAppendIn` (InvalidRequest
+    naming the failing field, or 413 `too_large`). `replaying` (memory.versions.replay
+    only): history being rebuilt was admitted when it was written."""
+    fields = {"kind": kind, "content": content, "payload": payload, "thread": thread}
+    fields.update(delivers=delivers or [], idempotency_key=idempotency_key)
+    return append(context_id, EventAppendIn.read(fields, replaying=replaying))
+
+
+def append(context_id: int, event: EventAppendIn) -> AppendResult:
+    """Append a client event under the context row lock. A retry with the same idempotency
+    key returns the first event (`created` false) and writes nothing; Conflict
+    `idempotency_key_reused` when the key's event differs, RuleViolation `unknown_ref` when
+    `delivers` names no request or action (R3)."""
+    return _append(context_id, Draft.of(event))
 
 
 def register_action(
@@ -110,23 +109,20 @@ def register_action(
     thread: str | None = None,
     idempotency_key: str | None = None,
 ) -> AppendResult:
+    """`register` of the action these fields describe, read by `ActionIn`."""
+    fields = {"name": name, "arguments": arguments, "thread": thread}
+    return register(context_id, ActionIn.read({**fields, "idempotency_key": idempotency_key}))
+
+
+def register(context_id: int, action: ActionIn) -> AppendResult:
     """Record an external action before it runs (R12, R25), under the context row lock;
-    MaintenanceRequired (`maintenance_required`, the pressure in `details`) in maintenance,
-    InvalidRequest for a name that is empty or over 200 characters.
+    MaintenanceRequired (`maintenance_required`, the pressure in `details`) in maintenance.
 
     The action stays pending until a tool result names it in `delivers`."""
-    if not isinstance(name, str) or not name.strip() or len(name) > 200:
-        raise InvalidRequest("action name must be a non-empty string of at most 200 characters")
-    return _append(
-        context_id,
-        kind=ACTION,
-        content=name,
-        payload={"name": name, "arguments": arguments},
-        thread=thread,
-        delivers=[],
-        idempotency_key=idempotency_key,
-        gate_maintenance=True,
-    )
+    payload = {"name": action.name, "arguments": action.arguments}
+    thread = action.thread or MAIN_THREAD
+    draft = Draft(ACTION, action.name, payload, thread, [], action.idempotency_key)
+    return _append(context_id, draft, gate_maintenance=True)
 
 
 def append_recall_result(
@@ -140,135 +136,76 @@ def append_recall_result(
     """A recall the model asked for enters as an observation (R30), appended under the
     context row lock. Under an `idempotency_key` already used, the first event is returned
     and nothing is written (Conflict `idempotency_key_reused` when it differs)."""
-    return _append(
-        context_id,
-        kind=RECALL_RESULT,
-        content=content,
-        payload=payload,
-        thread=thread,
-        delivers=[],
-        idempotency_key=idempotency_key,
-    ).event
+    key = check_key(idempotency_key)
+    draft = Draft(RECALL_RESULT, content, payload, check_thread(thread), [], key)
+    return _append(context_id, draft).event
 
 
-def _append(context_id: int, **kwargs: Any) -> AppendResult:
+@dataclass(frozen=True)
+class Draft:
+    """An event to append, its fields checked: the thread named (`main` by default), the
+    delivered refs read as seqs."""
+
+    kind: str
+    content: str
+    payload: Any
+    thread: str
+    delivered_seqs: list[int]
+    idempotency_key: str | None
+
+    @classmethod
+    def of(cls, event: EventAppendIn) -> Draft:
+        delivered = [event_seq(ref) for ref in event.delivers]
+        thread = event.thread or MAIN_THREAD
+        return cls(
+            event.kind, event.content, event.payload, thread, delivered, event.idempotency_key
+        )
+
+    def repeats(self, existing: Event) -> bool:
+        """Whether this is a retry of `existing`, the event holding its idempotency key:
+        the same event in full (kind, content, payload, thread, delivers), else the key is
+        reused for a different event."""
+        return (
+            existing.kind == self.kind
+            and existing.content == self.content
+            and existing.thread == self.thread
+            and list(existing.delivers) == self.delivered_seqs
+            and same_json(existing.payload, self.payload)
+        )
+
+
+def _append(context_id: int, draft: Draft, gate_maintenance: bool = False) -> AppendResult:
     with context_gate(context_id):
-        return _append_locked(context_id, **kwargs)
+        return _append_locked(context_id, draft, gate_maintenance)
 
 
 @transaction.atomic
-def same_json(a: Any, b: Any) -> bool:
-    """Whether two JSON values are the same: objects whatever their key order, numbers by
-    value (`1E2` is `100`), but a boolean is not a number (`true` is not `1`)."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and a == b
-
-
-def same_event(
-    existing: Event, kind: str, content: str, payload: Any, thread: str, delivered: list[int]
-) -> bool:
-    """Whether an append is a retry of `existing`, the event holding its idempotency key:
-    the same event in full (kind, content, payload, thread, delivers), else the key is
-    reused for a different event."""
-    return (
-        existing.kind == kind
-        and existing.content == content
-        and existing.thread == thread
-        and list(existing.delivers) == list(delivered)
-        and same_json(existing.payload, payload)
-    )
-
-
-def _append_locked(
-    context_id: int,
-    *,
-    kind: str,
-    content: str,
-    payload: Any,
-    thread: str | None,
-    delivers: list[str],
-    idempotency_key: str | None,
-    gate_maintenance: bool = False,
-    replaying: bool = False,
-) -> AppendResult:
-    thread = check_thread(thread)
-    delivered_seqs = _check_append(kind, content, idempotency_key, delivers, replaying)
+def _append_locked(context_id: int, draft: Draft, gate_maintenance: bool) -> AppendResult:
     context = lock_context(context_id, allow_frozen=True)  # a retry gets its first event
-    if idempotency_key is not None:
-        existing = Event.objects.filter(
-            context_id=context.pk, idempotency_key=idempotency_key
-        ).first()
+    key = draft.idempotency_key
+    if key is not None:
+        existing = Event.objects.filter(context_id=context.pk, idempotency_key=key).first()
         if existing is not None:
-            if not same_event(existing, kind, content, payload, thread, delivered_seqs):
-                raise Conflict(
-                    f"idempotency_key {idempotency_key!r} was already used for a different event ({existing.ref})",
-                    code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
-                    details=[{"ref": existing.ref}],
-                )
+            if not draft.repeats(existing):
+                what = f"a different event ({existing.ref})"
+                raise reused(key, what, details=[{"ref": existing.ref}])
             return AppendResult(existing, created=False)
     refuse_frozen(context)
     if gate_maintenance:
         _refuse_in_maintenance(context)
-    if delivered_seqs:
-        _check_delivery_targets(context.pk, delivered_seqs)
+    seqs = draft.delivered_seqs
+    if seqs:
+        _check_delivery_targets(context.pk, seqs)
     event = next_event(
-        context, kind, thread, content, payload, idempotency_key, delivered_seqs, timezone.now()
+        context, draft.kind, draft.thread, draft.content, draft.payload, key, seqs, timezone.now()
     )
     event.pk = insert_event(context, event)
-    if delivered_seqs:
+    if seqs:
         Event.objects.filter(
-            context_id=context.pk, seq__in=delivered_seqs, request_state=REQUEST_OPEN
+            context_id=context.pk, seq__in=seqs, request_state=REQUEST_OPEN
         ).update(request_state=REQUEST_DELIVERED, delivered_by_seq=event.seq)
     announce_events(context, event)
     return AppendResult(event, created=True)
-
-
-def content_problem(
-    kind: str, content: Any, *, replaying: bool = False
-) -> tuple[str, ErrorCode] | None:
-    """(message, code) of what is wrong with an event's `content`, or None: a string of at
-    most MAX_CONTENT_CHARS characters without NUL; a user message must say something (an
-    empty one would open a request (R3) that asks for nothing). Other kinds may be empty:
-    a tool can print nothing. `replaying`: history being rebuilt was admitted when it was
-    written, so only the storage rules apply (an older version let blank messages in)."""
-    if not isinstance(content, str):
-        return "content must be a string", ErrorCode.INVALID_REQUEST
-    if len(content) > MAX_CONTENT_CHARS:
-        return f"content is longer than {MAX_CONTENT_CHARS} characters", ErrorCode.TOO_LARGE
-    if "\x00" in content:
-        return "content must not contain NUL characters", ErrorCode.INVALID_REQUEST
-    if replaying:
-        return None
-    if kind == USER_MESSAGE and not any(c.isprintable() and not c.isspace() for c in content):
-        # Only spaces or invisible characters (zero-width space, BOM): nothing is asked.
-        return "a user_message must have content (it opens a request)", ErrorCode.INVALID_REQUEST
-    return None
-
-
-def _check_append(
-    kind: str, content: Any, idempotency_key: Any, delivers: Any, replaying: bool
-) -> list[int]:
-    """The checks of a single append's arguments; the seqs its `delivers` name."""
-    problem = content_problem(kind, content, replaying=replaying)
-    if problem is not None:
-        raise InvalidRequest(problem[0], code=problem[1], details=[{"field": "content"}])
-    if idempotency_key is not None and (
-        not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200
-    ):
-        raise InvalidRequest(
-            "idempotency_key must be a string of 1-200 characters",
-            details=[{"field": "idempotency_key"}],
-        )
-    if not isinstance(delivers, list):
-        raise InvalidRequest("delivers must be a list of event references")
-    return [parse_event_ref(ref) for ref in delivers]
 
 
 def _refuse_in_maintenance(context: LockedContext) -> None:

@@ -9,8 +9,6 @@ the same context are grouped into one database transaction (`memory.tx.group`).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -28,6 +26,7 @@ from memory.errors import (
     TokenNotLive,
 )
 from memory.hotsql import pipeline
+from memory.idempotency import check_key, fingerprint, reused
 from memory.kinds import COMMITTED
 from memory.locking import LockedContext, lock_context, refuse_frozen, send_lock
 from memory.models import Evaluation, TransactionRecord
@@ -179,20 +178,9 @@ def _request_hash(
 ) -> str:
     """What a retry under idempotency `key` must repeat to count as the same request ("" with
     no key); InvalidRequest for a key that is not 1-200 characters."""
-    if key is None:
+    if check_key(key) is None:
         return ""
-    if not isinstance(key, str) or not 0 < len(key) <= 200:
-        raise InvalidRequest(
-            "idempotency_key must be a string of 1-200 characters",
-            details=[{"field": "idempotency_key"}],
-        )
-    canonical = json.dumps(
-        {"text": text, "data": data, "thread": thread, "evaluation": evaluation},
-        sort_keys=True,
-        ensure_ascii=False,
-        default=str,
-    )
-    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+    return fingerprint(text=text, data=data, thread=thread, evaluation=evaluation)
 
 
 @transaction.atomic
@@ -358,12 +346,8 @@ def _earlier_commit(context_pk: int, key: str, request_hash: str) -> CommitResul
         return None
     pk, seq, receipt, stored_hash = row
     if stored_hash != request_hash:
-        raise Conflict(
-            f"idempotency_key {key!r} was used for a different transaction "
-            f"(committed as transaction {pk}); use a new key for a new transaction",
-            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
-            details=[{"field": "idempotency_key", "transaction": pk}],
-        )
+        what = f"a different transaction (committed as transaction {pk}); use a new key"
+        raise reused(key, what, [{"field": "idempotency_key", "transaction": pk}])
     return CommitResult(
         record_id=pk, event_seq=seq, receipt=cast(ReceiptJson, dict(receipt or {})), replayed=True
     )

@@ -1,0 +1,126 @@
+"""Request models (`memory.requests`) at the API's edge: validating bodies and query strings,
+and describing them in the OpenAPI schema.
+
+A refusal is the domain's own error (`memory.requests.refusals`), answered by the API's one
+error shape with its code and status. The schema of a model is pydantic's JSON schema in
+OpenAPI 3.0's words (`nullable` rather than a union with null; no titles).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.utils import OpenApiParameter
+from pydantic import BaseModel, ValidationError
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
+
+from api.errors import ApiError
+from memory.errors import ErrorCode
+from memory.requests.refusals import refusal
+
+M = TypeVar("M", bound=BaseModel)
+_INT32_MAX = 2**31 - 1
+
+
+def body(model: type[M], data: Any) -> M:
+    """A JSON body validated by `model`."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise refusal(exc) from None
+
+
+def query(model: type[M], params: Any) -> M:
+    """Query parameters (a QueryDict) validated by `model`; a parameter given twice is refused
+    (`invalid_request`): which of the two values was meant cannot be known."""
+    repeated = sorted(key for key in params if len(params.getlist(key)) > 1)
+    if repeated:
+        raise ApiError(
+            ErrorCode.INVALID_REQUEST,
+            f"query parameter {repeated[0]!r} is given more than once; send it once",
+            [{"field": key, "reason": "repeated"} for key in repeated],
+        )
+    return body(model, {key: params.get(key) for key in params})
+
+
+class OpenApi30(GenerateJsonSchema):
+    """Pydantic's JSON schema as OpenAPI 3.0 writes it."""
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        inner = self.generate_inner(schema["schema"])
+        if "$ref" in inner:
+            return {"allOf": [inner], "nullable": True}
+        return {**inner, "nullable": True}
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def int_schema(self, schema: core_schema.IntSchema) -> JsonSchemaValue:
+        out = super().int_schema(schema)
+        if out.get("maximum", 0) > _INT32_MAX:
+            out["format"] = "int64"
+        return out
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        out = super().default_schema(schema)
+        if out.get("default", 0) is None:  # optional, not a value a client sends
+            del out["default"]
+        return out
+
+
+def model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """`model`'s schema, its nested models in `$defs` referred to as OpenAPI components."""
+    schema = model.model_json_schema(
+        ref_template="#/components/schemas/{model}Request", schema_generator=OpenApi30
+    )
+    schema.pop("title", None)
+    for nested in schema.get("$defs", {}).values():
+        nested.pop("title", None)
+    return schema
+
+
+class RequestModelExtension(OpenApiSerializerExtension):
+    """`extend_schema(request=Model)` for the request models: a component named after the
+    model (`EventAppendInRequest`), its nested models as components of their own."""
+
+    target_class = "memory.requests.model.StrictModel"
+    match_subclasses = True
+    priority = 1  # ahead of drf_spectacular.contrib.pydantic
+
+    def get_name(self, auto_schema: Any, direction: str) -> str:
+        return str(self.target.__name__)
+
+    def map_serializer(self, auto_schema: Any, direction: str) -> Any:
+        schema = model_schema(self.target)
+        for name, nested in schema.pop("$defs", {}).items():
+            component = ResolvedComponent(
+                name=f"{name}Request", type=ResolvedComponent.SCHEMA, object=name, schema=nested
+            )
+            auto_schema.registry.register_on_missing(component)
+        return schema
+
+
+def query_parameters(model: type[BaseModel]) -> list[OpenApiParameter]:
+    """`model`'s fields as the query parameters of an operation."""
+    schema = model_schema(model)
+    required = set(schema.get("required", []))
+    out = []
+    for name, prop in schema["properties"].items():
+        prop = dict(prop)
+        description = prop.pop("description", "")
+        if "enum" in prop:
+            choices = "\n".join(f"* `{value}` - {value}" for value in prop["enum"])
+            description = f"{description}\n\n{choices}" if description else choices
+        out.append(
+            OpenApiParameter(
+                name,
+                prop,
+                OpenApiParameter.QUERY,
+                required=name in required,
+                description=description,
+            )
+        )
+    return out

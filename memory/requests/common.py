@@ -1,0 +1,58 @@
+"""Fields many requests share, declared once: thread, keys, versions, cursors, page sizes.
+
+A field declared `T = Field(None)` is optional but not nullable: absent reads None, an
+explicit null is refused (a null where a value belongs is a client's mistake).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from memory.idempotency import KEY_HELP
+from memory.requests.strict import QueryInt
+from memory.vocabulary import MAX_SEQ
+
+THREAD_HELP = "execution thread (R8): 1-100 of letters, digits, '.', '_', ':', '-'; "
+MIN_VERSION_HELP = (
+    "read-your-writes with replicas (R68): answer from a state that holds at least this "
+    "version (the caller's last commit or evaluation); also the Morphz-Min-Version header"
+)
+AS_OF_HELP = "answer as of the end of this version (R52), from the history"
+
+
+def thread(*, filter: bool = False) -> Any:
+    """The thread a write goes to (default `main`), or with `filter` the thread a listing or
+    search keeps (default: every thread)."""
+    where = "only this thread; default: every thread" if filter else "default `main`"
+    return Field(None, description=THREAD_HELP + where)
+
+
+def key(description: str = KEY_HELP) -> Any:
+    return Field(None, description=description)
+
+
+def evaluation(what: str) -> Any:
+    return Field(None, ge=1, le=MAX_SEQ, description=f"id of {what}")
+
+
+def limit(default: int, maximum: int) -> Any:
+    return Field(default, ge=1, le=maximum, description="page size")
+
+
+def as_of() -> Any:
+    return Field(None, ge=0, le=MAX_SEQ, description=AS_OF_HELP)
+
+
+def min_version() -> Any:
+    return Field(None, ge=0, le=MAX_SEQ, description=MIN_VERSION_HELP)
+
+
+def cursor() -> Any:
+    return Field(
+        None, min_length=1, max_length=500, description="`next_cursor` of the previous page"
+    )
+
+
+QInt = Annotated[int, QueryInt]

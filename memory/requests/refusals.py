@@ -1,0 +1,146 @@
+"""A request model's refusal as the error a client gets: a stable code, a message naming the
+first failing field, and `details` naming each failing field the one way the API names a
+place in a body (`events[1].kind`, `payload.a`).
+
+The code is the failing field's own code when every failing field shares one (a bad `limit`
+is `invalid_limit`, `events[0].thread` counts as `thread`), else `invalid_request`; an unknown
+field is a malformed request whatever its name. Text over the content limit is 413
+`too_large` (the size is the problem, not the form).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from memory.errors import ErrorCode, InvalidRequest, MorphzError
+from memory.requests.strict import PATTERN_MESSAGES, text_problem
+
+# A field whose own code the docs list: a failure on it alone answers with that code.
+CODE_BY_FIELD: dict[str, ErrorCode] = {
+    "limit": ErrorCode.INVALID_LIMIT,
+    "status": ErrorCode.INVALID_STATUS,
+    "depth": ErrorCode.INVALID_DEPTH,
+    "offset": ErrorCode.INVALID_OFFSET,
+    "length": ErrorCode.INVALID_LENGTH,
+    "kind": ErrorCode.INVALID_KIND,
+    "thread": ErrorCode.INVALID_THREAD,
+    "type": ErrorCode.INVALID_TYPE,
+    "since": ErrorCode.INVALID_TIME,
+    "until": ErrorCode.INVALID_TIME,
+    "q": ErrorCode.INVALID_QUERY,
+    "frame_id": ErrorCode.INVALID_FRAME_ID,
+    "direction": ErrorCode.INVALID_DIRECTION,
+    "max_nodes": ErrorCode.INVALID_MAX_NODES,
+    "view_version": ErrorCode.INVALID_VIEW_VERSION,
+    "base_version": ErrorCode.INVALID_BASE_VERSION,
+    "as_of": ErrorCode.INVALID_VERSION,
+    "at_version": ErrorCode.INVALID_VERSION,
+    "from": ErrorCode.INVALID_VERSION,
+    "to": ErrorCode.INVALID_VERSION,
+    "cursor": ErrorCode.INVALID_CURSOR,
+    "include_bodies": ErrorCode.INVALID_FLAG,
+    "include_events": ErrorCode.INVALID_FLAG,
+    "include_removed": ErrorCode.INVALID_FLAG,
+    "as_observation": ErrorCode.INVALID_FLAG,
+    "transactions": ErrorCode.INVALID_FLAG,
+    "frozen": ErrorCode.INVALID_FLAG,
+    "continuation": ErrorCode.INVALID_FLAG,
+    "include_instructions": ErrorCode.INVALID_FLAG,
+}
+UNKNOWN_FIELD = "unknown field"
+
+
+def validation_code(details: Sequence[dict[str, Any]]) -> ErrorCode:
+    """The code of a validation failure whose `details` name the failing fields."""
+    codes = set()
+    for item in details:
+        if item.get("message") == UNKNOWN_FIELD:
+            return ErrorCode.INVALID_REQUEST
+        leaf = str(item.get("field", "")).rsplit(".", 1)[-1]
+        codes.add(CODE_BY_FIELD.get(leaf, ErrorCode.INVALID_REQUEST))
+    return codes.pop() if len(codes) == 1 else ErrorCode.INVALID_REQUEST
+
+
+def place(loc: Sequence[int | str]) -> str:
+    """A location as the API names it: `events[1].kind`, `payload.a`, "" for the body."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+_MESSAGES = {
+    "missing": "This field is required.",
+    "string_type": "Not a valid string.",
+    "int_type": "A valid integer is required.",
+    "int_from_float": "A valid integer is required.",
+    "bool_type": "Must be a valid boolean.",
+    "less_than_equal": "Ensure this value is less than or equal to {le}.",
+    "greater_than_equal": "Ensure this value is greater than or equal to {ge}.",
+    "string_too_long": "Ensure this field has no more than {max_length} characters.",
+    "too_long": "Ensure this field has no more than {max_length} elements.",
+    "literal_error": '"{input}" is not a valid choice.',
+    "extra_forbidden": UNKNOWN_FIELD,
+}
+_OBJECT_TYPES = frozenset({"model_type", "dict_type", "model_attributes_type"})
+
+
+def message(error: ErrorDetails) -> str:
+    """What is wrong with one value, in the words REST framework used for it."""
+    kind, ctx, given = error["type"], error.get("ctx") or {}, error.get("input")
+    if kind in _OBJECT_TYPES:
+        if given is None and not error["loc"]:
+            return "No data provided"
+        return f"Invalid data. Expected a dictionary, but got {type(given).__name__}."
+    if given is None and kind != "missing":
+        return "This field may not be null."
+    if kind == "string_unicode" and isinstance(given, str):  # a constrained str's own check
+        return text_problem(given) or error["msg"]
+    if kind == "string_pattern_mismatch":
+        return PATTERN_MESSAGES.get(ctx.get("pattern", ""), error["msg"])
+    if kind == "string_too_short":
+        if ctx.get("min_length") == 1:
+            return "This field may not be blank."
+        return f"Ensure this field has at least {ctx.get('min_length')} characters."
+    if kind == "too_short":
+        return "This list may not be empty." if ctx.get("min_length") == 1 else error["msg"]
+    if kind == "list_type":
+        return f'Expected a list of items but got type "{type(given).__name__}".'
+    template = _MESSAGES.get(kind)
+    if template is None:
+        return error["msg"].removeprefix("Value error, ")
+    return template.format(input=given, **ctx)
+
+
+def ordered(exc: ValidationError) -> list[ErrorDetails]:
+    """The failures, unknown fields first (a typo explains the rest), then in field order."""
+    errors = exc.errors(include_url=False)
+    return sorted(errors, key=lambda error: error["type"] != "extra_forbidden")
+
+
+def refusal(exc: ValidationError) -> MorphzError:
+    """The error a client gets for a request its model refused."""
+    errors = ordered(exc)
+    unknown = any(error["type"] == "extra_forbidden" for error in errors)
+    too_large = next((e for e in errors if e["type"] == "too_large"), None)
+    if too_large is not None and not unknown:
+        field, ctx = place(too_large["loc"]), too_large.get("ctx") or {}
+        return MorphzError(
+            f"{field} {message(too_large)}",
+            code=ErrorCode.TOO_LARGE,
+            details=[{"field": field, "limit_chars": ctx.get("limit_chars")}],
+        )
+    details = [{"field": place(error["loc"]), "message": message(error)} for error in errors]
+    first = details[0]
+    return InvalidRequest(
+        f"{first['field']}: {first['message']}" if first["field"] else first["message"],
+        code=validation_code(details),
+        details=details,
+    )
