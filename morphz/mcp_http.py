@@ -1,14 +1,6 @@
 """MCP over streamable HTTP at /mcp/ (R48), for `morphz.asgi`.
 
-The MCP server is `morphz_client.mcp_server` (the same tools as the stdio command). Each
-request must carry a context's bearer token, exactly as on the REST API; the tools then act
-through a `MorphzClient` whose HTTP goes straight into this process's Django app (no
-network hop), so every REST check and error applies, and a token reaches its own context
-only. Stateless streamable HTTP with JSON responses: any worker can answer any request.
-
-The SDK's session manager needs a running task group: it is started on the first /mcp/
-request, on the serving event loop (its imports take seconds that serving the rest never pays).
-"""
+How it works: docs/internals.md, section `morphz/mcp_http.py`."""
 
 from __future__ import annotations
 
