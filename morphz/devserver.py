@@ -30,7 +30,7 @@ def uvicorn_command(port: int, *, workers: int = 1) -> list[str]:
         "--workers",
         str(workers),
         "--http",
-        "morphz.protocol:MorphzHttpProtocol",
+        "morphz.http_protocol:MorphzHttpProtocol",
         "--lifespan",
         "on",
         "--no-access-log",

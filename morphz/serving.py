@@ -219,7 +219,7 @@ async def send_body(send: Send, body: IO[bytes], size: int) -> None:
     """Send `size` bytes of `body` in SEND_CHUNK pieces. Each send waits while the
     connection's write buffer is full (uvicorn's flow control), so a client that stops
     reading holds at most a chunk and the transport's buffer; the protocol
-    (morphz/protocol.py) drops it after MORPHZ_SEND_TIMEOUT seconds without progress."""
+    (morphz/http_protocol.py) drops it after MORPHZ_SEND_TIMEOUT seconds without progress."""
     sent = 0
     while True:
         chunk = body.read(SEND_CHUNK) if sent < size else b""

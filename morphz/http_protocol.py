@@ -1,6 +1,6 @@
 """The HTTP protocol the server runs: uvicorn's httptools protocol plus the limits it lacks.
 
-How it works: docs/internals.md, section `morphz/protocol.py`."""
+How it works: docs/internals.md, section `morphz/http_protocol.py`."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def connection_limit(configured: int = 0) -> int:
     return max(16, soft - RESERVED_DESCRIPTORS)
 
 
-HTTP_PROTOCOL = "morphz.protocol:MorphzHttpProtocol"  # uvicorn's --http / Config(http=...)
+HTTP_PROTOCOL = "morphz.http_protocol:MorphzHttpProtocol"  # uvicorn's --http / Config(http=...)
 
 # Connections waiting for a request's headers, oldest first (one server per process; a dict
 # keeps insertion order and removes in O(1)).
