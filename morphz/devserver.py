@@ -32,7 +32,7 @@ def uvicorn_command(port: int, *, workers: int = 1) -> list[str]:
         "--http",
         "morphz.http_protocol:MorphzHttpProtocol",
         "--lifespan",
-        "on",
+        "auto",  # morphz.asgi starts at startup; an older checkout without it still serves
         "--no-access-log",
         "--log-level",
         "warning",

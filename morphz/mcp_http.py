@@ -5,7 +5,6 @@ How it works: docs/internals.md, section `morphz/mcp_http.py`."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import httpx
@@ -188,47 +187,13 @@ async def _unavailable(send: Any) -> None:
     the request was not read) whose data carries the REST API's code and the wait, so an MCP
     client reads why and when to retry."""
     message = "the database is unavailable; nothing was written, retry shortly"
-    body = json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": None,
-            "error": {
-                "code": DATABASE_UNAVAILABLE_RPC,
-                "message": message,
-                "data": {
-                    "code": "database_unavailable",
-                    "retry_after_seconds": RETRY_AFTER_SECONDS,
-                },
-            },
-        }
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 503,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"retry-after", str(RETRY_AFTER_SECONDS).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    data = {"code": "database_unavailable", "retry_after_seconds": RETRY_AFTER_SECONDS}
+    error = {"code": DATABASE_UNAVAILABLE_RPC, "message": message, "data": data}
+    retry = [(b"retry-after", str(RETRY_AFTER_SECONDS).encode())]
+    await send_json(send, 503, {"jsonrpc": "2.0", "id": None, "error": error}, headers=retry)
 
 
 async def _unauthorized(send: Any, message: str) -> None:
-    body = json.dumps(
-        {"error": {"code": "not_authenticated", "message": message, "details": []}}
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b'Bearer realm="morphz"'),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    body = {"error": {"code": "not_authenticated", "message": message, "details": []}}
+    challenge = [(b"www-authenticate", b'Bearer realm="morphz"')]
+    await send_json(send, 401, body, headers=challenge)

@@ -100,12 +100,21 @@ def too_large_body(limit: int) -> dict[str, Any]:
     return error_body(error.code, error.message, error.details)
 
 
-async def send_json(send: Send, status: int, data: Any, *, close: bool = False) -> None:
+async def send_json(
+    send: Send,
+    status: int,
+    data: Any,
+    *,
+    close: bool = False,
+    headers: Iterable[tuple[bytes, bytes]] = (),
+) -> None:
+    """Answer `status` with `data` as JSON (and `headers`); `close` ends the connection."""
     body = json.dumps(data).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    sent = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    sent.extend(headers)
     if close:
-        headers.append((b"connection", b"close"))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+        sent.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": sent})
     await send({"type": "http.response.body", "body": body})
 
 
