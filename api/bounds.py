@@ -1,13 +1,6 @@
 """An evaluation's answer within MAX_RESPONSE_BYTES, however large the compiled input.
 
-An evaluation is written before it is answered (inputs claimed, tick advanced), so its
-answer must never be the 413 the response cap gives anything else over the limit: a retry
-would only replay the same too-large result. When the whole answer would be over the limit,
-the structured `context` is left out first (`text` renders the same), then `text` too; the
-flags `context_omitted` and `text_omitted` say so (both always present), with the sizes
-(`answer_bytes`, `limit_bytes`, and `text_chars` when the text is left out) so the agent
-knows to slim its memory.
-"""
+How it works: docs/internals.md, section `api/bounds.py`."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
 """Django middleware at the edge of the API.
 
-- A Host header that ALLOWED_HOSTS refuses answers the JSON error shape on /api/.
-- A database outage outside the REST views (explorer pages, admin, anything not handled by
-  the API's exception handler) answers 503 too: JSON under /api/, plain text elsewhere.
-- No API answer is larger than MAX_RESPONSE_BYTES: a larger one is replaced by 413
-  `too_large` naming both sizes (never cut silently). The views page and bound their answers
-  well below the limit; this is the net under them.
-"""
+How it works: docs/internals.md, section `api/middleware.py`."""
 
 from __future__ import annotations
 

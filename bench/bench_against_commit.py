@@ -28,8 +28,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
+from common import serve_checkout  # noqa: E402
 
-from morphz.devserver import free_port, uvicorn_command  # noqa: E402
 from reliability.stack import Stack, exit_on_sigterm  # noqa: E402
 
 SLUG = "ab"
@@ -42,21 +42,6 @@ def export(commit: str) -> Path:
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
     return target
-
-
-def serve(cwd: Path, env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    with open(log, "ab") as out:
-        proc = subprocess.Popen(uvicorn_command(port), cwd=cwd, env=env, stdout=out, stderr=out)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"{base}/api/v1/", timeout=1)
-            return proc, base
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    raise RuntimeError(f"server in {cwd} did not start: {log.read_text()[-2000:]}")
 
 
 def block(client: httpx.Client, base: str, start: int, times: dict[str, list[float]]) -> None:
@@ -101,8 +86,8 @@ def main() -> int:
             ).raise_for_status()
             stack.stop_server()
             env = {**stack.env, "PYTHONPATH": ""}
-            here, here_base = serve(ROOT, env, stack.root / "here.log")
-            base, base_base = serve(tree, env, stack.root / "base.log")
+            here, here_base = serve_checkout(ROOT, env, stack.root / "here.log", 90)
+            base, base_base = serve_checkout(tree, env, stack.root / "base.log", 90)
             servers += [here, base]
             bases = {"this": here_base, "base": base_base}
             times: dict[str, dict[str, list[float]]] = {

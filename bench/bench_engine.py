@@ -16,15 +16,15 @@ import threading
 import time
 from typing import Any
 
-from common import describe, prepare_targets, setup_django, timed, timed_threads
-
-FIRST_TX = """(context-tx
-  (base-version {base})
-  (reason "测试结果已吸收，继续准备发布")
-  (derive test-result-{k} (from @e{seq}) (tests passed))
-  (revise release-{k} (goal ship-v1) (stage packaging))
-  (relate test-result-{k} supports release-{k})
-  (retire @e{seq}))"""
+from common import (
+    FIRST_TX,
+    describe,
+    grow_history,
+    prepare_targets,
+    setup_django,
+    timed,
+    timed_threads,
+)
 
 
 def seed_frames(context_id: int, count: int, batch: int = 250) -> None:
@@ -298,7 +298,6 @@ def bench_processes(context_id: int, processes: int, per_process: int) -> float:
 def bench_compile(
     history_events: int, frames: int, observations: int, repeat: int
 ) -> tuple[list[float], list[float]]:
-    from django.db import connection
 
     from memory.contexts import create_context
     from memory.models import Context
@@ -313,24 +312,7 @@ def bench_compile(
         )
     context.refresh_from_db()
     before = timed(lambda: compile_active_context(Context.objects.get(pk=context.pk)), repeat)
-    # History only: old, retired observations written in bulk by SQL (seeding, not the engine).
-    with connection.cursor() as cur:
-        cur.execute("SELECT last_seq FROM memory_context WHERE id = %s", [context.pk])
-        last = cur.fetchone()[0]
-        chunk = 200_000
-        for start in range(0, history_events, chunk):
-            cur.execute(
-                "INSERT INTO memory_event (context_id, seq, kind, thread, content, created_at, size_chars, token_estimate, "
-                "is_observation, active, status_version, pending, delivers) "
-                "SELECT %s, %s + g, 'tool_result', 'main', 'old tool output ' || g, now(), 20, 8, true, false, 0, false, '{}' "
-                "FROM generate_series(1, %s) AS g",
-                [context.pk, last + start, min(chunk, history_events - start)],
-            )
-        cur.execute(
-            "UPDATE memory_context SET last_seq = last_seq + %s WHERE id = %s",
-            [history_events, context.pk],
-        )
-        cur.execute("ANALYZE memory_event")
+    grow_history(context.pk, history_events)  # old, retired observations
     after = timed(lambda: compile_active_context(Context.objects.get(pk=context.pk)), repeat)
     return before, after
 

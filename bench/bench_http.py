@@ -38,6 +38,7 @@ from typing import Any
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_http")
 
 from common import (
+    FIRST_TX,
     ROOT,
     describe,
     load_average,
@@ -54,14 +55,6 @@ from morphz.devserver import free_port, uvicorn_command
 
 DATA = ROOT.parent / "shared" / "benchdata" / "state-bench" / "train_trajectories"
 CLIENTS = 4
-
-FIRST_TX = """(context-tx
-  (base-version {base})
-  (reason "测试结果已吸收，继续准备发布")
-  (derive test-result-{k} (from @e{seq}) (tests passed))
-  (revise release-{k} (goal ship-v1) (stage packaging))
-  (relate test-result-{k} supports release-{k})
-  (retire @e{seq}))"""
 
 
 def start_server(port: int, workers: int, indexer_in_process: bool) -> subprocess.Popen[bytes]:

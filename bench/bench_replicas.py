@@ -39,31 +39,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
+from common import serve_checkout  # noqa: E402
 
-from morphz.devserver import free_port, uvicorn_command  # noqa: E402
 from reliability.replication import Standby  # noqa: E402
 from reliability.stack import Stack, exit_on_sigterm  # noqa: E402
 from reliability.workload import Tally, seed, writer  # noqa: E402
 
 SLUG = "replicas"
 FRAMES = 200
-
-
-def serve(stack: Stack, env: dict[str, str], name: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    log = open(stack.root / f"{name}.log", "ab")  # noqa: SIM115
-    proc = subprocess.Popen(
-        uvicorn_command(port), cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"{base}/api/v1/", timeout=1)
-            return proc, base
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    raise RuntimeError(f"server {name} did not start")
 
 
 def fill(base: str, token: str) -> None:
@@ -161,9 +144,13 @@ def main() -> int:
             standby = Standby.clone(str(stack.root), stack.root / "standby", name="standby")
             # Two servers of our own below for the reads; the writers go through the
             # stack's own, so neither read server shares its process with the commits.
-            primary, primary_base = serve(stack, dict(stack.env), "primary")
+            primary, primary_base = serve_checkout(
+                ROOT, dict(stack.env), stack.root / "primary.log", own_group=True
+            )
             env = {**stack.env, "DATABASE_REPLICA_URLS": standby.url()}
-            replica, replica_base = serve(stack, env, "replica")
+            replica, replica_base = serve_checkout(
+                ROOT, env, stack.root / "replica.log", own_group=True
+            )
             servers += [primary, replica]
             bases = {"primary": primary_base, "replica": replica_base}
             headers = {"Authorization": f"Bearer {token}"}

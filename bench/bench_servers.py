@@ -34,6 +34,7 @@ os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_servers")
 
 from bench_engine import HandwrittenCommits
 from common import (
+    FIRST_TX,
     ROOT,
     load_average,
     new_context,
@@ -46,14 +47,6 @@ from common import (
 )
 
 from morphz.devserver import free_port
-
-FIRST_TX = """(context-tx
-  (base-version {base})
-  (reason "测试结果已吸收，继续准备发布")
-  (derive test-result-{k} (from @e{seq}) (tests passed))
-  (revise release-{k} (goal ship-v1) (stage packaging))
-  (relate test-result-{k} supports release-{k})
-  (retire @e{seq}))"""
 
 PY = sys.executable
 SERVERS_CAPACITY = 500_000_000  # tokens: large enough that pressure never gates the run

@@ -18,6 +18,16 @@ from typing import Any, Protocol
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# The first worked example's transaction (docs/design.md), made repeatable: `k` names its
+# frames, `seq` the event it digests and retires, `base` the version it is written from.
+FIRST_TX = """(context-tx
+  (base-version {base})
+  (reason "测试结果已吸收，继续准备发布")
+  (derive test-result-{k} (from @e{seq}) (tests passed))
+  (revise release-{k} (goal ship-v1) (stage packaging))
+  (relate test-result-{k} supports release-{k})
+  (retire @e{seq}))"""
+
 
 def setup_django(fresh: bool = True) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "morphz.settings")
@@ -166,3 +176,56 @@ def timed_threads(workers: Sequence[Worker], barrier: Any) -> float:
     for worker in workers:
         worker.join()
     return time.perf_counter() - began
+
+
+def serve_checkout(
+    cwd: Path, env: dict[str, str], log: Path, timeout: float = 60, *, own_group: bool = False
+) -> tuple[subprocess.Popen[bytes], str]:
+    """`uvicorn morphz.asgi:application` for the checkout in `cwd` on a free loopback port,
+    logging to `log`, once it answers: the process and its base URL. `own_group` puts it in
+    a process group of its own (a kill takes its workers too)."""
+    from morphz.devserver import free_port, uvicorn_command
+
+    port = free_port()
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            uvicorn_command(port),
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=out,
+            start_new_session=own_group,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(base, proc, timeout)
+    except RuntimeError as exc:
+        raise RuntimeError(f"{exc} ({cwd}): {log.read_text(errors='replace')[-2000:]}") from None
+    return proc, base
+
+
+def grow_history(context_id: int, events: int) -> None:
+    """Add `events` retired observations to the context's history in bulk SQL (seeding, not
+    the engine), then VACUUM ANALYZE."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT last_seq FROM memory_context WHERE id = %s", [context_id])
+        last = cur.fetchone()[0]
+        chunk = 200_000
+        for start in range(0, events, chunk):
+            cur.execute(
+                "INSERT INTO memory_event (context_id, seq, kind, thread, content, created_at, "
+                "size_chars, token_estimate, is_observation, active, status_version, pending, "
+                "delivers) SELECT %s, %s + g, 'tool_result', 'main', 'old tool output ' || g, "
+                "now(), 20, 8, true, false, 0, false, '{}' FROM generate_series(1, %s) AS g",
+                [context_id, last + start, min(chunk, events - start)],
+            )
+        cur.execute(
+            "UPDATE memory_context SET last_seq = last_seq + %s WHERE id = %s", [events, context_id]
+        )
+        # A bulk load is followed by VACUUM ANALYZE (the database's own advice): pooled
+        # connections keep plans made while the tables were small, foreign-key checks
+        # included (a sequential scan of a then-tiny table), until statistics change, and
+        # autovacuum would otherwise do this work in the middle of a measurement.
+        cur.execute("VACUUM ANALYZE")

@@ -59,7 +59,7 @@ from bench_engine import bench_throughput, seed_frames
 from bench_history import as_of_and_present
 from bench_http import DATA, load_trajectories
 from bench_servers import interleaved_commits
-from common import ROOT, load_average, setup_django, stop_process, wait_ready
+from common import ROOT, grow_history, load_average, setup_django, stop_process, wait_ready
 from pg_limit import postgres_limit
 from scale_search import grow_search_history, search_against_bases, seed_search
 
@@ -101,32 +101,6 @@ class Table:
 
 def p50(samples: list[float]) -> float:
     return statistics.median(samples)
-
-
-def grow_history(context_id: int, events: int) -> None:
-    """Add `events` retired observations to the context's history (bulk SQL)."""
-    from django.db import connection
-
-    with connection.cursor() as cur:
-        cur.execute("SELECT last_seq FROM memory_context WHERE id = %s", [context_id])
-        last = cur.fetchone()[0]
-        chunk = 200_000
-        for start in range(0, events, chunk):
-            cur.execute(
-                "INSERT INTO memory_event (context_id, seq, kind, thread, content, created_at, "
-                "size_chars, token_estimate, is_observation, active, status_version, pending, "
-                "delivers) SELECT %s, %s + g, 'tool_result', 'main', 'old tool output ' || g, "
-                "now(), 20, 8, true, false, 0, false, '{}' FROM generate_series(1, %s) AS g",
-                [context_id, last + start, min(chunk, events - start)],
-            )
-        cur.execute(
-            "UPDATE memory_context SET last_seq = last_seq + %s WHERE id = %s", [events, context_id]
-        )
-        # A bulk load is followed by VACUUM ANALYZE (the database's own advice): pooled
-        # connections keep plans made while the tables were small, foreign-key checks
-        # included (a sequential scan of a then-tiny table), until statistics change, and
-        # autovacuum would otherwise do this work in the middle of a measurement.
-        cur.execute("VACUUM ANALYZE")
 
 
 def history_size(context_id: int) -> int:

@@ -1,13 +1,7 @@
 """Hand-written SQL on the hot paths: server-side preparation and pipeline mode on Django's
 connection.
 
-Django leaves psycopg's statement preparation off; the settings (`morphz.config`) set a
-threshold no statement reaches by repetition, so only a statement sent with
-`prepare=True` is prepared, once per connection: the commit path's row lock, token
-check and write function, its load, and the API's token lookup. A prepared plan is kept for
-the connection's life, until ANALYZE changes the statistics; the load is therefore planned
-so that it can only look names up by key (`memory.tx.loader`).
-"""
+How it works: docs/internals.md, section `memory/hotsql.py`."""
 
 from __future__ import annotations
 

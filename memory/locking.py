@@ -1,13 +1,6 @@
 """The context row lock, and a process-local queue in front of it.
 
-Commits, appends, evaluations and settings changes of one context serialise on
-`SELECT ... FOR UPDATE` of the context row, taken only by `lock_context` (the hot paths read
-the returned values; code that saves the row through the ORM calls `lock_context_model`). When many threads of one process write to the same context, letting them
-all wait inside PostgreSQL costs more than the work itself: every release wakes every
-waiter, and the woken threads fight over the GIL. Threads of one process therefore queue
-here first, so at most one of them waits on the row lock; other processes still meet at the
-row lock, which stays the real guarantee.
-"""
+How it works: docs/internals.md, section `memory/locking.py`."""
 
 from __future__ import annotations
 

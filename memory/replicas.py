@@ -1,28 +1,6 @@
 """Reads from streaming replicas with read-your-writes (R68, docs/scaling.md).
 
-A read that may be served by a replica names a *floor*: the context's version (and event
-sequence) it must see at least. The floor is the caller's `min_version` when it gives one,
-otherwise the context's version and last event as the primary showed them when the request
-was authenticated: that row is read on the primary for every request anyway, so the floor
-covers every write acknowledged before the read began (the token's own last write among
-them, whichever worker took it) at no extra query, and the state lives in the database
-every worker shares.
-
-`choose_replica` asks each live replica for that context's row; one that shows the floor
-serves the read. One still behind is asked again every POLL_SECONDS until
-MORPHZ_REPLICA_WAIT_SECONDS have passed, then the primary answers. A replica whose
-connection fails is left alone for MORPHZ_REPLICA_RETRY_SECONDS (per process: a worker
-learns of a loss on its own first failure, which costs that read nothing but a retry on the
-primary). Writes and claims never come here: they stay on the primary.
-
-`reading_from(alias)` runs a block with the request's default connection bound to the
-replica's. The read paths speak to `django.db.connection` (named SQL statements on raw
-cursors as well as the ORM); binding the default alias for the block, in this thread only,
-sends all of them to the replica without threading a `using` through each. A write tried
-inside the block fails on the replica (a read-only transaction) instead of landing anywhere.
-
-With no replica configured none of this runs: the views test one empty list.
-"""
+How it works: docs/internals.md, section `memory/replicas.py`."""
 
 from __future__ import annotations
 

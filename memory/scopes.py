@@ -1,13 +1,6 @@
 """What a token's scope allows (R65). Plain Python: one table, read by the API and admin.
 
-Capabilities: `read` (reads, recall, search, history), `write` (memory writes: events,
-evaluations, transactions, actions, replies, forks within the limit, freezing), `erase`
-(`memory.erasure`), `admin` (unfreezing, imports, forks beyond `MORPHZ_FORK_LIMIT`,
-changing screening).
-
-Scopes: `read` reads; `agent` (the default) reads and writes; `erase` reads and erases;
-`admin` does everything.
-"""
+How it works: docs/internals.md, section `memory/scopes.py`."""
 
 from __future__ import annotations
 

@@ -1,22 +1,6 @@
 """Screening on write (R65): secrets and card numbers in written text, refused or masked.
 
-A context setting (`Context.screening`, `memory.contexts.set_screening`), off by default:
-
-- `refuse`: a write holding a finding is refused with SecretDetected (422
-  `secret_detected`), `details` naming each field and the kind found (never the secret);
-  nothing is written.
-- `mask`: the write is stored with every finding masked (`memory.erasure.mask`, lengths
-  kept) and a note `screened: [{field, kind}]` in the event's payload.
-
-Secrets are found by `detect-secrets`' plugins for credentials with a recognisable shape
-(`PLUGINS`: cloud keys, private keys, service tokens); its entropy and keyword plugins are
-left out, they flag ordinary prose and ids. Card numbers: runs of 13-19 digits (spaces or
-dashes between them allowed) that pass the Luhn check.
-
-- `findings(text) -> list[Finding]`
-- `screen(mode, fields) -> (fields, notes)`: `fields` maps a field name to a JSON value.
-- `screen_transaction_text(mode, text) -> text`.
-"""
+How it works: docs/internals.md, section `memory/screening.py`."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
 """The names Morphz's references are made of: event refs, frame ids, relation names, threads.
 
-One rule each, checked with `fullmatch` (so a trailing newline never passes) over ASCII
-characters only (so "²" or "٣" are never digits here):
-
-- event ref: ``@e`` and the event's sequence number without leading zeros, at most 18 digits
-  (the number always fits a signed 64-bit column): ``@e42``
-- frame id: 1-128 of ``a-z 0-9 . _ -``, starting with a letter or digit: ``goal.ship-web``
-- relation name: the same alphabet, 1-64 characters: ``supersedes``
-- thread name: 1-100 of ``A-Z a-z 0-9 . _ : -``, starting with a letter or digit; an
-  absent or empty thread is ``main``
-"""
+How it works: docs/internals.md, section `memory/vocabulary.py`."""
 
 from __future__ import annotations
 

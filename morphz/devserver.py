@@ -30,9 +30,9 @@ def uvicorn_command(port: int, *, workers: int = 1) -> list[str]:
         "--workers",
         str(workers),
         "--http",
-        "morphz.protocol:MorphzHttpProtocol",
+        "morphz.http_protocol:MorphzHttpProtocol",
         "--lifespan",
-        "on",
+        "auto",  # morphz.asgi starts at startup; an older checkout without it still serves
         "--no-access-log",
         "--log-level",
         "warning",

@@ -1,19 +1,10 @@
 """MCP over streamable HTTP at /mcp/ (R48), for `morphz.asgi`.
 
-The MCP server is `morphz_client.mcp_server` (the same tools as the stdio command). Each
-request must carry a context's bearer token, exactly as on the REST API; the tools then act
-through a `MorphzClient` whose HTTP goes straight into this process's Django app (no
-network hop), so every REST check and error applies, and a token reaches its own context
-only. Stateless streamable HTTP with JSON responses: any worker can answer any request.
-
-The SDK's session manager needs a running task group: it is started on the first /mcp/
-request, on the serving event loop (its imports take seconds that serving the rest never pays).
-"""
+How it works: docs/internals.md, section `morphz/mcp_http.py`."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import httpx
@@ -197,45 +188,13 @@ async def _unavailable(send: Any) -> None:
     the request was not read) whose data carries the REST API's code and the wait, so an MCP
     client reads why and when to retry."""
     message = "the database is unavailable; nothing was written, retry shortly"
-    body = json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": None,
-            "error": {
-                "code": DATABASE_UNAVAILABLE_RPC,
-                "message": message,
-                "data": {
-                    "code": ErrorCode.DATABASE_UNAVAILABLE,
-                    "retry_after_seconds": RETRY_AFTER_SECONDS,
-                },
-            },
-        }
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 503,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"retry-after", str(RETRY_AFTER_SECONDS).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    data = {"code": ErrorCode.DATABASE_UNAVAILABLE, "retry_after_seconds": RETRY_AFTER_SECONDS}
+    error = {"code": DATABASE_UNAVAILABLE_RPC, "message": message, "data": data}
+    retry = [(b"retry-after", str(RETRY_AFTER_SECONDS).encode())]
+    await send_json(send, 503, {"jsonrpc": "2.0", "id": None, "error": error}, headers=retry)
 
 
 async def _unauthorized(send: Any, message: str) -> None:
-    body = json.dumps(error_body(ErrorCode.NOT_AUTHENTICATED, message)).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b'Bearer realm="morphz"'),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    body = error_body(ErrorCode.NOT_AUTHENTICATED, message)
+    challenge = [(b"www-authenticate", b'Bearer realm="morphz"')]
+    await send_json(send, 401, body, headers=challenge)

@@ -127,7 +127,7 @@ def serve(
     from uvicorn.supervisors import Multiprocess
 
     from morphz.embedded_db import stop_database
-    from morphz.protocol import raise_descriptor_limit
+    from morphz.http_protocol import raise_descriptor_limit
     from morphz.supervisor import IndexerSupervisor, indexer_command
 
     raise_descriptor_limit()
@@ -180,7 +180,7 @@ def _uvicorn_config(workers: int, *, access_log: bool) -> uvicorn.Config:
     """The uvicorn.Config serving morphz.asgi on HOST:PORT with our limits."""
     import uvicorn
 
-    from morphz.protocol import HTTP_PROTOCOL, connection_limit
+    from morphz.http_protocol import HTTP_PROTOCOL, connection_limit
 
     return uvicorn.Config(
         "morphz.asgi:application",

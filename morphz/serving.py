@@ -1,31 +1,6 @@
 """Plain HTTP under ASGI in one worker-thread hop per request.
 
-Every view, middleware and the REST framework are synchronous. Django's ASGI handler runs
-such a stack by hopping between the event loop and a fresh per-request thread several times
-(request signals, each sync/async boundary in the middleware chain, the view), and the new
-thread also means a new database connection checkout and a cold thread-local state. Measured
-on the API, those hops cost more than the memory work of an append.
-
-`OneHopHTTP` reads the request body on the event loop, then runs Django's WSGI handler (the
-same settings, URLs, middleware and views) once on a reused executor thread, collects the
-response there and sends it from the loop. Because it runs through `sync_to_async`, code in
-the request that calls `async_to_sync` (websocket broadcasts after commit) still reaches
-the server's own event loop, as under Django's ASGI handler. Websockets are untouched.
-
-`CollectAfterLargeBodies` wraps the WSGI app (whatever serves it): after a request or
-response larger than COLLECT_ABOVE_BYTES it runs a full garbage collection once the response
-is closed. Measured cause of the resident-memory growth under large responses: REST framework's
-view/request/response and Django's one-to-one caches (an event and its transaction record)
-form reference cycles, so a request's rows, data and rendered body (7x the response size at
-peak) stay alive until the next full collection; large strings are not counted by the
-collector's thresholds, so that collection may come only many large requests later.
-
-`HeavyReadsPerToken` (morphz/heavy_reads.py, re-exported here for morphz.asgi) bounds the heavy
-reads each caller has built at once.
-
-Bodies are read up to MAX_REQUEST_BYTES + 1: the API answers 413 to anything longer (the
-Content-Length check or the parser sees the extra byte), so a huge upload is never buffered.
-"""
+How it works: docs/internals.md, section `morphz/serving.py`."""
 
 from __future__ import annotations
 
@@ -128,12 +103,21 @@ def too_large_body(limit: int) -> ErrorBody:
     return error_body(error.code, error.message, error.details)
 
 
-async def send_json(send: Send, status: int, data: Any, *, close: bool = False) -> None:
+async def send_json(
+    send: Send,
+    status: int,
+    data: Any,
+    *,
+    close: bool = False,
+    headers: Iterable[tuple[bytes, bytes]] = (),
+) -> None:
+    """Answer `status` with `data` as JSON (and `headers`); `close` ends the connection."""
     body = json.dumps(data).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    sent = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    sent.extend(headers)
     if close:
-        headers.append((b"connection", b"close"))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+        sent.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": sent})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -247,7 +231,7 @@ async def send_body(send: Send, body: IO[bytes], size: int) -> None:
     """Send `size` bytes of `body` in SEND_CHUNK pieces. Each send waits while the
     connection's write buffer is full (uvicorn's flow control), so a client that stops
     reading holds at most a chunk and the transport's buffer; the protocol
-    (morphz/protocol.py) drops it after MORPHZ_SEND_TIMEOUT seconds without progress."""
+    (morphz/http_protocol.py) drops it after MORPHZ_SEND_TIMEOUT seconds without progress."""
     sent = 0
     while True:
         chunk = body.read(SEND_CHUNK) if sent < size else b""

@@ -161,7 +161,7 @@ MAX_RESPONSE_BYTES = env_int(
     "MORPHZ_MAX_RESPONSE_BYTES", 4 * MAX_REQUEST_BYTES, minimum=2 * MAX_REQUEST_BYTES
 )
 
-# Connection limits of the served HTTP stack (morphz/protocol.py, docs/production.md):
+# Connection limits of the served HTTP stack (morphz/http_protocol.py, docs/production.md):
 # a request's headers must arrive within HEADER_TIMEOUT seconds of the connection (or of the
 # previous answer); its body may pause at most BODY_TIMEOUT seconds between two reads; an
 # answer the client stops reading is dropped after SEND_TIMEOUT seconds without progress;

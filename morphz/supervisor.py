@@ -1,18 +1,6 @@
 """The indexer process beside the server, kept alive and tied to the server's life.
 
-Before: `serve` started `manage.py run_indexer` once; when it died, search went stale until
-the whole server was restarted (106 s and growing, `lag` the only sign), and a SIGKILLed
-server left its indexer running (230 MB each, one more per crash under a supervisor).
-
-`IndexerSupervisor` starts the indexer from a thread of its own and restarts it when it
-exits, after a back-off that doubles from BACKOFF_FIRST to BACKOFF_MAX seconds (reset once
-a child has run RESET_AFTER seconds), logging each death and restart and writing the
-state where search's `lag` reads it (memory.search.indexer.write_supervisor_status).
-
-The indexer dies with the server: on Linux the child asks the kernel for SIGTERM when its
-parent thread dies (PR_SET_PDEATHSIG; the supervising thread lives as long as the server),
-and everywhere `run_indexer --parent PID` exits when its parent process is gone.
-"""
+How it works: docs/internals.md, section `morphz/supervisor.py`."""
 
 from __future__ import annotations
 

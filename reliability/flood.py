@@ -6,7 +6,7 @@ token asks for its context every `--every` seconds.
     .venv/bin/python -m reliability.flood [--connections 20000] [--server-fds 4096]
 
 The server keeps its connections below its limit by closing those that waited longest
-for a request (morphz/protocol.py); the token client must be served throughout (target:
+for a request (morphz/http_protocol.py); the token client must be served throughout (target:
 every request answered 200). Exits non-zero otherwise.
 """
 

@@ -11,10 +11,8 @@ embedded server does.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -23,6 +21,7 @@ from typing import Any
 import psycopg
 
 from morphz.devserver import free_port
+from reliability.stack import kill_group, stop_group, wait_for_postgres
 
 SYSTEM_BINARIES = Path("/usr/lib/postgresql")
 
@@ -148,15 +147,7 @@ class Standby:
             start_new_session=True,
             user=self.user,
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with contextlib.suppress(psycopg.OperationalError):
-                psycopg.connect(self.dsn(), connect_timeout=2).close()
-                return
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"standby exited: {self.log_tail()}")
-            time.sleep(0.05)
-        raise RuntimeError(f"standby did not start: {self.log_tail()}")
+        wait_for_postgres(self.dsn(), self.proc, self.root / "postgres.log", "standby")
 
     def log_tail(self) -> str:
         path = self.root / "postgres.log"
@@ -203,19 +194,13 @@ class Standby:
         self.sql("SELECT pg_promote(true, 60)")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)  # fast shutdown
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(10)
+        """Fast shutdown (SIGINT), then SIGKILL to its process group after 20 seconds."""
+        stop_group(self.proc)
         self.proc = None
 
     def kill9(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
+        """A crash: SIGKILL to the postmaster and every backend at once."""
+        kill_group(self.proc)
         self.proc = None
 
     def remove(self) -> None:

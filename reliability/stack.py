@@ -36,6 +36,47 @@ def _pg_bin(name: str) -> str:
     return str(Path(pgserver.__file__).parent / "pginstall" / "bin" / name)
 
 
+def stop_group(proc: subprocess.Popen[bytes] | None, timeout: float = 20) -> None:
+    """Stop a PostgreSQL started in its own process group: SIGINT (fast shutdown), then
+    SIGKILL to the whole group after `timeout` seconds."""
+    if proc is not None and proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
+def kill_group(proc: subprocess.Popen[bytes] | None) -> bool:
+    """A crash: SIGKILL to the process group at once; True when it was running."""
+    if proc is None or proc.poll() is not None:
+        return False
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+    return True
+
+
+def wait_for_postgres(
+    dsn: str, proc: subprocess.Popen[bytes], log: Path, what: str = "postgres"
+) -> None:
+    """Return once PostgreSQL at `dsn` takes a connection; RuntimeError with the tail of
+    its `log` when it exits or has not started within 60 seconds."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with contextlib.suppress(psycopg.OperationalError):
+            psycopg.connect(dsn, connect_timeout=2).close()
+            return
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited: {_tail(log)}")
+        time.sleep(0.05)
+    raise RuntimeError(f"{what} did not start: {_tail(log)}")
+
+
+def _tail(log: Path) -> str:
+    return log.read_text(errors="replace")[-2000:] if log.exists() else ""
+
+
 class OwnPostgres:
     """PostgreSQL in `root`/data listening only on a unix socket in `root`."""
 
@@ -95,34 +136,16 @@ class OwnPostgres:
             start_new_session=True,  # its own process group: a kill takes every backend
             user=self.user,
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with contextlib.suppress(psycopg.OperationalError):
-                psycopg.connect(self.dsn, connect_timeout=2).close()
-                return
-            if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"postgres exited: {(self.root / 'postgres.log').read_text()[-2000:]}"
-                )
-            time.sleep(0.1)
-        raise RuntimeError("postgres did not start")
+        wait_for_postgres(self.dsn, self.proc, self.root / "postgres.log")
 
     def kill9(self) -> None:
         """A crash: SIGKILL to the postmaster and every backend at once."""
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
+        if kill_group(self.proc):
             self.kills += 1
         self.proc = None
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)  # fast shutdown
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(10)
+        stop_group(self.proc)
         self.proc = None
 
     @property

@@ -6,6 +6,7 @@ generated and exempt."""
 from __future__ import annotations
 
 import ast
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,3 +163,48 @@ def test_the_check_sees_a_missing_docstring(tmp_path: Path) -> None:
         "class _P:\n    def m(self) -> None:\n        pass\n"
     )
     assert _undocumented(module, tmp_path) == ["m.py:1 f", "m.py:17 m"]
+
+
+# A module docstring says what the module is for in a few lines; how it works goes to
+# docs/internals.md (or the user-facing docs page), measurements to BENCHMARKS.md.
+DOCSTRING_LINES = 8
+DOCSTRING_PACKAGES = ("memory/", "api/", "client/", "morphz/", "protocol/")
+
+
+def _long_docstring(path: Path, root: Path = ROOT) -> str | None:
+    tree = ast.parse(path.read_text())
+    first = tree.body[0] if tree.body else None
+    if not (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        return None
+    assert first.end_lineno is not None
+    length = first.end_lineno - first.lineno + 1
+    name = path.relative_to(root).as_posix()
+    return f"{name}: {length} lines" if length > DOCSTRING_LINES else None
+
+
+def test_module_docstrings_are_a_few_lines() -> None:
+    tracked = subprocess.run(
+        ["git", "ls-files", *DOCSTRING_PACKAGES], cwd=ROOT, capture_output=True, text=True
+    ).stdout.split()
+    modules = [
+        ROOT / p
+        for p in tracked
+        if p.endswith(".py") and "/migrations/" not in p and (ROOT / p).exists()
+    ]
+    assert modules
+    long = [found for path in modules if (found := _long_docstring(path))]
+    assert long == []
+
+
+def test_the_check_sees_a_long_module_docstring(tmp_path: Path) -> None:
+    lines = "\n".join(f"line {i}" for i in range(DOCSTRING_LINES))
+    (tmp_path / "long.py").write_text(f'"""Summary.\n{lines}\n"""\n')
+    (tmp_path / "short.py").write_text('"""Summary.\n\nMore."""\n')
+    assert _long_docstring(tmp_path / "long.py", tmp_path) == (
+        f"long.py: {DOCSTRING_LINES + 2} lines"
+    )
+    assert _long_docstring(tmp_path / "short.py", tmp_path) is None

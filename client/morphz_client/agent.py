@@ -1,22 +1,6 @@
 """A memory agent loop: the model changes its own memory in the same reply in which it acts.
 
-Per step of a turn the loop
-1. evaluates (claims the pending inputs, compiles the active context),
-2. builds the prompt: the protocol's instructions as the system text, the compiled context
-   as the user text, followed by what happened to the model's previous reply,
-3. calls the model (anything with `complete(ModelRequest) -> ModelReply`),
-4. sends the reply to be taken apart (`POST replies/`): its transaction commits, its memory
-   reads run, its other tool calls are registered as actions, its text is recorded,
-5. runs each registered action through the caller's handler and appends the result as a
-   `tool_result` that delivers the action,
-and repeats until the model answers with text and nothing left to do. A transaction
-rejected for `conflict` (someone changed what it relied on) is re-evaluated and the model
-writes it again, at most `max_retries` times; so is any other rejection.
-
-The model side is a small protocol (`ChatModel`); `ScriptedModel` runs a deterministic
-policy (tests, demos), and `morphz_client.llm` has implementations on the official `openai`
-and `anthropic` SDKs.
-"""
+How it works: docs/internals.md, section `client/morphz_client/agent.py`."""
 
 from __future__ import annotations
 

@@ -1,23 +1,7 @@
 """Anthropic's client-side memory tool (`memory_20250818`) on Morphz frames (R67):
 `MorphzMemoryTool(client)`, a `BetaAbstractMemoryTool` of the `anthropic` SDK.
 
-`pip install 'morphz-client[anthropic]'`; pass it in `tools=[...]` of
-`client.beta.messages.tool_runner(...)`. The model's commands (`view`, `create`,
-`str_replace`, `insert`, `delete`, `rename`) work on files under `/memories`:
-
-- **a file is a frame**: id `mem-<readable part>-<32 hex digits of the SHA-256 of the path>`,
-  body `{"store": "memory_tool", "path": "/memories/...", "text": <the file's text>}`; every
-  edit is a revise, so history, diffs and the explorer show each version of a file.
-- **a directory is a path prefix**: it exists while a file lies under it (`/memories`
-  always). `delete` of a file or directory retires its frames in one transaction; `rename`
-  writes the new path's frames and retires the old ones in one transaction.
-- **paths are checked** before anything is read: they must be `/memories` or start with
-  `/memories/`; `.` and `..` are resolved, and a path that would leave `/memories` is refused.
-- **answers and errors are the tool's own strings**, as the SDK's local filesystem memory
-  tool words them (`The path /memories/x does not exist. Please provide a valid path.`, ...),
-  raised as the SDK's `ToolError` so the tool runner returns them with `is_error`.
-  Directory sizes in `view` are the total size of their files (there is no directory entry).
-"""
+How it works: docs/internals.md, section `client/morphz_client/anthropic_memory.py`."""
 
 from __future__ import annotations
 

@@ -1,29 +1,6 @@
 """LangGraph's long-term memory store on Morphz frames (R67): `MorphzStore(client)`.
 
-`pip install 'morphz-client[langgraph]'`. Each item `(namespace, key)` is one frame:
-
-- **id**: `lg-<readable part>-<32 hex digits>`; the hex digits are the SHA-256 of the exact
-  namespace and key (as ASCII JSON), so two different items never share a frame, however
-  alike they read after folding to the frame id alphabet. The readable part (namespace labels
-  and key, lower-cased, other characters as `-`, at most 64 characters) is only for people.
-- **body**: `{"store": "langgraph", "namespace": [...], "key": ..., "value": ...,
-  "updated_at": ISO 8601}`. A frame body holds only strings, lists and maps, so `value` is the
-  value with every other JSON scalar written as its JSON text (`3` as `"3"`, `true` as
-  `"true"`, `null` as `"null"`), readable in the explorer and found by search; when that
-  differs from the value, `value_json` holds the exact JSON and `get` answers from it.
-- **put** revises the frame (insert or replace: a new frame is derived, a deleted one restored
-  then revised, in the same transaction); **put None** and **delete** retire it (the frame's
-  retirement window then runs as for any frame; the item is gone at once for the store).
-  A batch's writes go in one transaction, so they land together or not at all.
-- **search**: items under the namespace prefix whose value matches `filter` (equality, nested
-  maps, lists, `$eq $ne $gt $gte $lt $lte`, as LangGraph's own stores), newest first; with
-  `query`, the items Morphz search finds for the words, best first, with their `score`.
-- `created_at` and `updated_at` are the time of the last put (as LangGraph's `InMemoryStore`).
-  TTL is not supported (`supports_ttl` is False; Morphz retires frames by its own rules).
-
-Errors are the client's typed `MorphzAPIError`s (a string the server cannot hold, like one with
-NUL, is a 400 `invalid_request`; a frozen context a 409 `context_frozen`).
-"""
+How it works: docs/internals.md, section `client/morphz_client/langgraph.py`."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
 """Real models behind the agent loop's `ChatModel` protocol, on the official SDKs.
 
-- `OpenAIModel`: the `openai` SDK's Chat Completions with function tools; any
-  OpenAI-compatible endpoint (`OPENAI_BASE_URL`, `OPENAI_API_KEY`; model `MORPHZ_MODEL`).
-- `AnthropicModel`: the `anthropic` SDK's Messages API with tools (`ANTHROPIC_API_KEY`,
-  `ANTHROPIC_BASE_URL`; model `MORPHZ_MODEL`).
-
-Each call is stateless: the system text is the protocol's instructions and the one user
-message is the compiled context (plus the outcome of the previous reply). Memory, not a
-growing chat transcript, carries the work from one call to the next.
-"""
+How it works: docs/internals.md, section `client/morphz_client/llm.py`."""
 
 from __future__ import annotations
 

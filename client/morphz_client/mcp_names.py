@@ -1,22 +1,6 @@
 """Reference `server-memory` names on Morphz ids, kept exactly (R66).
 
-The reference server keys an entity by its name, any Unicode string, case and punctuation
-kept; a relation by `(from, to, relationType)`. Morphz frame ids and relation names are short
-ASCII (`memory/vocabulary.py`), so each name needs a mapping that can never send two names to
-one id:
-
-- An entity's frame id is a readable slug of its name and a 100-bit digest of the exact
-  name: `c.aqbc…` for `C#`, `c.6hpl…` for `C++`, `e.…` for `苹果`. The frame's body holds the
-  exact name, and a lookup checks it, so even a digest collision is refused, never merged.
-- A relation type is written reversibly (`relation_name`/`relation_type`): lower-case
-  letters, digits, `-` and `_` stand for themselves, `.x` is the capital X, `.-` a space,
-  `..` a dot and `.233_` any other character by its code point; so `works_at` stays
-  `works_at` and the exact type is read back from the relation itself. A type whose
-  spelling would pass 64 characters is refused (`NameError`).
-
-Contexts written before this mapping keyed an entity by `legacy_frame_id(name)` (lower
-case, other characters as `-`); `morphz_client.mcp_reference` still finds those.
-"""
+How it works: docs/internals.md, section `client/morphz_client/mcp_names.py`."""
 
 from __future__ import annotations
 

@@ -1,30 +1,6 @@
 """The reference `server-memory` tools on Morphz, with the reference's semantics (R66).
 
-Agents configured for `@modelcontextprotocol/server-memory` keep working unchanged: the nine
-tools take the reference's arguments (checked as strictly as its schemas: a wrong type is a
-tool error naming the field, and nothing is written) and answer its shapes, text and
-`structuredContent` alike. Underneath, each change is a Morphz context transaction:
-
-- an entity is a frame whose body is `{name, entityType, observations}`; its id comes from
-  the exact name (`morphz_client.mcp_names`), so `C#`, `C++`, `Zoé`, `Zoë` and `苹果` are five
-  entities, never one;
-- a relation is a Morphz relation between two entity frames, its type spelled exactly;
-- `delete_entities` unrelates the entity's relations and retires its frame: from that moment
-  no reference read returns it (a retiring frame is deleted here, whatever its due tick),
-  and creating the name again restores the same frame with the new body; history keeps all.
-
-Reads use this process's copy of the context's frames and relations, brought to the current
-version on every call (`morphz_client.mcp_snapshot`: one request, and a `diff/` when the
-version moved), never the search index: every read sees every commit before it, the
-caller's own included. Writes are planned on that copy and committed against its version; a
-concurrent change to the same frames (two `add_observations` on one entity) makes the commit
-a conflict, and the tool reads again and retries, as the reference would have serialised
-the two.
-
-Differences from the reference that remain are listed, each with its reason, in
-docs/agents.md ("Differences from the reference server"); the differential test
-(tests/agents/test_mcp_reference_differential.py) asserts each.
-"""
+How it works: docs/internals.md, section `client/morphz_client/mcp_reference.py`."""
 
 from __future__ import annotations
 

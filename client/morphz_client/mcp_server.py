@@ -1,26 +1,6 @@
 """Morphz as an MCP server (R48), on the official `mcp` SDK (`MCPServer`).
 
-- Tools: `active_context` (evaluate and compile), `commit` (a context transaction),
-  `append` (an event), `recall`, `search`, `read_event`, `frame`, `frames`; plus the tool
-  names of the reference `server-memory` (`create_entities`, `create_relations`,
-  `add_observations`, `delete_observations`, `delete_entities`, `delete_relations`,
-  `read_graph`, `search_nodes`, `open_nodes`) with the reference's semantics and answers
-  (R66, `morphz_client.mcp_reference`): an entity is a frame (its id from its exact name),
-  its observations a list in its body, a relation a named relation.
-- Prompt `morphz_protocol`: the model protocol's instructions for the context.
-- Resource `morphz://context/active`: the compiled active context.
-
-Two transports. stdio: the `morphz-mcp` console command (or `python -m
-morphz_client.mcp_server`) reads `MORPHZ_URL`, `MORPHZ_TOKEN`, `MORPHZ_CONTEXT` and talks to
-Morphz over REST. Streamable HTTP: the server mounts `streamable_http_app()` at `/mcp/` in
-its ASGI app (`morphz.mcp_http`); each request's bearer token picks the context, exactly as
-on the REST API (a token reaches its own context only).
-
-Every tool goes through a `MorphzClient`, so the REST API's checks and errors apply to MCP
-too: a failing call answers `code: message` (and `details`), e.g. `invalid_ref: '@e0' is not
-an event reference like "@e42"`, and a tool refuses an argument it does not take.
-`current_client` tells which one serves the request being handled.
-"""
+How it works: docs/internals.md, section `client/morphz_client/mcp_server.py`."""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
 """A context's frames and live relations as of its current version, kept up to date by
 `diff/` (R52), for the reference tools (`morphz_client.mcp_reference`).
 
-The reference tools read the whole graph on every call (search is a substring match over
-every entity, as the reference does). Listing every frame over REST each time cost a
-10,000-entity context 13 s per `search_nodes`; here the first call reads the graph once as
-of the current version (`as_of`, so the copy is consistent), and every later call asks for
-the version (one request) and, when it moved, for the diff since the copy's version (one
-more), and applies it. Every read still sees every commit before it, the caller's own
-included. One copy per token (a token names one context) per process, behind a lock.
-"""
+How it works: docs/internals.md, section `client/morphz_client/mcp_snapshot.py`."""
 
 from __future__ import annotations
 

@@ -1,26 +1,6 @@
 """The OpenAI Agents SDK's `Session` on Morphz events (R67): `MorphzSession(session_id, client)`.
 
-`pip install 'morphz-client[openai-agents]'`. A session is one Morphz thread and each
-conversation item one event of it, so the compiled context and the explorer see the
-conversation:
-
-- **thread**: `oa:<session id>` when the id is 1-97 characters of `A-Z a-z 0-9 . _ : -`
-  starting with a letter or digit, otherwise `oa-h:` and 32 hex digits of the id's SHA-256
-  (the two forms never meet, so two sessions never share a thread).
-- **an item** is appended as `user_message` (a user-role message; it opens a request),
-  `tool_result` (a function, computer or custom tool call's output) or `agent_message`
-  (anything else: assistant messages, tool calls, reasoning), its text as the content, and the
-  exact item in the payload (`{"openai_agents": {"session": id, "item": ...}}`), which is what
-  `get_items` answers. An assistant message delivers the requests still open in the thread.
-  The items of one `add_items` land in order, in one request when there is nothing to deliver.
-- **pop_item** and **clear_session** cannot erase history (events are never deleted); they
-  append an `agent_message` marker (`{"openai_agents": {"session": id, "removed": [seq...]}}`)
-  that delivers the removed requests, and retire the removed observations so they leave the
-  model input. `get_items` answers the items no marker removed.
-
-Errors are the client's typed `MorphzAPIError`s (a frozen context refuses writes with
-409 `context_frozen`).
-"""
+How it works: docs/internals.md, section `client/morphz_client/openai_agents.py`."""
 
 from __future__ import annotations
 

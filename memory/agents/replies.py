@@ -2,25 +2,7 @@
 memory reads run, every other tool call is registered as an action, the text is recorded as
 an agent message delivering the requests it names.
 
-A reply is one unit (R57). The order: (1) its transactions commit, in order; a transaction
-given twice (in the text and as a tool call, or in two calls) commits once; (2) its memory
-reads run, always; (3) unless a transaction was rejected, its cancellations, its actions and
-its message are written, the message without its `(delivers @e17)` markers, delivering them.
-A rejected transaction withholds (3): no action is registered, no message recorded or
-delivered, and the answer says what to fix; `on_rejection="proceed"` (the client's explicit
-choice, per reply) writes them all the same. A transaction refused only because it retires
-a request the same reply delivers waits for the delivery, then commits (`memory.agents.commits`).
-
-Each part is its own database transaction: an external action never shares the commit of a
-memory change (R12). The reply is read and sorted by `memory.agents.parts`; `feedback`
-(`memory.agents.feedback`) renders what the model should read next, compactly; the reads
-are in `memory.agents.reads`. With an idempotency key, each part is written under a key of
-its own derived from it (`<key>:tx:0`, `<key>:read:1`, `<key>:action:0`, `<key>:message`),
-so a retried reply (a lost response, a crash half-way) writes each part at most once: parts
-already written answer their first result, the rest are written now (R49). A rejected reply
-leaves nothing under its key but the transactions that did commit (its reads run without
-the key), so the fixed reply sent again under the same key goes through whole.
-"""
+How it works: docs/internals.md, section `memory/agents/replies.py`."""
 
 from __future__ import annotations
 

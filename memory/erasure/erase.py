@@ -1,33 +1,6 @@
 """Erasure (R64): erased content leaves every place it is stored, the skeleton stays.
 
-    erase(context_id, refs=[...], spans=[...], patterns=[...], reason=..., erased_by=...)
-        -> ErasureResult
-
-What is erased: whole events (`@e<seq>`: text and payload), whole frames (a frame id: the
-body of every revision), spans of an event's text (`{"ref", "start", "end"}`, characters,
-end excluded) and patterns (a text masked wherever it occurs in the context; a card number
-however it is spaced, `memory.erasure.mask.Matcher`). The text of each whole item, and each
-line of it of at least `MIN_QUOTE` characters, and each span, is a quote looked for
-everywhere else too. Every place is masked in the same database transaction:
-
-- events' text and payload (recall results quote frames and events), the transaction
-  events and transaction records (text, operations, receipt, errors, reason), frames'
-  bodies and retirement reasons, every revision, the status log's reasons, retirement
-  requests' reasons, compiled evaluations (their structured input and prompt text);
-- the search documents of every item masked are rebuilt from the masked facts now
-  (`memory.search.documents.index_rows`: words and embedding);
-- every context of the lineage (the fork tree the context is in, both ways): an item is
-  erased there when it is the same item (an event with the same text, a frame whose first
-  revision has the same body), quotes and patterns everywhere.
-
-Masking keeps every length and token estimate (`memory.erasure.mask`), so versions,
-ticks, pressure, statuses and relations do not move and replay (`verify_context`) proves the
-rest of the history from the masked one. A tombstone (`Erasure`) per item and context
-says when, by whom and why; the patterns' text is never kept.
-
-Takes the row lock of every context of the lineage (in id order) inside one database
-transaction; frozen contexts are erased too (erasure is not a memory write).
-"""
+How it works: docs/internals.md, section `memory/erasure/erase.py`."""
 
 from __future__ import annotations
 

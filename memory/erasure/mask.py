@@ -1,22 +1,6 @@
 """Masking erased text so that every size stays what it was (R64). Plain Python, no database.
 
-An erased character becomes `NARROW_MASK` (one quarter token) or, when it was a wide
-character, `WIDE_MASK` (one token): the text keeps its length and its token estimate
-(`memory.tokens.estimate_tokens`). Double quotes, backslashes, control characters (line
-breaks, tabs) and U+2028/U+2029 are kept, because JSON and the transaction language escape
-them: a masked body renders to text of the same length, so a frame's token estimate, the
-context's pressure and everything decided from them replay exactly as they happened.
-
-Only values are masked, never the keys of a map (the skeleton of a body stays, and two
-keys can never become one).
-
-- `mask_text(text) -> str` every character masked.
-- `mask_whole(value)` every string value of a JSON value masked.
-- `Matcher(literals)`: occurrences of quoted texts; a literal of at least
-  `CARD_MIN_DIGITS` digits (spaces and dashes aside) matches those digits with any spaces
-  or dashes between them, so one card number is found however it was written.
-- `mask_matches(text, matcher) -> (text, count)`, `mask_json(value, matcher) -> (value, count)`.
-"""
+How it works: docs/internals.md, section `memory/erasure/mask.py`."""
 
 from __future__ import annotations
 

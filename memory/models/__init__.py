@@ -1,12 +1,6 @@
 """What Morphz stores. Rules live in the `memory` service modules; these classes only store.
 
-Every write goes through one function per verb in `memory.tx.engine`, `memory.timeline.events`,
-`memory.timeline.evaluation`, `memory.contexts` and `memory.search.indexer`; nothing else sets these fields.
-
-Split by concept: `contexts` (Context, ApiToken), `timeline` (Evaluation, Event,
-TransactionRecord), `cognitive` (Frame, FrameRevision, Relation, RetirementRequest),
-`search` (IndexIntent, SearchDocument, SearchPart), `changes` (the status and settings change logs).
-"""
+How it works: docs/internals.md, section `memory/models/__init__.py`."""
 
 from memory.models.changes import EventChange, FrameChange, MaintenanceChange, SettingsChange
 from memory.models.cognitive import Frame, FrameRevision, Relation, RetirementRequest

@@ -1,21 +1,6 @@
 """Reading the history: events in chunks (R31) and a frame's write history (R32).
 
-Both read the persistent facts directly, never the search index (R35), and never cross
-contexts (R36): every query is filtered by the context first.
-
-- `read_event_chunk(context, seq, offset=0, length=CHUNK_DEFAULT) -> EventChunk`
-  `seq` is an int or a ref like ``"@e42"``; `offset`/`length` count characters. Returns
-  ``{ref, seq, kind, thread, size, status, active, retired, created_at, payload, offset,
-  length, content, next_offset, total}``; `next_offset` is None after the last chunk. Only
-  the asked slice is read from the database (``substr``), so a 4 MB log is never loaded
-  whole. Raises NotFound (unknown ref) or InvalidRequest (`invalid_offset`,
-  `invalid_length`, `invalid_ref`).
-- `frame_write_history(context, frame_id) -> list[dict]`
-  One entry per write (derive, then each revise), oldest first: ``{revision, op, version,
-  base_version, transaction_id, event_ref, text, reason, body, sources, author,
-  author_kind, thread, created_at}``. `text` is the canonical transaction text as committed.
-  Raises NotFound for an unknown frame.
-"""
+How it works: docs/internals.md, section `memory/read/history.py`."""
 
 from __future__ import annotations
 

@@ -1,50 +1,6 @@
 """Graph recall along the cognitive graph (R27–R30, R35, R36).
 
-    recall(context, *, frame_id, depth=1, direction="ancestors", include_bodies=True,
-           include_events=False, max_nodes=32, cursor=None, view_version=None,
-           evaluation_id=None, as_observation=False, thread=None) -> dict
-
-Returns ``{nodes, edges, next_cursor, version, page}``.
-
-- Walk: breadth-first from `frame_id` (the start node comes first, depth 0), nearest first,
-  each node listed once, so cycles terminate. `ancestors` follows a frame's sources (frames
-  and events) and relations from subject to object; `descendants` finds frames that cite
-  the frame as a source and walks relations from object to subject; `both` is the union.
-  Within one parent the order is: sources (as written), outgoing relations, citing frames,
-  incoming relations (each by id). Events are leaves. Retired nodes are reachable.
-- Nodes: frames ``{type: "frame", id, depth, revision, status, protected, sources, body?,
-  retire?}``; events ``{type: "event", ref, depth, kind, thread, size, status, active,
-  retired, created_at, preview, content?}`` (`content` only with include_events).
-- Edges ``{from, to, kind: "source" | "relation", name}``: every stored edge between a node
-  of this page and a node of this or an earlier page (sources point frame -> source,
-  relations subject -> object, whatever the direction walked).
-- Paging: at most `max_nodes` nodes and about PAGE_BYTES bytes per page, whole nodes only;
-  a node larger than the budget comes alone. `next_cursor` is None on the last page.
-  Cursors are signed (django.core.signing), bound to the context, the query parameters and
-  the cognitive version. A malformed, altered or foreign cursor (other context, other
-  parameters) raises InvalidRequest (``invalid_cursor``, 400); a cursor from an earlier
-  version raises StaleCursor (``stale_cursor``, 409).
-- `view_version` / `evaluation_id`: a recall inside an evaluation whose view is not the
-  current version raises StaleView (``stale_view``).
-- `as_observation`: the page is also appended as a `recall_result` observation (R30); the
-  result then carries ``observation: {ref, seq}``. No frame or event changes status.
-- Errors: InvalidRequest with codes ``invalid_frame_id``, ``invalid_depth``,
-  ``invalid_direction``, ``invalid_max_nodes``, ``invalid_flag``, ``unknown_evaluation``;
-  NotFound for a frame id this context does not have.
-
-The walk and the page are one SQL statement (`_FIRST_PAGE_SQL`), so one snapshot and one round
-trip: a recursive CTE makes one step per level, carrying the visited set in arrays, so each
-node is listed once at its first place (nearest first, then parent order, then the order
-within the parent); each level is LIMITed to what the page still needs and each parent's
-neighbours to a bounded number of rows, so a page costs at most (offset + max_nodes + 1)
-discovered nodes, never the whole context. The same statement returns the rows of the
-page's candidates, the relations between them and earlier nodes, and the context version.
-Later pages continue the walk (memory.recall.walk keeps it in this process, bound to the
-version the cursor is bound to, so the graph and the order are the same) and read their
-rows in one repeatable-read snapshot; a walk not kept here is walked again from the start,
-linearly. Outside a transaction the first page's statement runs prepared (planning it cost
-as much as running it).
-"""
+How it works: docs/internals.md, section `memory/recall/graph.py`."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
 """The SQL of recall: the one statement that walks and reads a first page, the three reads of
 a later page, and running the first prepared.
 
-The walk and the first page are one statement (`first_page_sql`), so one snapshot and one
-round trip: a recursive CTE makes one step per level, carrying the visited set in arrays, so
-each node is listed once at its first place (nearest first, then parent order, then the
-order within the parent); each level is LIMITed to what the page still needs and each
-parent's neighbours to a bounded number of rows, so a page costs at most
-(offset + max_nodes + 1) discovered nodes, never the whole context. The same statement
-returns the rows of the page's candidates, the relations between them and earlier nodes,
-and the context version.
-"""
+How it works: docs/internals.md, section `memory/recall/statements.py`."""
 
 from __future__ import annotations
 

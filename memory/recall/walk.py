@@ -1,23 +1,7 @@
 """The breadth-first walk of graph recall as resumable state, so a cursor continues the walk
 instead of redoing it.
 
-The first page of a recall is one SQL statement (memory.recall.graph); it walks only as far
-as that page needs. Walking again from the start for every later page made the last page of
-a 5,000-node walk cost a hundred times the first (the statement carries the visited set in
-arrays, so the walk is quadratic). Pages after the first come from a `WalkState`: the nodes
-discovered so far in walk order, their depths, the visited set, and the index of the next
-node to expand. Expanding a batch of parents costs a few indexed queries whatever the depth
-of the page, so every page costs about the same.
-
-States live in this process (an LRU of MAX_STATES walks), keyed by context, cognitive
-version and query; the version binds them to one frozen graph, as it binds the cursors. A
-page whose walk is not here (another worker, a restart, an evicted walk) walks from the start
-with the same machinery: linear in the offset, never quadratic.
-
-The order is the same as the statement's: level by level, each node once at its first place,
-within one parent sources (as written), outgoing relations (by id), citing frames (by id),
-incoming relations (by id); events are leaves.
-"""
+How it works: docs/internals.md, section `memory/recall/walk.py`."""
 
 from __future__ import annotations
 

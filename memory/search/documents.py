@@ -2,22 +2,7 @@
 # row shape; the search branch still reshapes them, so the split waits for that merge
 """Search documents from the facts (R34): what the index worker writes, and rebuilds.
 
-- `index_targets(frame_pks, event_pks) -> int` (re)index those rows now, in one database
-  transaction; returns documents written.
-- `index_rows(frame_pks, event_pks, fail_after=None) -> int` the same inside the caller's
-  transaction (the worker's batch; see its docstring for why an older reading never stays
-  over a newer one).
-- `rebuild(context_ids=None, clear=False, batch_size=500, progress=None) -> int` every
-  frame and event again; `count_facts(context_ids=None) -> int`.
-
-A document is a frame's or an event's lexemes (`memory.search.vectors`), its length in
-words, its embedding (`memory.search.semantic`; none for transaction events), and the
-columns search filters on (status, kind, thread, time).
-
-- `embed_missing(limit=200) -> int` embeds documents written before embeddings existed, or
-  by another embedder than the one in use (`semantic.model_name`; the worker calls it when
-  the outbox is empty); returns how many it embedded. `embedding_progress()` says how far.
-"""
+How it works: docs/internals.md, section `memory/search/documents.py`."""
 
 from __future__ import annotations
 

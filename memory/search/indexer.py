@@ -1,34 +1,6 @@
 """The search index worker (R34): applies the IndexIntent outbox to SearchDocument.
 
-Commits write IndexIntent rows in the same database transaction as the facts; this module is
-the only writer of SearchDocument. Each batch, in one database transaction:
-
-1. claims up to `batch_size` intents with ``SELECT ... FOR UPDATE SKIP LOCKED`` (workers in
-   several processes never take the same intent; a crashed batch rolls back and its intents
-   are claimed again: at least once);
-2. reads the facts and tokenises them with no lock held (the slow part);
-3. upserts the documents (COPY into a temporary staging table, then ``INSERT ... SELECT
-   ... ON CONFLICT DO UPDATE``: idempotent), which row-locks them until the batch commits;
-4. re-checks each target's fingerprint (revision, status, ...) and rebuilds any target
-   that moved since it was read, so an older reading never stays over a newer one, without
-   ever making a commit wait for the indexer (`documents.index_rows`); then deletes its
-   intents.
-
-Public functions:
-- `apply_pending(batch_size=200, context_id=None, fail_after=None) -> int` one batch; returns
-  the number of intents applied (0 when there was nothing to do). `fail_after=n` raises
-  WorkerInterrupted after n documents were written, before commit (crash drills in tests).
-- `drain(context_id=None) -> int` batches until the outbox is empty, then
-  `flush_pending_entries()`: the word index's pending entries merged (also done by
-  `run_forever` each time the outbox empties).
-- Documents themselves (and `rebuild`) are `memory.search.documents`.
-- `index_lag(context) -> {pending_intents, oldest_pending_seconds}`.
-- `run_forever(stop, poll_seconds)` the loop behind `manage.py run_indexer`; when the
-  outbox is empty it embeds documents written before embeddings existed
-  (`documents.embed_missing`), a batch at a time.
-- `start_background_indexer()` called by morphz/asgi.py: a daemon thread running
-  `run_forever` when settings.MORPHZ_INDEXER_IN_PROCESS is true.
-"""
+How it works: docs/internals.md, section `memory/search/indexer.py`."""
 
 from __future__ import annotations
 

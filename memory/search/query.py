@@ -1,66 +1,6 @@
 """Lexical search over frames (every status) and events (every kind, retired too) (R33–R36).
 
-    search(context, q, *, type=None, status=None, kind=None, thread=None, since=None,
-           until=None, transactions=None, limit=20, offset=0, cursor=None)
-        -> {hits, total, total_exact, next_offset, next_cursor, lag, query: {q, tokens, ignored}}
-
-- `q` goes through the same pipeline as the indexed text (`memory.search.textindex`: NFKC, case
-  folding, ICU words, identifier parts, Korean syllable pairs, emoji); English function
-  words are dropped from a query that has other words (`is_stop_word`: the standard
-  English stop set, single Latin letters, contractions like I'd and don't). Each query word
-  is a clause: a document matches it when it holds the word, the word as an identifier
-  part, or the phrase of its parts (`create_user` finds `test_create_user`; `결과` finds
-  `결과를`); a word with an apostrophe matches its every spelling (`don't`, `don’t`).
-  Documents are ranked like BM25 (`memory.search.ranking`): rarer words count more, a word
-  said counts more than a part of an identifier or a payload word, shorter documents
-  count more, a frame's id counts most. A sentence therefore finds the documents that share
-  its distinctive words; it does not need every word.
-- Order: a frame whose id is the query (as typed, or normalised like the index: case,
-  width, the punctuation around it) comes first; then by score, newest first on ties.
-  Frames outrank events that match equally (their fields weigh more). A question (three
-  words or more apart, `semantic.is_question`) has its best HEAD hits reordered by
-  meaning (`memory.search.semantic`): scores only rise there, so they stay in order.
-- Transaction events echo what the frames they wrote hold: they are left out unless
-  `transactions` is true or `kind` is ``transaction``, and weigh little when included.
-- Filters: `type` ``frame`` | ``event``; `status` ``active`` | ``retiring`` | ``retired``
-  (frames) or ``active`` | ``retired`` | ``recorded`` (events; ``recorded`` = not an
-  observation); `kind` an event kind (frames have kind ``frame``); `thread`; `since` /
-  `until` (datetimes or ISO 8601 strings; a frame's time is its last change, an event's
-  its creation; `since` inclusive, `until` exclusive, `since` before `until`). Filters no
-  document can satisfy together (``type=frame`` with an event kind or ``recorded``, an
-  event with ``retiring``, an observation kind with ``recorded``, any other event kind
-  with ``active`` or ``retired``, ``kind=transaction`` with ``transactions`` false) are
-  refused, not answered with an empty page.
-- Hits, best first: ``{type, id (frames) | ref (events), ref, status, kind, thread,
-  created_at, score, snippet, snippet_parts: [{text, match}], next}`` where `next` says what
-  to call to go further: ``{"recall": {"frame_id": ...}}`` or ``{"read": "@e42"}``.
-- `total`: how many documents match (hold a distinctive query word), counted up to
-  TOTAL_CAP (`total_exact` false beyond, and where common words selected their newest
-  documents only or, in a long unfiltered history, a broad word its newest
-  `statistics.RECENT_WINDOW`: `memory.search.ranking`). Pages: `next_cursor`, passed
-  back as `cursor` with the same query and filters, pages through every match, past
-  RANK_POOL, ranking the documents of the first page as it measured them
-  (`memory.search.cursor`: no repeats, no skips while new documents arrive); null on the
-  last page. `offset` (0-based, below RANK_POOL) and `next_offset` still page the first
-  RANK_POOL, each page ranking the documents as they are then.
-- `query`: ``{q, tokens, ignored}``: the query as sent, the words it searched for (function
-  words dropped, at most `memory.search.ranking.SCORED_CLAUSES`), and the words past that
-  limit, which neither select, score nor highlight (empty for any usual query).
-- `lag`: ``{pending_intents, oldest_pending_seconds}`` from the outbox (search may lag the
-  facts a little; reading a frame or event by id never does, R35).
-- Errors: InvalidRequest with codes ``invalid_query`` (empty, too long, or no word or
-  emoji), ``invalid_type``, ``invalid_status``, ``invalid_kind``, ``invalid_thread``,
-  ``invalid_time``, ``invalid_limit``, ``invalid_offset`` (also an offset sent with a
-  cursor), ``invalid_cursor`` (details' `reason`: ``malformed``, ``bad_signature``,
-  ``other_context``, ``other_query``), ``conflicting_filters`` (details name both fields of
-  each conflicting pair).
-
-Storage (chosen by measurement, see BENCHMARKS.md): a weighted ``tsvector`` per document
-(`memory.search.vectors`: primary and secondary lexemes, quoted, no stemming, no stop
-words) with a GIN index, and the document's length in words. Ranking is
-`memory.search.ranking`; snippets are cut from the facts for the hits returned
-(`memory.search.snippets`): documents keep no copy of the text.
-"""
+How it works: docs/internals.md, section `memory/search/query.py`."""
 
 from __future__ import annotations
 

@@ -1,55 +1,6 @@
 """How search chooses and orders documents (R33): BM25 over the index's lexemes, in SQL.
 
-    plan(ctx_id, clauses, filters, params, include_tx) -> Plan
-    ranked(plan, limit, offset, meaning=None) -> Ranked(rows, matched, exact, lag)
-
-With the query's embedding (`meaning`), the best `memory.search.semantic.HEAD` documents
-are reordered by meaning (`semantic.rerank`) before the page is cut from them.
-
-Each query word (a clause: token and parts, `memory.search.textindex.query_clauses`; the
-first SCORED_CLAUSES once `memory.search.query.is_stop_word` dropped the function words) is
-two items: its primary form (the word said in a document) and its secondary form (the
-word as an identifier part, a Korean syllable pair, or in an event's payload;
-`memory.search.vectors.clause_forms`, every apostrophe spelling); 2 to PHRASE_CLAUSES words
-found side by side in order are one more item. An item weighs BM25's inverse document
-frequency of the documents holding it (secondary items SECONDARY_WEIGHT of that), so a
-word's rarity as a word is not diluted by its use inside identifiers. A document scores
-the sum of the items it holds (presence, not counts: BM25 with term counts and k1's
-saturation ranked worse on the development set of bench/tune_bm25.py, MRR 0.618 against
-0.633 in its model of this ranking), times BM25's length normalisation (k1 K1, b B,
-against the context's average length), times FRAME_FACTOR for frames (what the agent chose
-to keep) or TRANSACTION_FACTOR for transaction events (echoes of their frames). A frame
-whose id holds a query word gets that word's weight once more (ID_WEIGHT), whether the
-word selects or only scores. A frame whose id is the query (`memory.search.query.exact_ids`) comes first
-and scores EXACT_LEAD above the best other hit.
-
-Candidates: every document holding a selecting item, found through the GIN index and
-ranked all together in one statement (document frequencies are counted there, over the
-filtered documents): no "newest first" cut, the best matches are found wherever they are.
-Every item's documents in this context (filters applied) are counted first, up to
-COUNT_CAP each (`memory.search.statistics`, which keeps them a while in large contexts), so
-a word's role and weight depend on this context alone, not on what other contexts hold.
-Selecting items are the rarest, until the documents they hold
-would pass ROW_BUDGET; items in more than COMMON_FRACTION of the documents never select.
-The others never have all their documents visited: each adds its weight (from its count;
-beyond COUNT_CAP from PostgreSQL's statistics, never below the cap) to the candidates
-holding it, checked once per candidate on one copy of its vector; they select (the newest
-WIDE_POOL each) only when the selecting items found fewer than WIDEN_BELOW documents.
-
-History grows, the words a search needs do not: in a context of more than
-`statistics.RECENT_WINDOW` documents, an unfiltered search limits its broad items. A
-selecting item held by BROAD documents or more (the phrase, when each of its words is held
-by BROAD_PHRASE) selects among the newest RECENT_WINDOW documents and the frames older than
-them, weighing what its count over the whole context says (the phrase: its count among
-them, scaled); common items select among them too. An older event found by a rarer item
-still weighs the limited items it holds, and a rarer word finds its documents wherever they
-are. A filtered search is never limited (the newest may hold none that pass). Without this
-a two-word question over a million events read each of the tens of thousands of documents
-holding its words (2-3 s; bench/run_all.py's search rows).
-`Ranked.exact`: `matched` counts every document holding a selecting item, unless one of
-those common items held more than WIDE_POOL (its oldest were left out) or an item
-selected among the newest documents only.
-"""
+How it works: docs/internals.md, section `memory/search/ranking.py`."""
 
 from __future__ import annotations
 

@@ -1,35 +1,6 @@
 """What a document means, for ordering search's best lexical matches (R33).
 
-    enabled() -> bool                        # settings.MORPHZ_SEARCH_MEANING
-    is_question(q, words) -> bool            # whether a query is reordered
-    embeddings(texts) -> [bytes]             # one per text, b"" when it says nothing
-    query_embedding(q) -> bytes
-    rerank(head, query, lead) -> [(index, score)]  # the head's new order and scores
-
-Lexical ranking (`memory.search.ranking`) decides what matches; meaning only reorders the
-best HEAD of it. A query in plain words ("how do I get my money back") shares a word or two
-with many documents, and BM25 cannot tell which of them is *about* the question; an
-embedding of the document and of the query can. Measured on the relevance benchmark's
-development set (bench/tune_meaning.py: 299 STATE-Bench train-task questions, chosen there
-before the test queries were run once; see BENCHMARKS.md): nDCG@10 0.366 -> 0.379 and
-recall@10 0.211 -> 0.225 (95% paired bootstrap intervals excluding zero), MRR 0.632 ->
-0.643.
-
-The embedding is WordLlama's bundled 256-dimension model (average of token embeddings: no
-network, no GPU, about a tenth of a millisecond for a query), of the document's text as search
-indexes it (`memory.search.vectors.frame_text` / `event_text`), its first EMBED_CHARS
-characters (a long log is about what it opens with; embedding 3.5 MB would take seconds).
-Stored unit length as float16: 512 bytes a document, written by the index worker beside the
-lexemes (`memory.search.documents`). Transaction events get none (they echo their frames).
-
-A head document scores ``s + WEIGHT * best * max(cos, 0)``: `s` its lexical score, `best` the
-best lexical score of the head (the frame named by the query aside), `cos` the cosine
-between the document's and the query's embeddings. WEIGHT 3/7 is the blend ``0.7 s / best +
-0.3 cos`` chosen on the development set (0.1 to 0.5 tried, heads of 20, 50 and 100), put in
-the lexical score's units so that scores stay in order: a head document never scores below
-its lexical score, which is at least every later document's. A document without an
-embedding (a transaction event, or text without a word) adds nothing.
-"""
+How it works: docs/internals.md, section `memory/search/semantic.py`."""
 
 from __future__ import annotations
 

@@ -2,17 +2,7 @@
 query match, as plain text and as ``parts`` ``[{text, match}]`` so a page can highlight
 with textContent, never HTML.
 
-- `snippet(text, query_tokens, width=SNIPPET_CHARS, *, cut_before=False, cut_after=False)
-  -> {snippet, parts}`: segments `text` with ICU (the same segments the index saw), marks
-  those that are, or whose identifier parts or Korean syllable pairs are, one of
-  `query_tokens`, and keeps about `width` characters around the first match, starting and
-  ending at segment boundaries (never part of a word; spaces at the ends left out), with
-  ``…`` where text was left out. A segment longer than `width` is the only one cut.
-- `window(text, first) -> (text, cut_before, cut_after)`: WINDOW_CHARS of `text` starting
-  WINDOW_BEFORE characters before the first occurrence of `first` (case-insensitive), and
-  whether text was left out before and after it (the database cuts event windows the same
-  way, `memory.search.ranking`).
-"""
+How it works: docs/internals.md, section `memory/search/snippets.py`."""
 
 from __future__ import annotations
 

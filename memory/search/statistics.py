@@ -2,17 +2,7 @@
 many there are and their average length, how many hold each query word, and PostgreSQL's
 list of the most common words over all contexts.
 
-    context_size(ctx, include_tx) -> (documents, average length in words)
-    recent_since(ctx, include_tx) -> when the newest RECENT_WINDOW documents begin (or None)
-    document_counts(ctx, [(literal, lexeme)], filters, params, documents) -> [documents holding each]
-    idf(df, documents) -> BM25's inverse document frequency
-    forget_statistics()  # measure again on the next search
-
-A context of CACHED_FROM documents or more keeps its figures for STATS_SECONDS: its size,
-average length and where its newest RECENT_WINDOW documents begin, and each word's count (per filters and their values). An agent's
-queries share their common words, which cost most to count, so the next query does not
-count them again; the figures may lag new documents by that long.
-"""
+How it works: docs/internals.md, section `memory/search/statistics.py`."""
 
 from __future__ import annotations
 

@@ -1,24 +1,6 @@
 """The text pipeline shared by indexing and queries (R33).
 
-- `normalise(text)`: Unicode NFKC, then case folding (full-width ``ＡＰＩ`` -> ``api``).
-- `tokens(text)`: ICU word boundaries (`icu4py.breakers.WordBreaker`, locale ``root``,
-  which segments Chinese and Japanese with ICU's dictionaries) over the normalised text;
-  segments without a letter or digit (spaces, punctuation, emoji) are dropped. ASCII
-  stretches (and common typographic punctuation) take a regular-expression fast path that
-  gives exactly ICU's segments there (tested against ICU); `icu_tokens(text)` is the
-  reference.
-- Lexemes reach PostgreSQL quoted (`memory.search.vectors`), so it never re-parses or
-  re-normalises them: this pipeline is the only tokenizer (the database's own parser
-  would split ``1.5`` or ``@e42`` differently and knows no Chinese words).
-- `terms(text)`: what is indexed and searched: each token followed by its parts
-  (`parts(token)`: the pieces of identifiers split at ``_`` ``.`` ``:`` and camelCase, the
-  syllable pairs of Korean words), then the emoji of the text (`emoji`: a flag or a ZWJ
-  sequence is one emoji, followed by the emoji it joins, `emoji_parts`). `tokens` stays the ICU
-  definition; `terms` adds to it.
-- `index_terms(text, secondary=False)`: the lexemes the index stores: words, and their
-  parts marked as secondary (``~part``); see `memory.search.vectors`.
-- `query_clauses(text)`: a query's words as (token, parts).
-"""
+How it works: docs/internals.md, section `memory/search/textindex.py`."""
 
 from __future__ import annotations
 

@@ -1,23 +1,6 @@
 """What a search document says and how it is stored (R33).
 
-- `frame_text(frame_id, body)` / `event_text(content, payload)`: a document's text (bodies
-  and payloads flattened by `flatten` into ``key: value`` lines, keys included).
-- `frame_vector(frame_id, body)` / `event_vector(kind, content, payload)` ->
-  ``([tsvector literal, ...], length)``: one literal, or the document's and its parts'. Primary lexemes are the words a document says: a frame's
-  id (weight A) and body (B), an event's text (C); a transaction event's text is D (it
-  echoes its frames). Secondary lexemes, marked ``~`` (`textindex.SECONDARY`), are weaker
-  evidence: the parts of identifiers and Korean syllable pairs (``test_create_user`` ->
-  ``~test ~create ~user``), and every term of an event's payload (D). `length` is the
-  number of words (BM25's document length).
-- `tsvector_literal(tokens)` / `weighted_tsvector_literals(sections)`: lexemes with their
-  real positions (at most MAX_POSITIONS each), quoted; a giant text's lexemes past
-  PostgreSQL's 1 MB per tsvector run on into more tsvectors (its parts, up to MAX_PARTS).
-- `tsquery_literal(tokens)`: every token AND-ed. `clause_forms(token, parts)` ->
-  ``(primary, secondary)`` tsquery literals of one query word: the word itself, and the
-  word as a secondary lexeme or the phrase of its parts (``create_user`` finds
-  ``test_create_user``; ``결과`` finds ``결과를``). `clause_any` is either form. A word
-  with an apostrophe matches its every spelling (`spellings`: ``don't`` finds ``don’t``).
-"""
+How it works: docs/internals.md, section `memory/search/vectors.py`."""
 
 from __future__ import annotations
 

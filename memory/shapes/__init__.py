@@ -2,12 +2,7 @@
 search hits: one TypedDict and one builder for each (`context`, `history`, `events`,
 `nodes`), all importable from here.
 
-The API (api/shapes.py documents them in the OpenAPI schema), the explorer's first paint,
-recall, search and the compiled model input all build their context and event JSON here,
-so the same field never means two things in two places. Every event shape starts from
-`event_head` (`ref`, `kind`, `thread`, `status`); the compiled input leaves `status` out
-because it only ever holds active observations.
-"""
+How it works: docs/internals.md, section `memory/shapes/__init__.py`."""
 
 from memory.shapes.context import (
     ContextJson,

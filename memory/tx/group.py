@@ -1,20 +1,7 @@
 """Group commit: transactions queued on one context by threads of one process, committed
 together in one database transaction.
 
-Commits of one context are serialised by its row lock, and each database commit waits for
-its write-ahead log flush while holding it. When several threads of one process commit on
-the same context, the thread that gets the context's gate (`memory.locking.context_gate`)
-takes every transaction queued behind it, in arrival order, and commits them in one
-database transaction: one row lock, one flush. Each transaction still gets its own version,
-event, record and receipt, and is decided against the state its predecessors left.
-
-Atomic per transaction: `decide` only reads and raises `MorphzError` for a transaction that
-is refused; nothing of it is written and its neighbours go on. `write` cannot refuse: any
-exception there (or from the database at commit) rolls back the whole group, and then
-every transaction of the group is committed again on its own (`alone`), in order, so each
-gets exactly the answer it would have had without grouping. Errors are raised in the
-submitting thread, which records a refusal as it always does (R6).
-"""
+How it works: docs/internals.md, section `memory/tx/group.py`."""
 
 from __future__ import annotations
 

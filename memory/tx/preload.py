@@ -1,18 +1,6 @@
 """Loads for every transaction of a group commit, sent together before any is decided.
 
-In a group commit (`memory.tx.group`) each transaction is decided against the state its
-predecessors in the group left. Loading what a transaction names only when its turn comes
-costs a round trip per transaction, during which the server runs the predecessor's writes
-and Python waits. Instead the group sends every transaction's loads at once, right after the
-row lock, and reads them in one round trip.
-
-A load sent earlier is still the truth for a transaction unless a transaction decided after
-it was sent changed something the transaction names. `GroupLoads` keeps what each written
-transaction touched; a load that any of them overlaps is dropped and the transaction loads
-again, then, reading its predecessors' writes like any other statement of the group. Lazy
-loads during apply (successors, `supersedes` relations) always go to the database and so
-always see them.
-"""
+How it works: docs/internals.md, section `memory/tx/preload.py`."""
 
 from __future__ import annotations
 

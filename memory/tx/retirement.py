@@ -1,18 +1,6 @@
 """Two-step frame retirement (R14–R17): the state machine, its rules and its writes.
 
-A frame is `active`, `retiring` or `retired`. `retire` opens a request (a new generation) and
-a window of `grace_ticks` ticks: the frame stays in the model input as `retiring` until the
-context's tick reaches `due_tick` (R14; zero grace retires at once). Revise, restore or
-protect inside the window cancels the request (R15). An expiry acts only on the very request
-and revision it was scheduled for; anything else makes it `stale` (R16). A retiring frame
-that a live successor supersedes and cites retires at once: the request is `completed` (R17).
-
-Each request is a `RetirementRequest` row whose `outcome` moves from `pending` to one of
-`expired`, `completed`, `cancelled` or `stale`. This module decides those moves and writes
-them: `request_rows` for a commit (written by `memory.tx.store`) and
-`apply_due_expiries` inside an evaluation (ORM). `memory.tx.apply` calls the window functions
-on its working copy and keeps the token accounting.
-"""
+How it works: docs/internals.md, section `memory/tx/retirement.py`."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
 """Writing the rows of one commit in one statement: the `morphz_write_commit` function.
 
-The commit path is the hottest in Morphz (bench/bench_engine.py compares it with the same
-writes in hand-written SQL, and bench/run_all.py with PostgreSQL alone). The engine decides
-every value (`memory.tx.apply`); this module puts them in one JSON document, and the
-server-side function `morphz_write_commit(json)` (migration 0010) stores them. One statement
-instead of one per table keeps the client's work per commit small while the context row lock
-is held. It decides nothing. Every function expects the caller to hold the context row lock
-(`memory.locking.lock_context`) inside one database transaction.
-"""
+How it works: docs/internals.md, section `memory/tx/store.py`."""
 
 from __future__ import annotations
 

@@ -1,22 +1,6 @@
 """Reads as of a point in history (R52): frames, one frame, relations, recall.
 
-What a point means is defined in `memory.versions.points`. Everything here reads the
-history tables (frame and event logs, revisions, relation versions, evaluations), never
-the present rows' mutable columns, and nothing here writes.
-
-- `frames_as_of(context, point, *, status=None, after_id="", limit=100) -> Page[Frame]`
-- `frame_as_of(context, point, frame_id) -> Frame | None`
-- `revisions_as_of(frame, point) -> list[FrameRevision]` and
-  `write_history_as_of(context, frame_id, point) -> list[dict]`
-- `relations_as_of(context, point, *, subject, object_id, name, include_removed, after_pk,
-  limit) -> Page[Relation]`
-- `recall_as_of(context, point, **recall_kwargs) -> dict`: the same walk as `recall`, on the
-  state at the point (it cannot append an observation; cursors are bound to the point's
-  version like any recall cursor).
-
-Frames and relations come back as unsaved model instances so the present-state shapes
-(`frame_view`, `memory.shapes.relation_json`) serve both.
-"""
+How it works: docs/internals.md, section `memory/versions/asof.py`."""
 
 from __future__ import annotations
 

@@ -1,27 +1,6 @@
 """What changed between two points (R52): `diff(context, from_version, to_version=None)`.
 
-Both ends are points as `memory.versions.points` defines them (the end of a version), so
-`diff(A, B)` covers commits A+1..B and whatever happened between them (appends, evaluations,
-expiries). Returns::
-
-    {from_version, to_version, from_tick, to_tick,
-     frames: {derived, revised, retiring, retired, restored, protected, unprotected},
-     relations: {added, removed},
-     events: {appended, retired, restored},
-     transactions: [{version, id, ref, reason, author, author_kind, thread, base_version,
-                     text}]}
-
-- derived: frames created in the range, as they are at the end (`{id, revision, status,
-  body}`); revised: frames that existed at A and got new revisions (`{id, from_revision,
-  to_revision, before, after}` with both bodies); retiring / retired / restored: status
-  changes between A and B (`{id, before, after, due_tick?}`; a frame derived and retired
-  in the range is listed as derived and retired); protected / unprotected likewise.
-- relations: `{subject, name, object, version}` added (live at B, not at A) or removed.
-- events: appended in the range (`{ref, kind, thread, preview}`), and observations whose
-  activity differs between A (or their append) and B.
-- transactions: the committed ones in the range, oldest first.
-Raises InvalidRequest (`invalid_version`) for versions the context never had or A > B.
-"""
+How it works: docs/internals.md, section `memory/versions/diff.py`."""
 
 from __future__ import annotations
 

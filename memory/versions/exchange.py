@@ -1,17 +1,6 @@
 """Export and import of a whole context as one file (R56); the format is in docs/history.md.
 
-- `export_context(context, path, progress=None) -> dict` writes the file (gzip, JSON Lines):
-  a header, the history steps (`memory.versions.steps.history_steps`), the rejected
-  transactions, the expected state (`replay.snapshot`) and a closing line with the number
-  of lines before it and their SHA-256. Returns the counts.
-- `read_export(path) -> ExportFile` reads and checks a file completely before anything is
-  written: gzip intact, every line JSON, the header's format and version known, the closing
-  line present, count and checksum equal. Raises InvalidExport (`invalid_export`).
-- `import_context(path, slug=None, progress=None) -> ImportResult` rebuilds the context by
-  driving the engine with the steps (in one database transaction), restores the events'
-  times and the rejected records, then compares the rebuilt state with the file's state
-  (the replay check); any difference refuses the import and writes nothing.
-"""
+How it works: docs/internals.md, section `memory/versions/exchange.py`."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
 """Forks (R53): an independent context whose history and state equal the source's at a point.
 
-    fork_context(source, *, slug=None, at_version=None, name=None) -> ForkResult
-
-Copies, as of the point (see `memory.versions.points`), every row the source holds:
-events, evaluations, transaction records, frames with their revisions, relations,
-retirement requests, the history logs, the counters and settings, and the search index
-(documents whose text is unchanged at the point are copied; the rest are queued for the
-indexer). Rows are copied with `INSERT ... SELECT` in one database transaction, new ids
-drawn from the tables' sequences into temporary maps first, so foreign keys between copied
-rows are rewritten with one join each. The source's row is share-locked meanwhile: writes
-to it wait (a few statements), reads and other forks do not. Nothing is shared afterwards:
-every row of the fork is its own.
-
-A frozen source can be forked; the fork is not frozen. Raises InvalidRequest
-(`invalid_version`, `invalid_request` for a bad slug, `context_exists`).
-"""
+How it works: docs/internals.md, section `memory/versions/forks.py`."""
 
 from __future__ import annotations
 

@@ -1,25 +1,6 @@
 """Points in a context's history, and the SQL that reads the state at one (R52).
 
-A **point** is a cognitive version N (0 <= N <= the context's version). "As of version N"
-means the state at the *end* of version N: after commit N and after every evaluation that
-ran while the version was N (their claims, tick advances and the expiries they applied),
-up to the moment commit N+1 took the context lock. At the present version that is exactly
-the present state. Concretely, as of N:
-
-- tick: the tick of the last evaluation whose `view_version` <= N (0 if none);
-- events: those appended before commit N+1 (seq < the seq of commit N+1's transaction
-  event); an observation is active unless a retire committed at a version <= N (and no later
-  restore <= N); an input is pending unless an evaluation with `view_version` <= N claimed
-  it; a request is delivered when the delivering event is among these events;
-- frames: those created at a version <= N, each in the state the frame log
-  (`FrameChange`, written by a trigger) holds for it at the largest version <= N (an expiry
-  applied at version N comes after commit N), with the body and sources of that revision;
-- relations: created at a version <= N and not removed at a version <= N;
-- retirement requests: requested at a version <= N; resolved only if resolved <= N;
-- transactions: committed at a version <= N, and the rejected ones recorded before commit
-  N+1; evaluations with `view_version` <= N;
-- settings: the last entry of the settings log (`SettingsChange`) at a version <= N.
-"""
+How it works: docs/internals.md, section `memory/versions/points.py`."""
 
 from __future__ import annotations
 

@@ -1,22 +1,6 @@
 """Replay (R51): the cognitive state rebuilt from the history alone equals the stored state.
 
-- `apply_steps(context_id, steps)`: drive the real engine (`append_events`, `append_event`,
-  `register_action`, `evaluate`, `submit_transaction`) with a history's steps
-  (`memory.versions.steps`), in order.
-- `verify_context(context) -> list[str]`: replay into a scratch context and compare its
-  snapshot (`memory.versions.snapshot`) with the stored one; [] means the history explains
-  the state.
-
-Speed. Every step the engine takes updates the context row. Inside one long database
-transaction those row versions cannot be pruned, so each step walks all the earlier ones
-and replay is quadratic (26-78 events/s at 50,000 events). Outside a transaction replay
-therefore runs in autocommit, each step its own short transaction, into a scratch context
-that is deleted afterwards (a `replay-` slug, visible meanwhile), with the session's
-`synchronous_commit` off (scratch rows need no durability). Runs of plain appends go
-through the engine's bulk append (`append_events`), which logs a maintenance change at the
-event that made it, as single appends do. Inside a transaction (tests) the scratch context
-is rolled back instead.
-"""
+How it works: docs/internals.md, section `memory/versions/replay.py`."""
 
 from __future__ import annotations
 

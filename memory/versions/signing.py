@@ -1,18 +1,6 @@
 """Signed exports (R65): an export's lines carry an HMAC-SHA256 under a key of the server.
 
-A plain checksum proves a file is whole, not that this server wrote it: an edited file with
-its checksum recomputed would import, and a forged audit trail (authors, times) would become
-history. The closing line of an export therefore carries
-`"signature": {"key": <key id>, "hmac": <hex>}` over the same bytes the checksum covers.
-
-Keys come from `settings.MORPHZ_EXPORT_KEYS` (the first signs, every one verifies: rotate by
-putting a new key first and keeping the old ones after it); without any, one key is derived
-from `SECRET_KEY`. A key id is the first 16 hex digits of the key's SHA-256, so a file names
-its key without revealing it.
-
-- `Signer()`: `update(bytes)` per line, then `signature() -> dict`.
-- `verify(lines_hmac_input, signature) -> bool` via `Verifier()`: `update`, `verify(sig)`.
-"""
+How it works: docs/internals.md, section `memory/versions/signing.py`."""
 
 from __future__ import annotations
 

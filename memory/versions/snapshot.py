@@ -1,12 +1,6 @@
 """The comparable state of a context, and the comparison replay and import make (R51).
 
-- `snapshot(context_id) -> dict`: counters; frames with every revision, sources, status,
-  protection and retirement requests (generation, due tick, outcome); relations; events'
-  status, pending and request state; evaluations' claims, ticks and expiries; committed
-  transactions with their receipts; the maintenance log; the settings and their log. No database ids and no clock
-  times: two contexts with the same history have equal snapshots. JSON-able.
-- `compare(expected, actual) -> list[str]`: each difference as `path: stored X, replayed Y`.
-"""
+How it works: docs/internals.md, section `memory/versions/snapshot.py`."""
 
 from __future__ import annotations
 

@@ -1,21 +1,6 @@
 """A context's history as steps (R51): what replay, export and import carry.
 
-The history of a context is its steps in the order they happened:
-
-- every appended event (user messages, tool results, agent messages, external facts,
-  actions, recall results) with its text, payload, thread, `delivers` and idempotency key;
-- every evaluation, placed after the event that was last when it ran (`Evaluation.last_seq`),
-  with its thread, continuation flag and idempotency key; what it claimed, the tick it
-  reached and the expiries it applied are *results*, checked, not replayed;
-- every committed transaction (its event in the log) with its canonical text, author,
-  thread and the evaluation it was written from;
-- every change of the settings (`SettingsChange`), placed like an evaluation; the settings
-  the context was created with are `initial_settings(context)`.
-
-Rejected transactions change nothing and are not replayed (an export carries them as
-records). `history_steps(context)` yields the steps as JSON-able dicts (the export format's
-lines, see docs/history.md).
-"""
+How it works: docs/internals.md, section `memory/versions/steps.py`."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
 """The Morphz model protocol: what a model needs to use its memory (R45).
 
-One source of truth, shipped with the client so it works offline and served by the server
-(`GET /api/v1/contexts/{slug}/protocol/`, which fills in that context's settings):
-
-- `instructions(settings)`: a compact English text teaching events and `@eN` refs, frames,
-  sources, relations, every operation of the transaction language with one example,
-  base versions and conflicts, two-step retirement, requests and delivery, actions,
-  pressure and maintenance, recall, search and chunked reading. At most 1,500 tokens
-  (measured in the tests with a real tokenizer).
-- `TOOLS`: the memory tools (`context_tx`, `recall`, `search`, `read_event`, `frame`,
-  `cancel_action`), each
-  a name, a description and a JSON Schema (draft 2020-12) for its arguments;
-  `openai_tools()` and `anthropic_tools()` give them in each provider's shape.
-
-Pure standard library: no Django, no HTTP.
-"""
+How it works: docs/internals.md, section `protocol/morphz_protocol/__init__.py`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The served HTTP stack's connection limits (morphz/protocol.py), against a real uvicorn:
+"""The served HTTP stack's connection limits (morphz/http_protocol.py), against a real uvicorn:
 half a header or a declared body never sent is closed within its deadline, an answer the
 client stops reading is dropped, and a flood of connections that never send a request
 cannot keep a client with a token from being served."""

@@ -1,14 +1,6 @@
 """Applying a context transaction's operations to a working copy of the cognitive state.
 
-Plain Python (R10–R17, R20): the engine loads what the transaction references through a
-`StateLoader`, this package decides every rule, and the engine writes the outcome. Tests can
-drive it with an in-memory loader.
-
-- `state`: the working copy's types, `referenced_items`, `find_conflicts`
-- `base`: the bookkeeping every operation shares (errors, touches, token accounting)
-- `frames`: derive, revise, relate, unrelate
-- `status`: retire, restore, protect, unprotect, and the successor rule (R17)
-"""
+How it works: docs/internals.md, section `memory/tx/apply/__init__.py`."""
 
 from __future__ import annotations
 

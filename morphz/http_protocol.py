@@ -1,28 +1,6 @@
 """The HTTP protocol the server runs: uvicorn's httptools protocol plus the limits it lacks.
 
-uvicorn (0.54) closes an idle keep-alive connection (`timeout_keep_alive`) and answers 503
-past `limit_concurrency` connections, but a connection that sends half a header, or
-declares a body and never sends it, is held forever, and an answer its client stops reading
-waits in the write buffer for as long as the socket lives. Measured: 1,030 such connections
-took a server with a 1,024-descriptor limit down for everyone, without a token.
-
-This class adds, per connection, the three deadlines a reverse proxy also keeps (nginx's
-client_header_timeout, client_body_timeout and send_timeout, with the same meaning):
-
-- headers: a request's headers must be complete HEADER_TIMEOUT seconds after the connection
-  opened or the previous answer was sent (else the connection is closed);
-- body: a request body may pause at most BODY_TIMEOUT seconds between two reads;
-- send: an answer whose client reads nothing for SEND_TIMEOUT seconds is dropped (the
-  connection is aborted, so its buffered bytes and its descriptor are freed at once).
-
-And one rule for the connection limit (uvicorn's `limit_concurrency`, derived from the
-file-descriptor limit by `connection_limit`): when a new connection would reach it, the
-connections that have been waiting longest for a request's headers are closed first, so a
-flood of half-open connections cannot starve a client that actually sends a request; only
-when every connection is busy with a request does uvicorn answer 503.
-
-The values come from Django settings (MORPHZ_HEADER_TIMEOUT, ...; docs/production.md).
-"""
+How it works: docs/internals.md, section `morphz/http_protocol.py`."""
 
 from __future__ import annotations
 
@@ -63,7 +41,7 @@ def connection_limit(configured: int = 0) -> int:
     return max(16, soft - RESERVED_DESCRIPTORS)
 
 
-HTTP_PROTOCOL = "morphz.protocol:MorphzHttpProtocol"  # uvicorn's --http / Config(http=...)
+HTTP_PROTOCOL = "morphz.http_protocol:MorphzHttpProtocol"  # uvicorn's --http / Config(http=...)
 
 # Connections waiting for a request's headers, oldest first (one server per process; a dict
 # keeps insertion order and removes in O(1)).
