@@ -1,6 +1,6 @@
 """What each model call was given (R55): evaluations, read back.
 
-- `list_evaluations(context, *, thread=None, after_pk=0, limit=50) -> (rows, has_more)`:
+- `list_evaluations(context, *, thread=None, after_pk=0, limit=50) -> Page[Evaluation]`:
   oldest first, summaries (no compiled text).
 - `get_evaluation(context, evaluation_id) -> dict`: one evaluation with the compiled input it
   returned (structured `context`, rendered `text`, `tokens`), its view version, tick and the
