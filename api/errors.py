@@ -18,7 +18,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from memory.errors import ErrorCode, MorphzError
+from memory.errors import ErrorCode, MorphzError, field_code
 
 log = logging.getLogger(__name__)
 
@@ -92,41 +92,6 @@ _DRF_CODES: list[tuple[type[exceptions.APIException], ErrorCode]] = [
 ]
 
 
-# A query parameter or body field whose own code the docs list: a validation failure on it
-# alone answers with that code (as the memory function behind it would), not the generic one.
-CODE_BY_FIELD: dict[str, ErrorCode] = {
-    "limit": ErrorCode.INVALID_LIMIT,
-    "status": ErrorCode.INVALID_STATUS,
-    "depth": ErrorCode.INVALID_DEPTH,
-    "offset": ErrorCode.INVALID_OFFSET,
-    "length": ErrorCode.INVALID_LENGTH,
-    "kind": ErrorCode.INVALID_KIND,
-    "thread": ErrorCode.INVALID_THREAD,
-    "type": ErrorCode.INVALID_TYPE,
-    "since": ErrorCode.INVALID_TIME,
-    "until": ErrorCode.INVALID_TIME,
-    "q": ErrorCode.INVALID_QUERY,
-    "frame_id": ErrorCode.INVALID_FRAME_ID,
-    "direction": ErrorCode.INVALID_DIRECTION,
-    "max_nodes": ErrorCode.INVALID_MAX_NODES,
-    "view_version": ErrorCode.INVALID_VIEW_VERSION,
-    "base_version": ErrorCode.INVALID_BASE_VERSION,
-    "as_of": ErrorCode.INVALID_VERSION,
-    "at_version": ErrorCode.INVALID_VERSION,
-    "from": ErrorCode.INVALID_VERSION,
-    "to": ErrorCode.INVALID_VERSION,
-    "cursor": ErrorCode.INVALID_CURSOR,
-    "include_bodies": ErrorCode.INVALID_FLAG,
-    "include_events": ErrorCode.INVALID_FLAG,
-    "include_removed": ErrorCode.INVALID_FLAG,
-    "as_observation": ErrorCode.INVALID_FLAG,
-    "transactions": ErrorCode.INVALID_FLAG,
-    "frozen": ErrorCode.INVALID_FLAG,
-    "continuation": ErrorCode.INVALID_FLAG,
-    "include_instructions": ErrorCode.INVALID_FLAG,
-}
-
-
 def validation_code(details: list[dict[str, Any]]) -> ErrorCode:
     """The code of a validation failure: the field's own code when every failing field
     shares one (`events[0].thread` counts as `thread`), else `invalid_request`. An unknown
@@ -135,8 +100,7 @@ def validation_code(details: list[dict[str, Any]]) -> ErrorCode:
     for item in details:
         if item.get("message") == "unknown field":
             return ErrorCode.INVALID_REQUEST
-        leaf = str(item.get("field", "")).rsplit(".", 1)[-1]
-        codes.add(CODE_BY_FIELD.get(leaf, ErrorCode.INVALID_REQUEST))
+        codes.add(field_code(str(item.get("field", ""))))
     return codes.pop() if len(codes) == 1 else ErrorCode.INVALID_REQUEST
 
 

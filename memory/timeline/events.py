@@ -15,7 +15,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.broadcast import broadcast_after_commit
-from memory.errors import Conflict, ErrorCode, InvalidRequest, MaintenanceRequired, RuleViolation
+from memory.errors import (
+    Conflict,
+    ErrorCode,
+    InvalidField,
+    InvalidRequest,
+    MaintenanceRequired,
+    RuleViolation,
+)
 from memory.kinds import (
     ACTION,
     APPENDABLE_KINDS,
@@ -47,10 +54,9 @@ def check_thread(thread: str | None) -> str:
     if thread is None:
         return MAIN_THREAD
     if not is_thread_name(thread):
-        raise InvalidRequest(
+        raise InvalidField(
+            "thread",
             f"thread must be 1-{THREAD_MAX} characters: letters, digits, '.', '_', ':', '-'",
-            code=ErrorCode.INVALID_THREAD,
-            details=[{"field": "thread"}],
         )
     return thread
 
@@ -84,10 +90,8 @@ def append_event(
     RuleViolation `unknown_ref` when `delivers` names no request or action (R3).
     `replaying` (memory.versions.replay only): see `content_problem`."""
     if kind not in APPENDABLE_KINDS:
-        raise InvalidRequest(
-            f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}",
-            code=ErrorCode.INVALID_KIND,
-            details=[{"field": "kind"}],
+        raise InvalidField(
+            "kind", f"kind must be one of {', '.join(APPENDABLE_KINDS)}; got {kind!r}"
         )
     return _append(
         context_id,
