@@ -9,10 +9,6 @@ SessionAuthentication) reach every context.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
-from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 from urllib.parse import unquote_to_bytes
 
@@ -34,7 +30,6 @@ from memory.read.access import context_for_person
 from memory.replicas import Floor, ReplicaRead, start_read
 from memory.scopes import READ, WRITE, require
 from memory.tx.engine import Author
-from memory.vocabulary import MAX_SEQ
 
 T = TypeVar("T")
 
@@ -180,27 +175,6 @@ class ContextAPIView(ApiView):
     # `self.ctx` may be a context row up to a minute old when the token came from memory
     # (a view's `commit_checks_token`): such a view uses the context's id and slug only.
 
-    def cursor_after(self, query: dict[str, Any], filters: dict[str, Any], kind: type) -> Any:
-        """The last key a list's `cursor` saw (None without a cursor); the cursor must have
-        been made for this context and these filters (400 `invalid_cursor` otherwise)."""
-        return decode_cursor(query.get("cursor"), filters, kind, context=self.ctx.pk)
-
-    def list_page(
-        self,
-        name: str,
-        items: Sequence[T],
-        has_more: bool,
-        key: Callable[[T], Any],
-        present: Callable[[T], Any],
-        filters: dict[str, Any],
-    ) -> Response:
-        """A cursor-paged list: `{<name>: [...], next_cursor}`, the cursor after the last
-        item's `key` (null on the last page)."""
-        next_cursor = (
-            encode_cursor(key(items[-1]), filters, context=self.ctx.pk) if has_more else None
-        )
-        return Response({name: [present(item) for item in items], "next_cursor": next_cursor})
-
 
 def _from_memory(request: Request) -> bool:
     # Set by api.auth only once authentication ran, so reading `auth` then runs nothing.
@@ -301,48 +275,3 @@ def idempotency_key(request: Request, body_key: Any) -> Any:
             )
         return header
     return body_key
-
-
-# -- cursors -------------------------------------------------------------------------------
-# A list cursor is opaque to clients: the last key seen plus a fingerprint of the context and
-# the filters, so a cursor replayed on another context or with other filters is refused
-# (400 `invalid_cursor`) instead of silently paging another list. One rule everywhere (recall
-# too): malformed or foreign -> 400 `invalid_cursor`; outdated -> 409 `stale_cursor`.
-
-
-def invalid_cursor(message: str = "cursor is malformed") -> ApiError:
-    return ApiError(ErrorCode.INVALID_CURSOR, message, [{"field": "cursor"}])
-
-
-def _fingerprint(filters: dict[str, Any], context: int) -> str:
-    canonical = json.dumps({"context": context, **filters}, sort_keys=True, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:12]
-
-
-def encode_cursor(after: Any, filters: dict[str, Any], *, context: int) -> str:
-    raw = json.dumps({"a": after, "f": _fingerprint(filters, context)}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str | None, filters: dict[str, Any], kind: type, *, context: int) -> Any:
-    """The `after` key of a cursor made for these filters on this context; None when no
-    cursor was given."""
-    if cursor is None:
-        return None
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-        after = data["a"]
-        fingerprint = data["f"]
-    except (ValueError, KeyError, TypeError, UnicodeError):
-        raise invalid_cursor() from None
-    if not isinstance(after, kind) or isinstance(after, bool):
-        raise invalid_cursor()
-    if isinstance(after, int) and not 0 <= after <= MAX_SEQ:
-        raise invalid_cursor()
-    if fingerprint != _fingerprint(filters, context):
-        raise invalid_cursor(
-            "cursor belongs to another context or to a list with other filters; "
-            "restart without a cursor"
-        )
-    return after

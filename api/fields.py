@@ -17,6 +17,7 @@ from rest_framework.validators import ProhibitSurrogateCharactersValidator
 from api.errors import ApiError
 from memory.errors import ErrorCode
 from memory.limits import MAX_CONTENT_CHARS
+from memory.read.paging import CURSOR_HELP, CURSOR_MAX_CHARS
 from memory.vocabulary import EVENT_REF_RE, FRAME_ID_RE, MAX_SEQ, THREAD_MAX, THREAD_RE
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -204,6 +205,6 @@ def min_version_field() -> serializers.Field:
 def cursor_field() -> serializers.Field:
     return StrictCharField(
         required=False,
-        max_length=500,
-        help_text="`next_cursor` of the previous page",
+        max_length=CURSOR_MAX_CHARS,
+        help_text=CURSOR_HELP,
     )

@@ -46,6 +46,7 @@ from memory.limits import (
 )
 from memory.read.lists import EVENT_STATUS_FILTERS
 from memory.read.pages import HISTORY_PAGE, MAX_HISTORY_PAGE
+from memory.read.paging import EVENTS, FRAMES, RELATIONS, TRANSACTIONS
 from memory.vocabulary import FRAME_ID_MAX, MAX_SEQ, RELATION_NAME_MAX
 
 # -- bodies ---------------------------------------------------------------------------------
@@ -180,7 +181,7 @@ class EventListQuery(StrictSerializer):
         required=False, min_value=0, max_value=MAX_SEQ, help_text="only events with seq > after"
     )
     cursor = cursor_field()
-    limit = limit_field(100, 500)
+    limit = limit_field(EVENTS.limit, EVENTS.max_limit)
     min_version = min_version_field()
 
 
@@ -197,7 +198,7 @@ class FrameListQuery(StrictSerializer):
     # The metaclass takes declared fields off the class: Field.source is left alone.
     source = source_field()  # type: ignore[assignment]
     cursor = cursor_field()
-    limit = limit_field(100, 500)
+    limit = limit_field(FRAMES.limit, FRAMES.max_limit)
     as_of = as_of_field()
     min_version = min_version_field()
 
@@ -226,7 +227,7 @@ class RelationListQuery(StrictSerializer):
     name = StrictCharField(required=False, max_length=RELATION_NAME_MAX)
     include_removed = StrictBooleanField(required=False, default=False)
     cursor = cursor_field()
-    limit = limit_field(100, 500)
+    limit = limit_field(RELATIONS.limit, RELATIONS.max_limit)
     as_of = as_of_field()
     min_version = min_version_field()
 
@@ -241,7 +242,7 @@ class TransactionListQuery(StrictSerializer):
         help_text="only transactions with id > after",
     )
     cursor = cursor_field()
-    limit = limit_field(50, 200)
+    limit = limit_field(TRANSACTIONS.limit, TRANSACTIONS.max_limit)
     min_version = min_version_field()
 
 

@@ -12,6 +12,7 @@ from rest_framework import serializers
 from memory.errors import ErrorCode
 from memory.kinds import EVENT_STATUSES
 from memory.models import FrameRevision
+from memory.read.paging import NEXT_CURSOR_HELP
 from memory.shapes import RevisionJson, revision_json
 
 # The schema's enum of error codes (`ErrorCodeEnum`, named in settings), read from ErrorCode.
@@ -38,9 +39,7 @@ class ErrorSerializer(serializers.Serializer):
 class PageSerializer(serializers.Serializer):
     """A cursor-paged list: the items under their plural name (in the subclass) and the cursor."""
 
-    next_cursor = serializers.CharField(
-        allow_null=True, help_text="pass as `cursor` for the next page; null on the last page"
-    )
+    next_cursor = serializers.CharField(allow_null=True, help_text=NEXT_CURSOR_HELP)
 
 
 # -- context -------------------------------------------------------------------------------

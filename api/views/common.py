@@ -1,5 +1,5 @@
 """What several resource views share: the idempotency header, the event and receipt answers,
-the contexts a caller sees, and the point an `as_of` parameter names."""
+and the contexts a caller sees."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from memory.limits import EVENT_PREVIEW_CHARS
-from memory.models import ApiToken, Context, Event
+from memory.models import ApiToken, Event
 from memory.read.access import contexts_for_person
 from memory.shapes import EventJson, event_json
 from memory.tx.engine import CommitResult
-from memory.versions.points import Point, resolve_point
 
 MAX_VERSION = 2**63 - 1
 
@@ -43,13 +42,6 @@ def event_answer(event: Event, created: bool | None = None) -> EventJson:
     if created is not None:
         data["created"] = created
     return data
-
-
-def point_of(context: Context, as_of: int | None) -> Point | None:
-    """The point for an `as_of` parameter; None for the present (no parameter)."""
-    if as_of is None:
-        return None
-    return resolve_point(context, as_of)
 
 
 def receipt_response(result: CommitResult) -> Response:

@@ -23,6 +23,7 @@ from api.serializers import (
 )
 from api.shapes import EvaluationHeadSerializer, EvaluationSerializer, PageSerializer
 from api.views.common import IDEMPOTENCY_HEADER, MAX_VERSION
+from memory.read.paging import EVALUATIONS
 from memory.timeline.evaluation import evaluate_or_replay
 from memory.versions.audit import evaluation_summary, get_evaluation, list_evaluations
 
@@ -32,7 +33,7 @@ TAG_EVALUATIONS = ["evaluations"]
 class EvaluationListQuery(StrictSerializer):
     thread = thread_field(filter=True)
     cursor = cursor_field()
-    limit = limit_field(50, 200)
+    limit = limit_field(EVALUATIONS.limit, EVALUATIONS.max_limit)
 
 
 class EvaluationSummarySerializer(EvaluationHeadSerializer):
@@ -93,13 +94,12 @@ class EvaluationView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(EvaluationListQuery, request.query_params)
         filters = {"thread": query.get("thread")}
-        after = self.cursor_after(query, filters, int) or 0
-        rows, has_more = list_evaluations(
+        cursor = EVALUATIONS.cursor(self.ctx.pk, filters)
+        after = cursor.after(query.get("cursor"))
+        page = list_evaluations(
             self.ctx, thread=filters["thread"], after_pk=after, limit=query["limit"]
         )
-        return self.list_page(
-            "evaluations", rows, has_more, lambda e: e.pk, evaluation_summary, filters
-        )
+        return Response(cursor.answer(page, evaluation_summary))
 
 
 class EvaluationDetailView(ContextAPIView):

@@ -30,6 +30,7 @@ from memory.errors import ErrorCode
 from memory.kinds import SCREENING_OFF
 from memory.limits import MAX_BULK_EVENTS
 from memory.read import lists as reads
+from memory.read.paging import EVENTS
 from memory.screening import noted_payload, screen
 from memory.shapes import appended_event_json
 from memory.timeline.bulk import append_events
@@ -50,13 +51,10 @@ class EventListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(EventListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("kind", "thread", "status")}
-        after = self.cursor_after(query, filters, int)
-        if after is None:
-            after = query.get("after", 0)
+        cursor = EVENTS.cursor(self.ctx.pk, filters)
+        after = cursor.after(query.get("cursor"), query.get("after"))
         page = reads.list_events(self.ctx, after_seq=after, limit=query["limit"], **filters)
-        return self.list_page(
-            "events", page.items, page.has_more, lambda e: e.seq, event_answer, filters
-        )
+        return Response(cursor.answer(page, event_answer))
 
     @extend_schema(
         tags=TAG_EVENTS,

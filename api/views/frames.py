@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import MAX_SEQ, ContextAPIView, not_found
-from api.errors import ApiError
+from api.base import ContextAPIView, not_found
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import FrameBodyIn, FrameDetailQuery, FrameListQuery, body_data, query_data
 from api.shapes import (
@@ -18,24 +15,14 @@ from api.shapes import (
     ReceiptSerializer,
     RevisionSerializer,
 )
-from api.views.common import point_of, receipt_response
-from memory.errors import ErrorCode
-from memory.models import Context
-from memory.read import lists as reads
+from api.views.common import receipt_response
+from memory.read.at import reading
 from memory.read.lists import frame_view
-from memory.read.pages import frame_history_page, revision_detail
+from memory.read.pages import revision_detail
+from memory.read.paging import FRAMES
 from memory.tx.bodyedit import revise_body
 from memory.tx.lang import fields_text
-from memory.versions import asof
-from memory.versions.points import Point
-from memory.vocabulary import is_frame_id
-
-
-def frame_as_of_or_404(context: Context, point: Point, frame_id: str) -> Any:
-    frame = asof.frame_as_of(context, point, frame_id) if is_frame_id(frame_id) else None
-    if frame is None:
-        raise not_found(f"frame {frame_id!r} as of version {point.version}")
-    return frame
+from memory.vocabulary import MAX_SEQ
 
 
 class FrameBodyView(ContextAPIView):
@@ -75,38 +62,15 @@ class FrameListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(FrameListQuery, request.query_params)
         filters = {"status": query.get("status"), "source": query.get("source")}
-        point = point_of(self.ctx, query.get("as_of"))
-        if point is not None:
-            filters["as_of"] = point.version
-        after = self.cursor_after(query, filters, str) or ""
-        if point is None or filters["source"]:
-            if point is not None:
-                raise ApiError(
-                    ErrorCode.CONFLICTING_FILTERS,
-                    "source lists the frames citing it now; it cannot be combined with as_of",
-                    [{"field": "source"}, {"field": "as_of"}],
-                )
-            page = reads.list_frames(
-                self.ctx,
-                after_id=after,
-                limit=query["limit"],
-                status=filters["status"],
-                source=filters["source"],
-            )
-            tick = self.ctx.tick
-        else:
-            page = asof.frames_as_of(
-                self.ctx, point, after_id=after, limit=query["limit"], status=filters["status"]
-            )
-            tick = point.tick
-        return self.list_page(
-            "frames",
-            page.items,
-            page.has_more,
-            lambda f: f.frame_id,
-            lambda f: frame_view(f, tick),
-            filters,
+        at = reading(self.ctx, query.get("as_of"))
+        if at.as_of is not None:
+            filters["as_of"] = at.as_of
+        cursor = FRAMES.cursor(self.ctx.pk, filters)
+        after = cursor.after(query.get("cursor"))
+        page = at.frames(
+            status=filters["status"], source=filters["source"], after_id=after, limit=query["limit"]
         )
+        return Response(cursor.answer(page, lambda f: frame_view(f, at.tick)))
 
 
 class FrameDetailView(ContextAPIView):
@@ -124,32 +88,17 @@ class FrameDetailView(ContextAPIView):
     )
     def get(self, request: Request, slug: str, frame_id: str) -> Response:
         query = query_data(FrameDetailQuery, request.query_params)
-        point = point_of(self.ctx, query.get("as_of"))
-        frame = (
-            self._frame(frame_id)
-            if point is None
-            else frame_as_of_or_404(self.ctx, point, frame_id)
-        )
-        data = frame_view(frame, self.ctx.tick if point is None else point.tick)
+        at = reading(self.ctx, query.get("as_of"))
+        frame = at.frame(frame_id)
+        data = frame_view(frame, at.tick)
         data["body_text"] = fields_text(frame.body)  # what the explorer's editor shows
-        page = frame_history_page(
+        page = at.history_page(
             frame, before=query.get("history_before"), limit=query["history_limit"]
         )
-        if point is not None:  # the revision the frame had then is its last
-            page["revisions"] = [r for r in page["revisions"] if r["version"] <= point.version]
-            page["write_history"] = [
-                h for h in page["write_history"] if h["version"] <= point.version
-            ]
         data["revisions"] = page["revisions"]
         data["write_history"] = page["write_history"]
         data["history"] = {"next_before": page["next_before"], "limit": query["history_limit"]}
         return Response(data)
-
-    def _frame(self, frame_id: str) -> Any:
-        frame = reads.get_frame(self.ctx, frame_id) if is_frame_id(frame_id) else None
-        if frame is None:
-            raise not_found(f"frame {frame_id!r}")
-        return frame
 
 
 class FrameRevisionView(FrameDetailView):
@@ -164,7 +113,7 @@ class FrameRevisionView(FrameDetailView):
         responses=responses({200: RevisionSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str, frame_id: str, revision: int) -> Response:  # type: ignore[override]
-        frame = self._frame(frame_id)
+        frame = reading(self.ctx, None).frame(frame_id)
         if not 1 <= revision <= MAX_SEQ:
             raise not_found(f"revision {revision} of frame {frame_id!r}")
         return Response(revision_detail(frame, revision))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,9 +10,8 @@ from api.base import ContextAPIView
 from api.schema import WRITE_ERRORS, responses
 from api.serializers import RecallIn, body_data
 from api.shapes import RecallSerializer
-from api.views.common import point_of
+from memory.read.at import reading
 from memory.scopes import READ, WRITE
-from memory.versions import asof
 
 
 class RecallView(ContextAPIView):
@@ -40,12 +37,7 @@ class RecallView(ContextAPIView):
         data = body_data(RecallIn, request.data)
         if data["as_observation"]:
             self.require(WRITE, "append a recall result as an observation")
-        from memory.recall.graph import recall
-
-        point = point_of(self.ctx, data.get("as_of"))
-        run = recall if point is None else partial(asof.recall_as_of, point=point)
-        result = run(
-            self.ctx,
+        result = reading(self.ctx, data.get("as_of")).recall(
             frame_id=data["frame_id"],
             depth=data["depth"],
             direction=data["direction"],

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,10 +10,9 @@ from api.base import ContextAPIView
 from api.schema import READ_ERRORS, responses
 from api.serializers import RelationListQuery, query_data
 from api.shapes import RelationListSerializer
-from api.views.common import point_of
-from memory.read import lists as reads
+from memory.read.at import reading
+from memory.read.paging import RELATIONS
 from memory.shapes import relation_json
-from memory.versions import asof
 
 
 class RelationListView(ContextAPIView):
@@ -30,14 +27,12 @@ class RelationListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(RelationListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("subject", "object", "name", "include_removed")}
-        point = point_of(self.ctx, query.get("as_of"))
-        if point is not None:
-            filters["as_of"] = point.version
-        after = self.cursor_after(query, filters, int) or 0
-        page = (
-            reads.list_relations if point is None else partial(asof.relations_as_of, point=point)
-        )(
-            self.ctx,
+        at = reading(self.ctx, query.get("as_of"))
+        if at.as_of is not None:
+            filters["as_of"] = at.as_of
+        cursor = RELATIONS.cursor(self.ctx.pk, filters)
+        after = cursor.after(query.get("cursor"))
+        page = at.relations(
             subject=filters["subject"],
             object_id=filters["object"],
             name=filters["name"],
@@ -45,6 +40,4 @@ class RelationListView(ContextAPIView):
             after_pk=after,
             limit=query["limit"],
         )
-        return self.list_page(
-            "relations", page.items, page.has_more, lambda r: r.pk, relation_json, filters
-        )
+        return Response(cursor.answer(page, relation_json))

@@ -16,6 +16,7 @@ from api.shapes import ReceiptSerializer, TransactionListSerializer
 from api.views.common import IDEMPOTENCY_HEADER, receipt_response
 from memory.errors import ErrorCode
 from memory.read import lists as reads
+from memory.read.paging import TRANSACTIONS
 from memory.screening import screen_transaction_json, screen_transaction_text
 from memory.shapes import transaction_json
 from memory.tx.engine import submit_transaction
@@ -126,8 +127,7 @@ class TransactionView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         query = query_data(TransactionListQuery, request.query_params)
         filters = {k: query.get(k) for k in ("frame", "status")}
-        after = self.cursor_after(query, filters, int) or query.get("after") or 0
+        cursor = TRANSACTIONS.cursor(self.ctx.pk, filters)
+        after = cursor.after(query.get("cursor"), query.get("after"))
         page = reads.list_transactions(self.ctx, after_pk=after, limit=query["limit"], **filters)
-        return self.list_page(
-            "transactions", page.items, page.has_more, lambda r: r.pk, transaction_json, filters
-        )
+        return Response(cursor.answer(page, transaction_json))

@@ -8,8 +8,7 @@ transaction row ids), so a page never skips or repeats a row when others are app
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Generic, TypedDict, TypeVar
+from typing import Any, TypedDict
 
 from django.db.models import Q, QuerySet
 from django.db.models.functions import Left
@@ -18,9 +17,8 @@ from memory.kinds import OBSERVATION_KINDS
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
 from memory.read.pages import bounded_transaction_queryset, bounded_transactions
+from memory.read.paging import Page
 from memory.tx.retirement import WindowView, window_view
-
-T = TypeVar("T")
 
 
 class FrameView(TypedDict):
@@ -65,12 +63,6 @@ def frame_view(frame: Frame, tick: int) -> dict[str, Any]:
 # Event "status" filter values: an event's status (active, retired, recorded); requests open or
 # delivered; inputs not yet claimed by an evaluation are pending.
 EVENT_STATUS_FILTERS = ("active", "retired", "recorded", "pending", "open", "delivered")
-
-
-@dataclass(frozen=True)
-class Page(Generic[T]):
-    items: list[T]
-    has_more: bool
 
 
 def _page(queryset: QuerySet[Any], limit: int) -> Page[Any]:

@@ -27,7 +27,7 @@ from django.db import connection, transaction
 
 from memory.errors import InvalidRequest, NotFound
 from memory.models import Context, Frame, FrameRevision, Relation
-from memory.read.lists import Page
+from memory.read.paging import Page
 from memory.versions.points import (
     CONTEXT_AT,
     EVENTS_AT,

@@ -1,6 +1,6 @@
 """What each model call was given (R55): evaluations, read back.
 
-- `list_evaluations(context, *, thread=None, after_pk=0, limit=50) -> (rows, has_more)`:
+- `list_evaluations(context, *, thread=None, after_pk=0, limit=50) -> Page[Evaluation]`:
   oldest first, summaries (no compiled text).
 - `get_evaluation(context, evaluation_id) -> dict`: one evaluation with the compiled input it
   returned (structured `context`, rendered `text`, `tokens`), its view version, tick and the
@@ -13,6 +13,7 @@ from typing import Any
 
 from memory.errors import NotFound
 from memory.models import Context, Evaluation
+from memory.read.paging import Page
 
 
 def evaluation_summary(evaluation: Evaluation) -> dict[str, Any]:
@@ -55,14 +56,14 @@ def evaluation_detail(evaluation: Evaluation) -> dict[str, Any]:
 
 def list_evaluations(
     context: Context, *, thread: str | None = None, after_pk: int = 0, limit: int = 50
-) -> tuple[list[Evaluation], bool]:
+) -> Page[Evaluation]:
     """At most `limit` evaluations of the context after id `after_pk`, oldest first (their
     compiled text not loaded), and whether more follow."""
     queryset = Evaluation.objects.filter(context=context, pk__gt=after_pk).defer("result")
     if thread:
         queryset = queryset.filter(thread=thread)
     rows = list(queryset.order_by("pk")[: limit + 1])
-    return rows[:limit], len(rows) > limit
+    return Page(items=rows[:limit], has_more=len(rows) > limit)
 
 
 def get_evaluation(context: Context, evaluation_id: int) -> dict[str, Any]:

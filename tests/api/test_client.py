@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
 from memory.contexts import create_context, issue_token
+from memory.models import Event, Frame
 from memory.search.indexer import drain
 from tests.api.live import unthrottled  # noqa: F401
 
@@ -122,3 +124,159 @@ def test_append_events_goes_through_the_bulk_path_in_batches(mz: Any) -> None:
         mz.append_events([{"kind": "external_fact", "content": "x"}, {"kind": "nope"}])
     assert mz.context()["tick"] == 0
     assert [e["seq"] for e in mz.iter_events()] == list(range(1, 8))
+
+
+# The client's `append_events` sends the items in batches; a bad item's error names its
+# index in the list the caller gave (`details[].index`, `events[5].kind`, the message), not
+# its index inside the batch that carried it, and says how many items before it were
+# written (`appended`, the earlier batches' events).
+
+
+@pytest.fixture
+def mz_bulk(live_server: Any, transactional_db: Any) -> Any:
+    from morphz_client import MorphzClient
+
+    context = create_context("bulk-ctx")
+    client = MorphzClient(live_server.url, issue_token(context).raw)
+    yield client
+    client.close()
+
+
+def test_a_bad_item_in_a_later_batch_is_named_by_its_own_index(mz_bulk: Any) -> None:
+    from morphz_client import InvalidRequestError
+
+    items: list[dict[str, Any]] = [{"kind": "tool_result", "content": f"ok {i}"} for i in range(7)]
+    items[5] = {"kind": "bogus", "content": "x"}
+    with pytest.raises(InvalidRequestError) as raised:
+        mz_bulk.append_events(items, batch=3)
+    error = raised.value
+    assert error.code == "invalid_kind"
+    assert error.details == [{"index": 5, "field": "events[5].kind"}]
+    assert error.message.startswith("events[5]: ")
+    assert [e["seq"] for e in error.appended] == [1, 2, 3]  # the first batch is written
+    assert Event.objects.filter(context__slug="bulk-ctx").count() == 3
+
+
+def test_a_bad_item_in_the_first_batch_keeps_its_index(mz_bulk: Any) -> None:
+    from morphz_client import InvalidRequestError
+
+    items = [{"kind": "tool_result", "content": "ok"}, {"kind": "tool_result", "content": 5}]
+    with pytest.raises(InvalidRequestError) as raised:
+        mz_bulk.append_events(items, batch=3)
+    assert raised.value.details == [{"index": 1, "field": "events[1].content"}]
+    assert raised.value.appended == []
+
+
+# `mz_json_form.submit({...})` with the transaction's JSON form as one dict commits like the keywords
+# (`ops=`, `base_version=`, `reason=`); a key the form does not have is a TypeError naming it
+# and the keys it does have, before any request (it used to reach the server as `text` and
+# come back "Not a valid string").
+
+
+@pytest.fixture
+def mz_json_form(live_server: Any, transactional_db: Any) -> Any:
+    from morphz_client import MorphzClient
+
+    context = create_context("json-form")
+    client = MorphzClient(live_server.url, issue_token(context).raw, context="json-form")
+    yield client
+    client.close()
+
+
+def test_the_json_form_as_a_dict_commits(mz_json_form: Any) -> None:
+    obs = mz_json_form.append_event("user_message", "ship v1 when the tests pass")
+    receipt = mz_json_form.submit(
+        {
+            "base_version": mz_json_form.context()["version"],
+            "reason": "goal noted",
+            "ops": [
+                {"op": "derive", "id": "release", "from": [obs["ref"]], "body": {"goal": "v1"}}
+            ],
+        }
+    )
+    assert receipt["version"] == 1
+    assert Frame.objects.get(context__slug="json-form", frame_id="release").body == {"goal": "v1"}
+
+
+@pytest.mark.parametrize(
+    ("form", "named"),
+    [
+        ({"text": "(context-tx)", "ops": []}, "'text'"),
+        ({"base-version": 0, "ops": []}, "'base-version'"),
+        ({"base_version": 0, "reason": "no ops"}, "needs ops"),
+    ],
+)
+def test_a_key_the_json_form_lacks_is_named(
+    mz_json_form: Any, form: dict[str, Any], named: str
+) -> None:
+    with pytest.raises(TypeError) as raised:
+        mz_json_form.submit(form)
+    assert named in str(raised.value) and "base_version, reason and ops" in str(raised.value)
+    assert mz_json_form.context()["version"] == 0
+
+
+# The client never lets a value it puts into a URL path name another resource: a frame id
+# or an evaluation id the server could not have made is refused before any request
+# (`InvalidPathValueError`, a ValueError), instead of reading `transactions/` or an `as_of`
+# view as if it were the frame asked for.
+
+
+@pytest.fixture
+def mz_paths(live_server: Any, transactional_db: Any) -> Any:
+    from morphz_client import MorphzClient
+
+    context = create_context("paths")
+    sent: list[str] = []
+    http = httpx.Client(
+        base_url=live_server.url,
+        event_hooks={"request": [lambda request: sent.append(request.url.path)]},
+    )
+    client = MorphzClient(live_server.url, issue_token(context).raw, http=http)
+    client.sent = sent
+    yield client
+    client.close()
+    http.close()
+
+
+@pytest.mark.parametrize(
+    "frame_id", ["../transactions", "release/?as_of=1#", "..", "Release", "", "a b"]
+)
+def test_a_frame_id_the_server_could_not_hold_is_refused_before_sending(
+    mz_paths: Any, frame_id: str
+) -> None:
+    from morphz_client import InvalidPathValueError
+
+    sent = len(mz_paths.sent)
+    with pytest.raises(InvalidPathValueError) as caught:
+        mz_paths.frame(frame_id)
+    assert caught.value.code == "invalid_frame_id"
+    assert isinstance(caught.value, ValueError)
+    assert len(mz_paths.sent) == sent  # nothing went to the server
+
+
+@pytest.mark.parametrize("ref", [True, -1, 0, None, 1.5, "@e0", "e5", "@e1/../../"])
+def test_an_event_ref_that_is_not_one_is_refused_before_sending(mz_paths: Any, ref: Any) -> None:
+    from morphz_client import InvalidRefError
+
+    sent = len(mz_paths.sent)
+    with pytest.raises(InvalidRefError):
+        mz_paths.read_event(ref)
+    assert len(mz_paths.sent) == sent
+
+
+@pytest.mark.parametrize("evaluation_id", ["1/../../", 0, True, "7"])
+def test_an_evaluation_id_that_is_not_a_positive_integer_is_refused(
+    mz_paths: Any, evaluation_id: Any
+) -> None:
+    from morphz_client import InvalidPathValueError
+
+    with pytest.raises(InvalidPathValueError):
+        mz_paths.evaluation(evaluation_id)
+
+
+def test_a_well_formed_unknown_frame_is_still_asked_for(mz_paths: Any) -> None:
+    from morphz_client import NotFoundError
+
+    with pytest.raises(NotFoundError):
+        mz_paths.frame("release-v9")
+    assert mz_paths.sent[-1].endswith("/frames/release-v9/")

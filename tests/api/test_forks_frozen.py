@@ -7,8 +7,18 @@ from typing import Any
 import pytest
 
 from memory.contexts import issue_token
-from memory.models import Context, Event, Frame, SearchDocument, TransactionRecord
+from memory.errors import InvalidRequest
+from memory.models import (
+    Context,
+    Evaluation,
+    Event,
+    ForkReceipt,
+    Frame,
+    SearchDocument,
+    TransactionRecord,
+)
 from memory.search.indexer import drain
+from memory.versions.forks import fork_context
 from tests.api.conftest import Api, error_of
 
 
@@ -160,3 +170,148 @@ def test_evaluation_of_another_context_is_not_found(
 @pytest.mark.parametrize("version", [-1, "x"])
 def test_fork_bad_version_input(api: Api, version: Any) -> None:
     assert api.post("forks/", {"at_version": version}).status_code == 400
+
+
+# A fork's `name` is the name to give it, or absent (or null) for the default one: an
+# empty or blank name is 400 naming `name` and creates no context, rather than silently
+# meaning the default.
+
+
+@pytest.mark.parametrize("name", ["", "   ", "\t\n"])
+def test_an_empty_fork_name_is_refused(api: Api, name: str) -> None:
+    before = Context.objects.count()
+    response = api.post("forks/", {"name": name})
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] == "invalid_request"
+    assert [d["field"] for d in error["details"]] == ["name"]
+    assert Context.objects.count() == before
+
+
+@pytest.mark.parametrize("body", [{}, {"name": None}])
+def test_an_absent_or_null_name_is_the_default(api: Api, body: dict[str, None]) -> None:
+    response = api.post("forks/", body)
+    assert response.status_code == 201, response.json()
+    fork = Context.objects.get(slug=response.json()["slug"])
+    assert fork.name == "Alpha (fork at v0)"
+
+
+def test_a_given_name_is_kept(api: Api) -> None:
+    response = api.post("forks/", {"name": "Try-out"})
+    assert response.status_code == 201, response.json()
+    assert Context.objects.get(slug=response.json()["slug"]).name == "Try-out"
+
+
+def test_the_memory_function_refuses_a_blank_name(alpha: Context) -> None:
+    with pytest.raises(InvalidRequest) as raised:
+        fork_context(alpha, name=" ")
+    assert raised.value.details == [{"field": "name"}]
+    assert not Context.objects.exclude(pk=alpha.pk).exists()
+
+
+# A fork whose answer was lost, retried under the same idempotency key, gets the same fork
+# and the same token (issue 35: the retry got `context_exists` and the token was lost); the
+# key with other arguments, or presented by another caller, is 409 `idempotency_key_reused`,
+# and the token is stored only sealed with the caller's own credential.
+
+
+def test_a_retried_fork_gets_the_same_fork_and_token(api: Api) -> None:
+    api.commit("(context-tx (derive note (a b)))")
+    body = {"slug": "alpha-copy", "idempotency_key": "fork-1"}
+    first = api.post("forks/", body)
+    assert first.status_code == 201, first.json()
+    again = api.post("forks/", body)
+    assert again.status_code == 201, again.json()
+    assert again.json()["slug"] == first.json()["slug"] == "alpha-copy"
+    assert again.json()["token"] == first.json()["token"]
+    assert Context.objects.filter(slug="alpha-copy").count() == 1
+    copy = Api("alpha-copy", again.json()["token"])
+    assert copy.get("").status_code == 200
+
+
+def test_a_retry_without_a_slug_gets_the_same_generated_fork(api: Api) -> None:
+    first = api.post("forks/", {}, HTTP_IDEMPOTENCY_KEY="no-slug")
+    again = api.post("forks/", {}, HTTP_IDEMPOTENCY_KEY="no-slug")
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json()
+
+
+def test_the_key_with_other_arguments_is_refused(api: Api) -> None:
+    assert api.post("forks/", {"slug": "one", "idempotency_key": "k"}).status_code == 201
+    refused = api.post("forks/", {"slug": "two", "idempotency_key": "k"})
+    assert refused.status_code == 409
+    assert error_of(refused)["code"] == "idempotency_key_reused"
+    assert not Context.objects.filter(slug="two").exists()
+
+
+def test_another_caller_with_the_same_key_gets_no_token(api: Api, alpha: Any) -> None:
+    assert api.post("forks/", {"slug": "mine", "idempotency_key": "k2"}).status_code == 201
+    other = Api("alpha", issue_token(alpha).raw)
+    refused = other.post("forks/", {"slug": "mine", "idempotency_key": "k2"})
+    assert refused.status_code == 409
+    assert error_of(refused)["code"] == "idempotency_key_reused"
+    assert "token" not in refused.json()
+
+
+def test_the_token_is_not_stored_in_the_clear(api: Api) -> None:
+    answer = api.post("forks/", {"slug": "sealed", "idempotency_key": "k3"}).json()
+    receipt = ForkReceipt.objects.get(key="k3")
+    assert answer["token"].encode() not in bytes(receipt.sealed_token)
+    assert len(bytes(receipt.sealed_token)) == len(answer["token"])
+
+
+# A frozen context still answers an idempotent retry with its first result (it writes
+# nothing, R49, R54): an agent whose first answer was lost learns its write happened. Any
+# write that is not such a retry is refused with 409 `context_frozen`, as before.
+
+
+def freeze(api: Api) -> None:
+    response = api.client.generic("PATCH", api.url(), '{"frozen": true}', "application/json")
+    assert response.status_code == 200
+
+
+def same_result(key: str, again: dict[str, Any], first: dict[str, Any]) -> bool:
+    """The retry names what the first request wrote (an event's state may have moved since:
+    an evaluation claimed it; a receipt or an evaluation's result is the same whole)."""
+    if key == "events/":
+        return again["ref"] == first["ref"] and again["created"] is False
+    if key == "bulk":
+        return [e["ref"] for e in again["events"]] == [e["ref"] for e in first["events"]]
+    return again == first
+
+
+def test_retries_are_answered_and_new_writes_refused(api: Api, released: dict[str, Any]) -> None:
+    event = {"kind": "tool_result", "content": "a", "idempotency_key": "ev"}
+    batch = {"events": [{"kind": "tool_result", "content": "b", "idempotency_key": "bk"}]}
+    tx = {"text": "(context-tx (derive later (a b)))", "idempotency_key": "tx"}
+    evaluation = {"idempotency_key": "eval"}
+    first = {
+        "events/": api.post("events/", event).json(),
+        "bulk": api.post("events/", batch).json(),
+        "transactions/": api.post("transactions/", tx).json(),
+        "evaluations/": api.post("evaluations/", evaluation).json(),
+    }
+    freeze(api)
+    counts = (Event.objects.count(), TransactionRecord.objects.count(), Evaluation.objects.count())
+    for path, body, key in (
+        ("events/", event, "events/"),
+        ("events/", batch, "bulk"),
+        ("transactions/", tx, "transactions/"),
+        ("evaluations/", evaluation, "evaluations/"),
+    ):
+        again = api.post(path, body)
+        assert again.status_code == 200, (path, again.json())
+        assert same_result(key, again.json(), first[key]), (key, again.json(), first[key])
+    new_writes = (
+        ("events/", {"kind": "tool_result", "content": "new", "idempotency_key": "ev2"}),
+        ("events/", {"events": [{"kind": "tool_result", "content": "new"}]}),
+        ("transactions/", {"text": "(context-tx (derive newer (a b)))", "idempotency_key": "t2"}),
+        ("evaluations/", {"idempotency_key": "eval2"}),
+    )
+    for path, body in new_writes:
+        assert error_of(api.post(path, body))["code"] == "context_frozen", (path, body)
+    assert (
+        Event.objects.count(),
+        TransactionRecord.objects.count(),
+        Evaluation.objects.count(),
+    ) == counts

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from memory.contexts import create_context, issue_token
 from memory.models import ApiToken, Frame, TransactionRecord
 from tests.api.conftest import Api, error_of
@@ -168,3 +170,70 @@ def test_rejections_are_stored_too(api: Api) -> None:
     assert record.status == "rejected"
     assert record.errors is not None
     assert record.errors["code"] == "unknown_ref"
+
+
+# A malformed JSON-form transaction names the failing place as `details[].field`, as every
+# other validation error does (docs/rest.md: `details[].field` always names each field), in
+# the same bracket style (`ops[1].body.goal`): a client reading `field` finds it here too.
+
+DERIVE = {"op": "derive", "id": "goal", "body": {"state": "open"}}
+
+
+@pytest.mark.parametrize(
+    ("op", "field"),
+    [
+        ({"op": "bogus"}, "ops[1].op"),
+        ({"op": "derive", "id": "x", "body": {"goal": 1}}, "ops[1].body.goal"),
+        ({"op": "derive", "id": "x", "from": "@e1", "body": {}}, "ops[1].from"),
+        ({"op": "retire", "refs": []}, "ops[1].refs"),
+        ({"op": "derive", "id": "x", "body": {"": "y"}}, 'ops[1].body[""]'),
+    ],
+)
+def test_a_json_form_error_names_its_field(api: Api, op: dict[str, Any], field: str) -> None:
+    response = api.post("transactions/", {"reason": "r", "ops": [DERIVE, op]})
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] == "invalid_request"
+    assert [d["field"] for d in error["details"]] == [field]
+    assert error["message"].startswith(f"{field}: ")
+    assert not TransactionRecord.objects.filter(status="committed").exists()
+
+
+def test_no_operation_names_ops(api: Api) -> None:
+    response = api.post("transactions/", {"reason": "r", "ops": []})
+    assert [d["field"] for d in error_of(response)["details"]] == ["ops"]
+
+
+# A transaction states its thread in one place, and its JSON form meets the size limit of
+# its text form: a `thread` beside a text that declares another is 400 `invalid_thread`, a
+# JSON form whose text would pass the limit is 413 `too_large`; nothing is written either way.
+
+
+def test_a_thread_beside_a_text_declaring_another_is_refused(api: Api) -> None:
+    text = "(context-tx (thread t1) (derive h10 (a b)))"
+    response = api.post("transactions/", {"text": text, "thread": "t2"})
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] == "invalid_thread"
+    assert error["details"] == [{"field": "thread"}]
+    assert not Frame.objects.filter(frame_id="h10").exists()
+
+
+def test_the_same_thread_in_both_places_commits_on_it(api: Api) -> None:
+    text = "(context-tx (thread t1) (derive h10 (a b)))"
+    response = api.post("transactions/", {"text": text, "thread": "t1"})
+    assert response.status_code == 201
+    assert TransactionRecord.objects.get(status="committed").thread == "t1"
+
+
+def test_a_json_form_over_the_text_limit_is_too_large(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("memory.tx.submission.MAX_CONTENT_CHARS", 1000)
+    ops = [{"op": "derive", "id": "big", "body": {"a": "q" * 2000}}]
+    response = api.post("transactions/", {"ops": ops})
+    assert response.status_code == 413
+    assert error_of(response)["code"] == "too_large"
+    assert not Frame.objects.filter(frame_id="big").exists()
+    small = [{"op": "derive", "id": "small", "body": {"a": "q" * 100}}]
+    assert api.post("transactions/", {"ops": small}).status_code == 201
