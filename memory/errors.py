@@ -97,6 +97,48 @@ class ErrorCode(StrEnum):
     DATABASE_UNAVAILABLE = "database_unavailable", 503
 
 
+# A query parameter or body field whose own code the docs list: a failure of it alone answers
+# with that code (InvalidField here; `memory.requests.refusals.validation_code` for request models),
+# not the generic one.
+CODE_BY_FIELD: dict[str, ErrorCode] = {
+    "limit": ErrorCode.INVALID_LIMIT,
+    "status": ErrorCode.INVALID_STATUS,
+    "depth": ErrorCode.INVALID_DEPTH,
+    "offset": ErrorCode.INVALID_OFFSET,
+    "length": ErrorCode.INVALID_LENGTH,
+    "kind": ErrorCode.INVALID_KIND,
+    "thread": ErrorCode.INVALID_THREAD,
+    "type": ErrorCode.INVALID_TYPE,
+    "since": ErrorCode.INVALID_TIME,
+    "until": ErrorCode.INVALID_TIME,
+    "q": ErrorCode.INVALID_QUERY,
+    "frame_id": ErrorCode.INVALID_FRAME_ID,
+    "direction": ErrorCode.INVALID_DIRECTION,
+    "max_nodes": ErrorCode.INVALID_MAX_NODES,
+    "view_version": ErrorCode.INVALID_VIEW_VERSION,
+    "base_version": ErrorCode.INVALID_BASE_VERSION,
+    "as_of": ErrorCode.INVALID_VERSION,
+    "at_version": ErrorCode.INVALID_VERSION,
+    "from": ErrorCode.INVALID_VERSION,
+    "to": ErrorCode.INVALID_VERSION,
+    "cursor": ErrorCode.INVALID_CURSOR,
+    "include_bodies": ErrorCode.INVALID_FLAG,
+    "include_events": ErrorCode.INVALID_FLAG,
+    "include_removed": ErrorCode.INVALID_FLAG,
+    "as_observation": ErrorCode.INVALID_FLAG,
+    "transactions": ErrorCode.INVALID_FLAG,
+    "frozen": ErrorCode.INVALID_FLAG,
+    "continuation": ErrorCode.INVALID_FLAG,
+    "include_instructions": ErrorCode.INVALID_FLAG,
+}
+
+
+def field_code(field: str) -> ErrorCode:
+    """The code of a failure of `field`: its own (`events[0].thread` counts as `thread`), else
+    `invalid_request`."""
+    return CODE_BY_FIELD.get(field.rsplit(".", 1)[-1], ErrorCode.INVALID_REQUEST)
+
+
 class MorphzError(Exception):
     """Base for domain errors. `code` is stable and decides the HTTP status; `details` is a
     JSON-able list."""
@@ -120,6 +162,14 @@ class MorphzError(Exception):
 
 class InvalidRequest(MorphzError):
     code = ErrorCode.INVALID_REQUEST
+
+
+class InvalidField(InvalidRequest):
+    """A request field's value is refused; the code is the field's own (`field_code`), and
+    `details` name the field with any `extra` facts (`min`, `max`, `allowed`, ...)."""
+
+    def __init__(self, field: str, message: str, **extra: Any) -> None:
+        super().__init__(message, code=field_code(field), details=[{"field": field, **extra}])
 
 
 class NotFound(MorphzError):

@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models.functions import Length, Substr
 
 from memory.erasure.lines import tombstone_json
-from memory.errors import ErrorCode, InvalidRequest, NotFound
+from memory.errors import ErrorCode, InvalidField, InvalidRequest, NotFound
 from memory.limits import CHUNK_DEFAULT, CHUNK_MAX
 from memory.models import Context, Erasure, Event, Frame, FrameRevision
 from memory.shapes import EVENT_ROW_COLUMNS, EventChunk, event_chunk_json
@@ -97,10 +97,10 @@ def read_event_chunk(
     if offset > total:
         # Past the end is a client's mistake (a stale or miscounted offset), not an empty read;
         # offset == total is the end itself and reads nothing.
-        raise InvalidRequest(
+        raise InvalidField(
+            "offset",
             f"offset {offset} is past the end of {event_ref(number)} ({total} characters)",
-            code=ErrorCode.INVALID_OFFSET,
-            details=[{"field": "offset", "total": total}],
+            total=total,
         )
     chunk = event_chunk_json(row, offset, row["chunk"] or "", total)
     # Where the content was, the tombstones say what was erased, when, by whom, why (R64).

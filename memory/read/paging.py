@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
-from memory.errors import ErrorCode, InvalidRequest
+from memory.errors import InvalidField, InvalidRequest
 from memory.vocabulary import MAX_SEQ
 
 T = TypeVar("T")
@@ -38,7 +38,7 @@ class Page(Generic[T]):
 
 def invalid_cursor(message: str = "cursor is malformed") -> InvalidRequest:
     """400 `invalid_cursor`, naming the field."""
-    return InvalidRequest(message, code=ErrorCode.INVALID_CURSOR, details=[{"field": "cursor"}])
+    return InvalidField("cursor", message)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core import signing
 
-from memory.errors import ErrorCode, InvalidRequest, StaleCursor, StaleView
+from memory.errors import ErrorCode, InvalidField, InvalidRequest, StaleCursor, StaleView
 from memory.limits import RECALL_MAX_DEPTH, RECALL_MAX_NODES
 from memory.models import Context, Evaluation
 
@@ -23,40 +23,34 @@ def check_params(
     """InvalidRequest (`invalid_frame_id`, `invalid_depth`, `invalid_direction`,
     `invalid_max_nodes`, `invalid_flag`) for a recall's parameters out of their ranges."""
     if not isinstance(frame_id, str) or not 0 < len(frame_id) <= 128:
-        raise InvalidRequest(
-            "frame_id must be a frame id string",
-            code=ErrorCode.INVALID_FRAME_ID,
-            details=[{"field": "frame_id"}],
-        )
+        raise InvalidField("frame_id", "frame_id must be a frame id string")
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= RECALL_MAX_DEPTH:
-        raise InvalidRequest(
+        raise InvalidField(
+            "depth",
             f"depth must be an integer from 1 to {RECALL_MAX_DEPTH}; got {depth!r}",
-            code=ErrorCode.INVALID_DEPTH,
-            details=[{"field": "depth", "min": 1, "max": RECALL_MAX_DEPTH}],
+            min=1,
+            max=RECALL_MAX_DEPTH,
         )
     if direction not in DIRECTIONS:
-        raise InvalidRequest(
+        raise InvalidField(
+            "direction",
             f"direction must be one of {', '.join(DIRECTIONS)}; got {direction!r}",
-            code=ErrorCode.INVALID_DIRECTION,
-            details=[{"field": "direction", "allowed": list(DIRECTIONS)}],
+            allowed=list(DIRECTIONS),
         )
     if (
         isinstance(max_nodes, bool)
         or not isinstance(max_nodes, int)
         or not 1 <= max_nodes <= RECALL_MAX_NODES
     ):
-        raise InvalidRequest(
+        raise InvalidField(
+            "max_nodes",
             f"max_nodes must be an integer from 1 to {RECALL_MAX_NODES}; got {max_nodes!r}",
-            code=ErrorCode.INVALID_MAX_NODES,
-            details=[{"field": "max_nodes", "min": 1, "max": RECALL_MAX_NODES}],
+            min=1,
+            max=RECALL_MAX_NODES,
         )
     for name, value in flags.items():
         if not isinstance(value, bool):
-            raise InvalidRequest(
-                f"{name} must be true or false",
-                code=ErrorCode.INVALID_FLAG,
-                details=[{"field": name}],
-            )
+            raise InvalidField(name, f"{name} must be true or false")
 
 
 def params_hash(params: dict[str, Any]) -> str:
@@ -67,9 +61,7 @@ def params_hash(params: dict[str, Any]) -> str:
 def _bad_cursor(message: str, reason: str) -> InvalidRequest:
     """Malformed, altered or foreign cursors are the caller's input: 400 `invalid_cursor`
     (like the lists); only an outdated one is 409 `stale_cursor`."""
-    return InvalidRequest(
-        message, code=ErrorCode.INVALID_CURSOR, details=[{"field": "cursor", "reason": reason}]
-    )
+    return InvalidField("cursor", message, reason=reason)
 
 
 def read_cursor(cursor: Any, context_pk: int, qhash: str) -> int:

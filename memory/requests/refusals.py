@@ -16,41 +16,9 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from memory.errors import ErrorCode, InvalidRequest, MorphzError
+from memory.errors import ErrorCode, InvalidRequest, MorphzError, field_code
 from memory.requests.strict import PATTERN_MESSAGES, text_problem
 
-# A field whose own code the docs list: a failure on it alone answers with that code.
-CODE_BY_FIELD: dict[str, ErrorCode] = {
-    "limit": ErrorCode.INVALID_LIMIT,
-    "status": ErrorCode.INVALID_STATUS,
-    "depth": ErrorCode.INVALID_DEPTH,
-    "offset": ErrorCode.INVALID_OFFSET,
-    "length": ErrorCode.INVALID_LENGTH,
-    "kind": ErrorCode.INVALID_KIND,
-    "thread": ErrorCode.INVALID_THREAD,
-    "type": ErrorCode.INVALID_TYPE,
-    "since": ErrorCode.INVALID_TIME,
-    "until": ErrorCode.INVALID_TIME,
-    "q": ErrorCode.INVALID_QUERY,
-    "frame_id": ErrorCode.INVALID_FRAME_ID,
-    "direction": ErrorCode.INVALID_DIRECTION,
-    "max_nodes": ErrorCode.INVALID_MAX_NODES,
-    "view_version": ErrorCode.INVALID_VIEW_VERSION,
-    "base_version": ErrorCode.INVALID_BASE_VERSION,
-    "as_of": ErrorCode.INVALID_VERSION,
-    "at_version": ErrorCode.INVALID_VERSION,
-    "from": ErrorCode.INVALID_VERSION,
-    "to": ErrorCode.INVALID_VERSION,
-    "cursor": ErrorCode.INVALID_CURSOR,
-    "include_bodies": ErrorCode.INVALID_FLAG,
-    "include_events": ErrorCode.INVALID_FLAG,
-    "include_removed": ErrorCode.INVALID_FLAG,
-    "as_observation": ErrorCode.INVALID_FLAG,
-    "transactions": ErrorCode.INVALID_FLAG,
-    "frozen": ErrorCode.INVALID_FLAG,
-    "continuation": ErrorCode.INVALID_FLAG,
-    "include_instructions": ErrorCode.INVALID_FLAG,
-}
 UNKNOWN_FIELD = "unknown field"
 
 
@@ -60,8 +28,7 @@ def validation_code(details: Sequence[dict[str, Any]]) -> ErrorCode:
     for item in details:
         if item.get("message") == UNKNOWN_FIELD:
             return ErrorCode.INVALID_REQUEST
-        leaf = str(item.get("field", "")).rsplit(".", 1)[-1]
-        codes.add(CODE_BY_FIELD.get(leaf, ErrorCode.INVALID_REQUEST))
+        codes.add(field_code(str(item.get("field", ""))))
     return codes.pop() if len(codes) == 1 else ErrorCode.INVALID_REQUEST
 
 

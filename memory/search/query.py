@@ -9,7 +9,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from memory.errors import ErrorCode, InvalidRequest
+from memory.errors import ErrorCode, InvalidField, InvalidRequest
 from memory.kinds import EVENT_KINDS, FRAME_STATUSES, RECORDED, TRANSACTION
 from memory.limits import SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS
 from memory.models import Context
@@ -79,52 +79,24 @@ def _check(
     q: Any, type: Any, status: Any, kind: Any, thread: Any, limit: Any, offset: Any
 ) -> list[tuple[str, list[str]]]:
     if not isinstance(q, str) or not q.strip() or len(q) > SEARCH_MAX_QUERY_CHARS:
-        raise InvalidRequest(
-            f"q must be a non-empty query of at most {SEARCH_MAX_QUERY_CHARS} characters",
-            code=ErrorCode.INVALID_QUERY,
-            details=[{"field": "q"}],
+        raise InvalidField(
+            "q", f"q must be a non-empty query of at most {SEARCH_MAX_QUERY_CHARS} characters"
         )
     clauses = textindex.query_clauses(q)
     if not clauses:
-        raise InvalidRequest(
-            "q has no word or emoji to search for",
-            code=ErrorCode.INVALID_QUERY,
-            details=[{"field": "q"}],
-        )
+        raise InvalidField("q", "q has no word or emoji to search for")
     if type not in (None, "frame", "event"):
-        raise InvalidRequest(
-            "type must be frame or event", code=ErrorCode.INVALID_TYPE, details=[{"field": "type"}]
-        )
+        raise InvalidField("type", "type must be frame or event")
     if status is not None and status not in STATUSES:
-        raise InvalidRequest(
-            f"status must be one of {', '.join(STATUSES)}",
-            code=ErrorCode.INVALID_STATUS,
-            details=[{"field": "status"}],
-        )
+        raise InvalidField("status", f"status must be one of {', '.join(STATUSES)}")
     if kind is not None and kind not in (*EVENT_KINDS, "frame"):
-        raise InvalidRequest(
-            f"kind must be one of {', '.join(EVENT_KINDS)}",
-            code=ErrorCode.INVALID_KIND,
-            details=[{"field": "kind"}],
-        )
+        raise InvalidField("kind", f"kind must be one of {', '.join(EVENT_KINDS)}")
     if thread is not None and not is_thread_name(thread):
-        raise InvalidRequest(
-            "thread is not a valid thread name",
-            code=ErrorCode.INVALID_THREAD,
-            details=[{"field": "thread"}],
-        )
+        raise InvalidField("thread", "thread is not a valid thread name")
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SEARCH_MAX_LIMIT:
-        raise InvalidRequest(
-            f"limit must be an integer from 1 to {SEARCH_MAX_LIMIT}",
-            code=ErrorCode.INVALID_LIMIT,
-            details=[{"field": "limit"}],
-        )
+        raise InvalidField("limit", f"limit must be an integer from 1 to {SEARCH_MAX_LIMIT}")
     if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset < RANK_POOL:
-        raise InvalidRequest(
-            f"offset must be an integer from 0 to {RANK_POOL - 1}",
-            code=ErrorCode.INVALID_OFFSET,
-            details=[{"field": "offset"}],
-        )
+        raise InvalidField("offset", f"offset must be an integer from 0 to {RANK_POOL - 1}")
     return clauses
 
 

@@ -15,7 +15,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.broadcast import broadcast_after_commit
-from memory.errors import ErrorCode, InvalidRequest, MaintenanceRequired, RuleViolation
+from memory.errors import (
+    ErrorCode,
+    InvalidField,
+    InvalidRequest,
+    MaintenanceRequired,
+    RuleViolation,
+)
 from memory.idempotency import check_key, reused, same_json
 from memory.kinds import (
     ACTION,
@@ -55,10 +61,9 @@ def check_thread(thread: str | None) -> str:
     if thread is None:
         return MAIN_THREAD
     if not is_thread_name(thread):
-        raise InvalidRequest(
+        raise InvalidField(
+            "thread",
             f"thread must be 1-{THREAD_MAX} characters: letters, digits, '.', '_', ':', '-'",
-            code=ErrorCode.INVALID_THREAD,
-            details=[{"field": "thread"}],
         )
     return thread
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from memory.errors import ErrorCode, InvalidRequest, ParseError
+from memory.errors import InvalidField, InvalidRequest, ParseError
 from memory.strictjson import read_json
 from memory.tx import lang as txlang
 from memory.tx.engine import SYSTEM, Author, CommitResult, submit_transaction
@@ -66,11 +66,7 @@ def _check_edit(frame_id: str, body: dict[str, Any]) -> None:
         txlang.validate_json({"ops": [{"op": "revise", "id": frame_id, "body": body}]})
     except txlang.TxValidationError as exc:
         if exc.path == "ops[0].id":
-            raise InvalidRequest(
-                f"frame_id: {exc.message}",
-                code=ErrorCode.INVALID_FRAME_ID,
-                details=[{"field": "frame_id"}],
-            ) from None
+            raise InvalidField("frame_id", f"frame_id: {exc.message}") from None
         inside = exc.path.removeprefix(_BODY_PATH).lstrip(".")
         raise InvalidRequest(
             f"text: {inside}: {exc.message}" if inside else f"text: {exc.message}",

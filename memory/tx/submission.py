@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.errors import ErrorCode, InvalidRequest, ParseError
+from memory.errors import ErrorCode, InvalidField, InvalidRequest, ParseError
 from memory.limits import MAX_CONTENT_CHARS, MAX_OPS
 from memory.timeline.events import check_thread
 from memory.tx import lang as txlang
@@ -37,11 +37,10 @@ def one_thread(given: str | None, declared: str | None) -> str:
     declares it; InvalidRequest `invalid_thread` when both are there and differ (the record
     would contradict its own text)."""
     if given is not None and declared is not None and given != declared:
-        raise InvalidRequest(
+        raise InvalidField(
+            "thread",
             f"thread {given!r} differs from the transaction's own (thread {declared}); "
             "give it in one place",
-            code=ErrorCode.INVALID_THREAD,
-            details=[{"field": "thread"}],
         )
     return check_thread(given or declared)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db import connection
 
-from memory.errors import ErrorCode, InvalidRequest
+from memory.errors import InvalidField
 from memory.models import Context
 from memory.versions.points import Point, resolve_point
 
@@ -97,11 +97,7 @@ def diff(context: Context, from_version: Any, to_version: Any = None) -> dict[st
     a = resolve_point(context, from_version, "from")
     b = resolve_point(context, context.version if to_version is None else to_version, "to")
     if a.version > b.version:
-        raise InvalidRequest(
-            f"from ({a.version}) must not be after to ({b.version})",
-            code=ErrorCode.INVALID_VERSION,
-            details=[{"field": "from"}],
-        )
+        raise InvalidField("from", f"from ({a.version}) must not be after to ({b.version})")
     return _diff(a, b)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db import connection
 
-from memory.errors import ErrorCode, InvalidRequest
+from memory.errors import ErrorCode, InvalidField, InvalidRequest
 from memory.models import Context
 from memory.tx.loader import FRAME_STATE_COLUMNS
 
@@ -43,11 +43,7 @@ def parse_version(value: Any, field: str = "as_of") -> int:
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise InvalidRequest(
-            f"{field} must be a version number; got {value!r}",
-            code=ErrorCode.INVALID_VERSION,
-            details=[{"field": field}],
-        ) from None
+        raise InvalidField(field, f"{field} must be a version number; got {value!r}") from None
     return number
 
 
@@ -56,10 +52,11 @@ def resolve_point(context: Context, version: Any, field: str = "as_of") -> Point
     never had that version. Reads the context row as given (the caller decides locking)."""
     number = parse_version(version, field)
     if not 0 <= number <= context.version:
-        raise InvalidRequest(
+        raise InvalidField(
+            field,
             f"{field} must be a version from 0 to {context.version} (the present); got {number}",
-            code=ErrorCode.INVALID_VERSION,
-            details=[{"field": field, "min": 0, "max": context.version}],
+            min=0,
+            max=context.version,
         )
     if number == context.version:
         return Point(context.pk, number, context.tick, context.last_seq, None, True)

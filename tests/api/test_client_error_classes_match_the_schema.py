@@ -1,16 +1,23 @@
-"""The Python client's error classes name only codes the OpenAPI schema's error-code enum
+"""The Python client's error classes and code checks name only codes the OpenAPI schema's enum
 holds, each with the HTTP status the schema gives it (the client does not import the server:
 the schema is the contract between them)."""
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 from morphz_client import errors as client
 
+CLIENT = Path(client.__file__).parent
+# A code the client makes itself, for an answer that is not the API's error shape.
+CLIENT_ONLY = {"unexpected_response"}
+# Calls whose positional argument at this index is a code.
+CODE_ARGUMENT = {"InvalidPathValueError": 0, "ServerError": 1, "__init__": 1}
 # "409 `stale_cursor`: ..." or "400 / 401: ..." at the start of a client class's docstring.
 DOCUMENTED = re.compile(r"^(\d{3})[^:]*?`(\w+)`")
 
@@ -74,3 +81,77 @@ def test_each_client_class_documents_the_status_the_schema_gives_its_code(
     assert {
         code for code, match in named.items() if match is None or match.group(2) != code
     } == set()
+
+
+def _strings(node: ast.AST | None) -> set[str]:
+    """The string constants of `node`: itself, or the items of a tuple, list, set or call."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return set().union(*(_strings(item) for item in node.elts))
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("frozenset", "set"):
+        return set().union(*(_strings(arg) for arg in node.args))
+    return set()
+
+
+def _about_code(node: ast.AST) -> bool:
+    """`code`, `x.code`, `x["code"]`, `x.get("code")`, or a name for a set of codes."""
+    if isinstance(node, ast.Name):
+        return node.id == "code" or node.id.endswith("_CODES")
+    if isinstance(node, ast.Attribute):
+        return node.attr == "code"
+    if isinstance(node, ast.Subscript):
+        return _strings(node.slice) == {"code"}
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr == "get" and _strings(node.args[0] if node.args else None) == {"code"}
+    return False
+
+
+def client_codes(source: str) -> set[str]:
+    """The codes a client module compares an answer's code with, keys its classes by, or
+    raises with."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(_about_code(side) for side in sides):
+                found.update(*(_strings(side) for side in sides))
+        elif (isinstance(node, ast.Assign) and any(_about_code(t) for t in node.targets)) or (
+            isinstance(node, ast.AnnAssign) and _about_code(node.target)
+        ):
+            found.update(_strings(node.value))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            index = CODE_ARGUMENT.get(name)
+            if index is not None and len(node.args) > index:
+                found.update(_strings(node.args[index]))
+    return found - {"code"}
+
+
+def test_the_scan_finds_the_clients_codes_in_every_form() -> None:
+    source = """
+if exc.code == "conflict" or error.get("code") in ("frame_exists", "unknown_ref"):
+    pass
+_RACE_CODES = frozenset({"relation_exists"})
+raise InvalidPathValueError("invalid_frame_id", "frame_id", value, "a frame id")
+super().__init__(400, "invalid_ref", message, [])
+"""
+    assert client_codes(source) == {
+        "conflict",
+        "frame_exists",
+        "unknown_ref",
+        "relation_exists",
+        "invalid_frame_id",
+        "invalid_ref",
+    }
+
+
+def test_every_code_the_client_names_is_in_the_schema(schema: dict[str, Any]) -> None:
+    named = {
+        f"{path.name}: {code}"
+        for path in sorted(CLIENT.rglob("*.py"))
+        for code in client_codes(path.read_text()) - CLIENT_ONLY
+    }
+    assert {entry for entry in named if entry.split(": ")[1] not in _schema_codes(schema)} == set()
+    assert len(named) >= 10  # the scan still finds the client's codes

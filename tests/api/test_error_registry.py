@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 from api.errors import STATUS_BY_CODE, ApiError
-from memory.errors import ErrorCode, MorphzError, NotFound
+from memory.errors import ErrorCode, InvalidField, MorphzError, NotFound
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("memory", "api", "explorer", "morphz")
@@ -140,3 +140,9 @@ def test_an_error_answers_with_the_status_its_code_declares():
     assert NotFound("gone").status == 404
     assert MorphzError("x", code=ErrorCode.SELF_CITATION).status == 422
     assert ApiError(ErrorCode.INVALID_DEPTH, "too deep").status_code == 400
+
+
+def test_a_field_error_answers_the_fields_own_code():
+    assert InvalidField("events[2].thread", "bad").code == ErrorCode.INVALID_THREAD
+    assert InvalidField("depth", "bad", max=5).details == [{"field": "depth", "max": 5}]
+    assert InvalidField("nickname", "bad").code == ErrorCode.INVALID_REQUEST

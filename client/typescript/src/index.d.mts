@@ -9,10 +9,14 @@ type Body<P extends keyof paths, M extends keyof paths[P]> =
 
 export type Schemas = components["schemas"];
 
+/** The code of an API error answer (the schema's ErrorCodeEnum), or the client's own for an
+ * answer that is not the API's error shape. */
+export type ErrorCode = Schemas["ErrorCodeEnum"] | "unexpected_response";
+
 export declare class MorphzError extends Error {
-  constructor(status: number, code: string, message: string, details: unknown[]);
+  constructor(status: number, code: ErrorCode, message: string, details: unknown[]);
   status: number;
-  code: string;
+  code: ErrorCode;
   details: unknown[];
 }
 export declare class MorphzTransportError extends Error {}
