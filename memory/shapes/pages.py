@@ -13,6 +13,7 @@ from memory.shapes.fields import OPAQUE, Doc
 from memory.shapes.frames import FrameJson, frame_json
 from memory.shapes.history import FrameHistoryPage, RevisionJson, TransactionJson, WriteEntry
 from memory.shapes.nodes import RelationJson
+from memory.shapes.versions import EvaluationSummary
 
 
 class Page(TypedDict):
@@ -41,6 +42,10 @@ class RelationList(Page):
 
 class TransactionList(Page):
     transactions: list[TransactionJson]
+
+
+class EvaluationList(Page):
+    evaluations: list[EvaluationSummary]
 
 
 class HistoryPage(TypedDict):
