@@ -4,6 +4,7 @@ How it works: docs/internals.md, section `api/bounds.py`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -15,22 +16,22 @@ def answer_bytes(data: Any) -> int:
     return len(JSONRenderer().render(data))
 
 
-def bounded_input(answer: dict[str, Any], key: str | None = None) -> dict[str, Any]:
+def bounded_input(answer: Mapping[str, Any], key: str | None = None) -> dict[str, Any]:
     """A copy of `answer` within MAX_RESPONSE_BYTES: the compiled input (`context`, `text`)
     is held by `answer` itself, or by `answer[key]` (an evaluation read back holds it in
     `input`); `context`, then `text`, become null when they do not fit."""
-    answer = dict(answer)
-    held = answer
+    copy = dict(answer)
+    held = copy
     if key is not None:
-        held = answer[key] = dict(answer[key])
+        held = copy[key] = dict(copy[key])
     held.update(context_omitted=False, text_omitted=False)
     limit = settings.MAX_RESPONSE_BYTES
-    size = answer_bytes(answer)
+    size = answer_bytes(copy)
     if size <= limit:
-        return answer
+        return copy
     held.update(context=None, context_omitted=True, answer_bytes=size, limit_bytes=limit)
-    if answer_bytes(answer) <= limit:
-        return answer
+    if answer_bytes(copy) <= limit:
+        return copy
     text = held.get("text")
     held.update(text=None, text_omitted=True, text_chars=len(text or ""))
-    return answer
+    return copy

@@ -105,6 +105,11 @@ def _field(annotation: Any) -> serializers.Field:
         return _SCALARS[bare](**options)
     if typing.is_typeddict(bare):
         return shape_serializer(bare)(**options)
+    if typing.get_origin(bare) is dict:
+        value = typing.get_args(bare)[1]
+        if value in _SCALARS:  # a map of plain values; other maps are free JSON
+            return serializers.DictField(child=_SCALARS[value](), **options)
+        return serializers.JSONField(**options)
     if typing.get_origin(bare) is list:
         (item,) = typing.get_args(bare)
         if typing.is_typeddict(_unwrap(item)[0]):

@@ -12,8 +12,9 @@ from api.shape_schema import ShapeSerializer
 from memory import shapes
 from memory.errors import ErrorCode
 from memory.models import FrameRevision
-from memory.shapes import RevisionJson, revision_json
+from memory.shapes import RevisionJson, erasures, revision_json, versions
 from memory.shapes import pages as lists
+from memory.shapes.actions import Cancellation
 from memory.shapes.errors import ErrorBody, ErrorJson
 from memory.shapes.evaluation import EvaluationHead, EvaluationJson
 from memory.shapes.recall import RecallJson, SearchJson
@@ -155,3 +156,43 @@ class RecallSerializer(ShapeSerializer):
 
 class SearchResultSerializer(ShapeSerializer):
     shape = SearchJson
+
+
+class EvaluationSummarySerializer(EvaluationHeadSerializer):
+    shape: ClassVar[Any] = versions.EvaluationSummary
+
+
+class EvaluationListSerializer(PageSerializer):
+    shape = lists.EvaluationList
+
+
+class EvaluationDetailSerializer(EvaluationSummarySerializer):
+    shape = versions.EvaluationDetail
+
+
+class DiffSerializer(ShapeSerializer):
+    shape = versions.DiffJson
+
+
+class ForkedFromSerializer(ShapeSerializer):
+    shape = versions.ForkSource
+
+
+class ForkSerializer(ShapeSerializer):
+    shape = versions.ForkJson
+
+
+class TombstoneSerializer(ShapeSerializer):
+    shape = erasures.TombstoneJson
+
+
+class ErasureOutSerializer(ShapeSerializer):
+    shape = erasures.ErasureJson
+
+
+class ErasureListSerializer(ShapeSerializer):
+    shape = erasures.ErasureList
+
+
+class CancellationSerializer(ShapeSerializer):
+    shape = Cancellation

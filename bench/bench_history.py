@@ -278,6 +278,7 @@ def as_of_and_present(
     """Milliseconds of reading frame `target` (and its view) as of `back` commits back, and
     of reading it now, interleaved read by read after a warm-up."""
     from memory.read import lists as reads
+    from memory.shapes import frame_json
     from memory.versions import asof
     from memory.versions.points import resolve_point
 
@@ -286,12 +287,12 @@ def as_of_and_present(
     def present() -> Any:
         frame = reads.get_frame(context, target)
         assert frame is not None
-        return reads.frame_view(frame, context.tick)
+        return frame_json(frame, context.tick)
 
     def past() -> Any:
         frame = asof.frame_as_of(context, point, target)
         assert frame is not None
-        return reads.frame_view(frame, point.tick)
+        return frame_json(frame, point.tick)
 
     for _ in range(50):
         present()

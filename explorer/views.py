@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth.decorators import user_passes_test
 from django.http import HttpRequest, HttpResponse
@@ -15,6 +15,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from memory.read.access import context_for_person, contexts_for_person, person_can_see_all
 from memory.read.explorer import context_cards, explorer_snapshot
 from memory.replicas import Floor, read_preferring_replica
+from memory.shapes.explorer import ExplorerSnapshot
 
 # What the page embeds is bounded: a large body or transaction text is left
 # out of the first paint and loaded through the API when the frame is selected.
@@ -22,8 +23,9 @@ EMBED_BODY_CHARS = 4_000
 EMBED_TEXT_CHARS = 4_000
 
 
-def bounded_snapshot(snapshot: dict[str, Any]) -> dict[str, Any]:
-    for frame in snapshot["frames"]:
+def bounded_snapshot(snapshot: ExplorerSnapshot) -> ExplorerSnapshot:
+    # The page's script reads `body_omitted` on a frame, a key the API's frame has not.
+    for frame in cast(list[dict[str, Any]], snapshot["frames"]):
         size = len(json.dumps(frame["body"], ensure_ascii=False))
         if size > EMBED_BODY_CHARS:
             frame["body"] = {"(not loaded)": f"{size} characters; select the frame to load it"}

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView, idempotency_key
 from api.schema import WRITE_ERRORS, responses
 from api.serializers import ActionCancelIn, ActionIn, body_data
-from api.shapes import EventSerializer
+from api.shapes import CancellationSerializer, EventSerializer
 from api.views.common import IDEMPOTENCY_HEADER, event_answer
 from memory.screening import screen
+from memory.shapes.actions import cancellation_json
 from memory.timeline.actions import cancel_action
 from memory.timeline.events import register_action
 from memory.vocabulary import event_ref
@@ -46,11 +46,6 @@ class ActionView(ContextAPIView):
         )
 
 
-class CancellationSerializer(serializers.Serializer):
-    ref = serializers.CharField(help_text="the cancellation: a tool_result delivering the action")
-    cancels = serializers.CharField(help_text="the action's ref")
-
-
 class ActionCancelView(ContextAPIView):
     @extend_schema(
         tags=["agents"],
@@ -67,4 +62,4 @@ class ActionCancelView(ContextAPIView):
         data = body_data(ActionCancelIn, request.data)
         ref = event_ref(seq)
         event = cancel_action(self.ctx.pk, ref, reason=data.get("reason"), by=self.author().label)
-        return Response({"ref": event.ref, "cancels": ref}, status=201)
+        return Response(cancellation_json(event.ref, ref), status=201)

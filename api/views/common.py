@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import ApiToken, Event
 from memory.read.access import contexts_for_person
-from memory.shapes import EventJson, event_json
+from memory.shapes import EventJson, event_json, served_receipt
 from memory.tx.engine import CommitResult
 
 MAX_VERSION = 2**63 - 1
@@ -46,8 +46,5 @@ def event_answer(event: Event, created: bool | None = None) -> EventJson:
 
 def receipt_response(result: CommitResult) -> Response:
     """A committed transaction's receipt: 201, or 200 for a replay."""
-    receipt: dict[str, Any] = dict(result.receipt)
-    # From the commit result itself: `result.record` would re-read the row (a query).
-    receipt["transaction"] = result.record_id
-    receipt["ref"] = result.event_ref
+    receipt = served_receipt(result.receipt, result.record_id, result.event_ref)
     return Response(receipt, status=200 if result.replayed else 201)

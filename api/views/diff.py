@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView
 from api.schema import READ_ERRORS, responses
 from api.serializers import StrictIntegerField, StrictSerializer, query_data
+from api.shapes import DiffSerializer
 from api.views.common import MAX_VERSION
 from memory.versions.diff import diff
 
@@ -28,22 +28,6 @@ class DiffQuery(StrictSerializer):
 DiffQuery._declared_fields["from"] = StrictIntegerField(
     min_value=0, max_value=MAX_VERSION, help_text="the earlier version"
 )
-
-
-class DiffSerializer(serializers.Serializer):
-    from_version = serializers.IntegerField()
-    to_version = serializers.IntegerField()
-    from_tick = serializers.IntegerField()
-    to_tick = serializers.IntegerField()
-    frames = serializers.JSONField(
-        help_text="`{derived, revised (before/after bodies), retiring, retired, restored, "
-        "protected, unprotected}`"
-    )
-    relations = serializers.JSONField(help_text="`{added, removed}`")
-    events = serializers.JSONField(help_text="`{appended, retired, restored}`")
-    transactions = serializers.ListField(
-        child=serializers.JSONField(), help_text="committed in the range, with their reasons"
-    )
 
 
 class DiffView(ContextAPIView):

@@ -15,6 +15,7 @@ from api.errors import ApiError
 from api.fields import StrictCharField, StrictIntegerField, StrictSerializer
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.serializers import body_data
+from api.shapes import ErasureListSerializer, ErasureOutSerializer
 from memory.erasure.erase import MAX_ITEMS, MAX_PATTERN, MAX_REASON, erase
 from memory.erasure.lines import tombstone_json
 from memory.errors import ErrorCode
@@ -46,32 +47,6 @@ class ErasureIn(StrictSerializer):
         help_text="texts erased wherever they occur (card numbers however they are spaced)",
     )
     reason = StrictCharField(max_length=MAX_REASON, trim_whitespace=False, help_text="why")
-
-
-class TombstoneSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    request = serializers.CharField()
-    target = serializers.ChoiceField(choices=["event", "frame", "span", "pattern"])
-    ref = serializers.CharField(allow_null=True)
-    label = serializers.CharField(allow_null=True)  # type: ignore[assignment]
-    matches = serializers.IntegerField()
-    reason = serializers.CharField()
-    erased_by = serializers.CharField()
-    erased_at = serializers.DateTimeField()
-    origin = serializers.CharField(allow_null=True, help_text="context of the lineage asked on")
-    span = serializers.ListField(child=serializers.IntegerField(), required=False)
-
-
-class ErasureOutSerializer(serializers.Serializer):
-    request = serializers.CharField()
-    erasures = TombstoneSerializer(many=True)
-    contexts = serializers.DictField(
-        child=serializers.IntegerField(), help_text="places masked per context of the lineage"
-    )
-
-
-class ErasureListSerializer(serializers.Serializer):
-    erasures = TombstoneSerializer(many=True)
 
 
 class ErasureView(ContextAPIView):

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -21,7 +18,7 @@ from api.serializers import (
     query_data,
     thread_field,
 )
-from api.shapes import EvaluationHeadSerializer, EvaluationSerializer, PageSerializer
+from api.shapes import EvaluationDetailSerializer, EvaluationListSerializer, EvaluationSerializer
 from api.views.common import IDEMPOTENCY_HEADER, MAX_VERSION
 from memory.read.paging import EVALUATIONS
 from memory.timeline.evaluation import evaluate_or_replay
@@ -34,30 +31,6 @@ class EvaluationListQuery(StrictSerializer):
     thread = thread_field(filter=True)
     cursor = cursor_field()
     limit = limit_field(EVALUATIONS.limit, EVALUATIONS.max_limit)
-
-
-class EvaluationSummarySerializer(EvaluationHeadSerializer):
-    last_seq = serializers.IntegerField(
-        allow_null=True, help_text="the last event seq when it ran (its place in the history)"
-    )
-    tokens = serializers.IntegerField(allow_null=True)
-    created_at = serializers.DateTimeField()
-
-
-class EvaluationListSerializer(PageSerializer):
-    evaluations = EvaluationSummarySerializer(many=True)
-
-
-class EvaluationDetailSerializer(EvaluationSummarySerializer):
-    input = serializers.JSONField(
-        help_text="what the model was given: `{context, text}` as compiled, with "
-        "`context_omitted` and `text_omitted` (and `answer_bytes`, `limit_bytes`, "
-        "`text_chars`) when they were over the response limit and left out, as on POST"
-    )
-    frames_seen = serializers.ListField(
-        child=serializers.JSONField(), help_text="`{id, revision, status}` in input order"
-    )
-    observations_seen = serializers.ListField(child=serializers.CharField())
 
 
 class EvaluationView(ContextAPIView):
@@ -113,5 +86,4 @@ class EvaluationDetailView(ContextAPIView):
     def get(self, request: Request, slug: str, evaluation_id: int) -> Response:
         if not 0 < evaluation_id <= MAX_VERSION:
             raise not_found(f"evaluation {evaluation_id}")
-        data: dict[str, Any] = get_evaluation(self.ctx, evaluation_id)
-        return Response(bounded_input(data, "input"))
+        return Response(bounded_input(get_evaluation(self.ctx, evaluation_id), "input"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -12,6 +11,7 @@ from api.base import ContextAPIView, idempotency_key
 from api.fields import StrictSlugField, idempotency_field
 from api.schema import WRITE_ERRORS, responses
 from api.serializers import StrictCharField, StrictIntegerField, StrictSerializer, body_data
+from api.shapes import ForkSerializer
 from api.views.common import MAX_VERSION
 from memory.models import ApiToken, Context
 from memory.scopes import ADMIN
@@ -36,20 +36,6 @@ class ForkIn(StrictSerializer):
         help_text="default: `<source name> (fork at vN)`",
     )
     idempotency_key = idempotency_field()
-
-
-class ForkedFromSerializer(serializers.Serializer):
-    slug = serializers.CharField()
-    version = serializers.IntegerField()
-    tick = serializers.IntegerField()
-
-
-class ForkSerializer(serializers.Serializer):
-    slug = serializers.CharField(help_text="the new context")
-    token = serializers.CharField(help_text="a new API token for the new context (shown once)")
-    forked_from = ForkedFromSerializer()
-    version = serializers.IntegerField()
-    tick = serializers.IntegerField()
 
 
 class ForkView(ContextAPIView):

@@ -17,9 +17,10 @@ from api.shapes import (
 )
 from api.views.common import receipt_response
 from memory.read.at import reading
-from memory.read.lists import frame_view
 from memory.read.pages import revision_detail
 from memory.read.paging import FRAMES
+from memory.shapes import frame_json
+from memory.shapes.pages import frame_detail_json
 from memory.tx.bodyedit import revise_body
 from memory.tx.lang import fields_text
 from memory.vocabulary import MAX_SEQ
@@ -70,7 +71,7 @@ class FrameListView(ContextAPIView):
         page = at.frames(
             status=filters["status"], source=filters["source"], after_id=after, limit=query["limit"]
         )
-        return Response(cursor.answer(page, lambda f: frame_view(f, at.tick)))
+        return Response(cursor.answer(page, lambda f: frame_json(f, at.tick)))
 
 
 class FrameDetailView(ContextAPIView):
@@ -90,15 +91,10 @@ class FrameDetailView(ContextAPIView):
         query = query_data(FrameDetailQuery, request.query_params)
         at = reading(self.ctx, query.get("as_of"))
         frame = at.frame(frame_id)
-        data = frame_view(frame, at.tick)
-        data["body_text"] = fields_text(frame.body)  # what the explorer's editor shows
-        page = at.history_page(
-            frame, before=query.get("history_before"), limit=query["history_limit"]
-        )
-        data["revisions"] = page["revisions"]
-        data["write_history"] = page["write_history"]
-        data["history"] = {"next_before": page["next_before"], "limit": query["history_limit"]}
-        return Response(data)
+        limit = query["history_limit"]
+        page = at.history_page(frame, before=query.get("history_before"), limit=limit)
+        # `body_text`: what the explorer's editor shows.
+        return Response(frame_detail_json(frame, at.tick, fields_text(frame.body), page, limit))
 
 
 class FrameRevisionView(FrameDetailView):

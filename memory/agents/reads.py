@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from memory.errors import ErrorCode, InvalidRequest
 from memory.models import Context, Event
+from memory.shapes import frame_json
+from memory.shapes.pages import FrameRead
 from memory.shapes.recall import ReadResult
 from memory.timeline.events import append_recall_result
 from memory.tokens import ITEM_OVERHEAD, fit_prefix
@@ -82,7 +84,7 @@ def _search(context: Context, args: dict[str, Any], thread: str, key: str | None
 def _frame(context: Context, args: dict[str, Any], thread: str, key: str | None) -> ReadResult:
     from memory.errors import NotFound
     from memory.read.history import frame_write_history
-    from memory.read.lists import frame_view, get_frame
+    from memory.read.lists import get_frame
     from memory.vocabulary import is_frame_id
 
     _only(args, ("id",))
@@ -90,8 +92,10 @@ def _frame(context: Context, args: dict[str, Any], thread: str, key: str | None)
     frame = get_frame(context, str(frame_id)) if is_frame_id(frame_id) else None
     if frame is None:
         raise NotFound(f"frame {frame_id!r} does not exist in this context")
-    data = frame_view(frame, context.tick)
-    data["write_history"] = frame_write_history(context, frame.frame_id)
+    data: FrameRead = {
+        **frame_json(frame, context.tick),
+        "write_history": frame_write_history(context, frame.frame_id),
+    }
     return _observe(context, thread, _render_frame(data), data, key)
 
 
@@ -156,7 +160,7 @@ def _render_search(result: SearchJson) -> str:
     return "\n".join(lines)
 
 
-def _render_frame(data: dict[str, Any]) -> str:
+def _render_frame(data: FrameRead) -> str:
     from memory.timeline.compile import render_frame
 
     item = {**data, "retire": data.get("retire")}

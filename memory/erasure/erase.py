@@ -26,6 +26,7 @@ from memory.models import (
     Event,
     Frame,
 )
+from memory.shapes.erasures import ErasureJson
 from memory.vocabulary import is_frame_id, seq_of
 
 MAX_ITEMS = 100
@@ -54,7 +55,7 @@ class ErasureResult:
     tombstones: list[Erasure]
     contexts: dict[str, int] = field(default_factory=dict)  # slug -> places masked
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ErasureJson:
         """`{request, erasures: [tombstone], contexts: {slug: places masked}}`."""
         return {
             "request": self.request,

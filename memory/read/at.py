@@ -14,6 +14,7 @@ from memory.models import Context, Frame, Relation
 from memory.read.lists import get_frame, list_frames, list_relations
 from memory.read.pages import frame_history_page
 from memory.read.paging import Page
+from memory.shapes.history import FrameHistoryPage
 from memory.shapes.recall import RecallJson
 from memory.versions import asof
 from memory.versions.points import Point, resolve_point
@@ -43,7 +44,7 @@ class Present:
             raise NotFound(f"frame {frame_id!r} not found")
         return frame
 
-    def history_page(self, frame: Frame, *, before: int | None, limit: int) -> dict[str, Any]:
+    def history_page(self, frame: Frame, *, before: int | None, limit: int) -> FrameHistoryPage:
         """A page of the frame's revisions and write history (`frame_history_page`)."""
         return frame_history_page(frame, before=before, limit=limit)
 
@@ -89,7 +90,7 @@ class AsOf(Present):
             raise NotFound(f"frame {frame_id!r} as of version {point.version} not found")
         return found
 
-    def history_page(self, frame: Frame, *, before: int | None, limit: int) -> dict[str, Any]:
+    def history_page(self, frame: Frame, *, before: int | None, limit: int) -> FrameHistoryPage:
         """The page without what was written after the point (its last revision is then's)."""
         page = frame_history_page(frame, before=before, limit=limit)
         version = self.point.version

@@ -13,7 +13,7 @@ from typing import Any
 
 from memory.kinds import RETIRING
 from memory.models import Context, Event, Frame, Relation, TransactionRecord
-from memory.read.lists import frame_view, with_preview
+from memory.read.lists import with_preview
 from memory.read.pages import bounded_transaction_queryset, bounded_transactions
 from memory.shapes import (
     EventJson,
@@ -21,24 +21,27 @@ from memory.shapes import (
     TransactionJson,
     context_json,
     event_json,
+    frame_json,
     relation_json,
     transaction_json,
 )
+from memory.shapes.explorer import ContextCard, ExplorerSnapshot, context_card
+from memory.shapes.frames import FrameJson
 from memory.vocabulary import seq_of
 
 RECENT_EVENTS = 60
 RECENT_TRANSACTIONS = 40
 
 
-def context_cards(contexts: list[Context]) -> list[dict[str, Any]]:
+def context_cards(contexts: list[Context]) -> list[ContextCard]:
     """One card per context for the context list: its `context_json` plus counts of
     `frames` not retired and of those `retiring`."""
     return [
-        {
-            **context_json(c),
-            "frames": Frame.objects.filter(context=c).exclude(status="retired").count(),
-            "retiring": Frame.objects.filter(context=c, status=RETIRING).count(),
-        }
+        context_card(
+            context_json(c),
+            frames=Frame.objects.filter(context=c).exclude(status="retired").count(),
+            retiring=Frame.objects.filter(context=c, status=RETIRING).count(),
+        )
         for c in contexts
     ]
 
@@ -56,7 +59,7 @@ def recent_events(context: Context, limit: int = RECENT_EVENTS) -> list[EventJso
     return sorted(rows, key=lambda e: e["seq"])
 
 
-def source_events(context: Context, frames: list[dict[str, Any]]) -> list[EventJson]:
+def source_events(context: Context, frames: list[FrameJson]) -> list[EventJson]:
     """The event leaves the frames cite, for the graph's optional source edges."""
     seqs = {seq for frame in frames for seq in map(seq_of, frame["sources"]) if seq is not None}
     return sorted(_event_rows(context, seq__in=seqs), key=lambda e: e["seq"]) if seqs else []
@@ -90,11 +93,11 @@ def live_relations(context: Context) -> list[RelationJson]:
     return [relation_json(r) for r in rows]
 
 
-def explorer_snapshot(context: Context) -> dict[str, Any]:
+def explorer_snapshot(context: Context) -> ExplorerSnapshot:
     """Everything the explorer draws first: `{context, frames, relations, source_events,
     events, transactions}` (the API's shapes), read without a lock."""
     frames = [
-        frame_view(f, context.tick)
+        frame_json(f, context.tick)
         for f in Frame.objects.filter(context=context).order_by("frame_id")
     ]
     return {

@@ -13,6 +13,7 @@ from memory.errors import ErrorCode, InvalidField, InvalidRequest, NotFound
 from memory.limits import CHUNK_DEFAULT, CHUNK_MAX
 from memory.models import Context, Erasure, Event, Frame, FrameRevision
 from memory.shapes import EVENT_ROW_COLUMNS, EventChunk, event_chunk_json
+from memory.shapes.history import WriteEntry
 from memory.vocabulary import event_ref, seq_from_text
 
 
@@ -123,7 +124,7 @@ def _write_op(ops: Any, frame_id: str) -> str:
     return found
 
 
-def frame_write_history(context: Context | int, frame_id: str) -> list[dict[str, Any]]:
+def frame_write_history(context: Context | int, frame_id: str) -> list[WriteEntry]:
     """The transactions that wrote a frame's body, oldest first (R32): per revision
     `{revision, op, version, base_version, transaction_id, event_ref, text, reason, body,
     sources, author, author_kind, thread, created_at}`. NotFound for an unknown frame."""
@@ -138,7 +139,7 @@ def frame_write_history(context: Context | int, frame_id: str) -> list[dict[str,
         .select_related("transaction", "transaction__event")
         .order_by("revision")
     )
-    history = []
+    history: list[WriteEntry] = []
     for rev in revisions:
         tx = rev.transaction
         history.append(

@@ -18,14 +18,6 @@ from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
 from memory.read.pages import bounded_transaction_queryset, bounded_transactions
 from memory.read.paging import Page
-from memory.shapes.frames import frame_json
-
-
-def frame_view(frame: Frame, tick: int) -> dict[str, Any]:
-    """The frame shape (memory.shapes.frame_json) as a plain dict, for the views that add a
-    frame detail's revisions to it."""
-    return dict(frame_json(frame, tick))
-
 
 # Event "status" filter values: an event's status (active, retired, recorded); requests open or
 # delivered; inputs not yet claimed by an evaluation are pending.

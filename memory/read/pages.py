@@ -18,6 +18,7 @@ from django.db.models.functions import Cast, Left, Length
 from memory.errors import ErrorCode, InvalidRequest, NotFound
 from memory.models import Frame, FrameRevision, TransactionRecord
 from memory.shapes import RevisionJson, revision_json
+from memory.shapes.history import FrameHistoryPage, WriteEntry
 from memory.vocabulary import event_ref
 
 # Larger bodies and texts are left out of lists and history pages and read on demand.
@@ -28,7 +29,7 @@ MAX_HISTORY_PAGE = 100
 
 def frame_history_page(
     frame: Frame, *, before: int | None = None, limit: int = HISTORY_PAGE
-) -> dict[str, Any]:
+) -> FrameHistoryPage:
     """The newest `limit` revisions below `before` (all when None), oldest first, as
     `revisions` and `write_history` entries; `next_before` pages further back (None at the
     first revision)."""
@@ -99,7 +100,7 @@ def _history_rows(frame: Frame, before: int | None, count: int) -> list[Mapping[
     )
 
 
-def _write_entry(row: Mapping[str, Any], body: Any, revision: RevisionJson) -> dict[str, Any]:
+def _write_entry(row: Mapping[str, Any], body: Any, revision: RevisionJson) -> WriteEntry:
     """One `write_history` entry: the revision with the transaction that wrote it."""
     seq = row["transaction__event__seq"]
     return {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, NotRequired, TypedDict
 
+from memory.shapes.compiled import CompiledContext
 from memory.shapes.fields import OPAQUE, Doc
 
 
@@ -19,6 +20,17 @@ class EvaluationHead(TypedDict):
     continuation: bool
     claimed: Annotated[list[str], Doc("refs claimed")]
     expired: Annotated[list[str], Doc("frames whose retirement this call applied")]
+
+
+class EvaluationResult(EvaluationHead):
+    """An evaluation as memory returns and stores it: the head, and when compiled the
+    input's `context`, `text` and `tokens` (and the protocol's `instructions` when asked);
+    the API bounds it into `EvaluationJson` (api.bounds)."""
+
+    context: NotRequired[CompiledContext]
+    text: NotRequired[str]
+    tokens: NotRequired[int]
+    instructions: NotRequired[str]
 
 
 class EvaluationJson(EvaluationHead):

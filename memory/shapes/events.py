@@ -10,7 +10,8 @@ from typing import Annotated, Any, NotRequired, TypedDict
 from memory.kinds import EVENT_STATUSES, event_status
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Event
-from memory.shapes.fields import Choices, Doc, Timestamp
+from memory.shapes.erasures import TombstoneJson
+from memory.shapes.fields import OPAQUE, Choices, Doc, Timestamp
 from memory.vocabulary import event_ref
 
 # The Event columns the row builders below read (beside their own), in the order the recall
@@ -112,7 +113,8 @@ class EventChunk(EventHead):
     total: int
     erased: NotRequired[
         Annotated[
-            list[Any],
+            list[TombstoneJson],
+            OPAQUE,
             Doc(
                 "when the event or a span of it was erased: its tombstones (when, by whom, "
                 "why; the text is masked)"

@@ -97,3 +97,36 @@ def transaction_json(record: TransactionRecord) -> TransactionJson:
         "ref": record.event.ref if record.event_id and record.event else None,
         "created_at": record.created_at.isoformat(),
     }
+
+
+class WriteEntry(TypedDict):
+    """One entry of a frame's write history (R32): the revision with the transaction that
+    wrote it. The whole history adds `thread` and `created_at`; a bounded page adds the
+    sizes and what it left out."""
+
+    revision: int
+    op: str  # derive or revise
+    version: int
+    base_version: int | None
+    transaction_id: int
+    event_ref: str | None
+    text: str
+    reason: str
+    body: Any
+    sources: list[str]
+    author: str
+    author_kind: str
+    thread: NotRequired[str]
+    created_at: NotRequired[Timestamp]
+    text_truncated: NotRequired[bool]
+    text_chars: NotRequired[int]
+    body_omitted: NotRequired[bool]
+    body_chars: NotRequired[int | None]
+
+
+class FrameHistoryPage(TypedDict):
+    """A page of a frame's past, oldest first; `next_before` pages further back."""
+
+    revisions: list[RevisionJson]
+    write_history: list[WriteEntry]
+    next_before: int | None

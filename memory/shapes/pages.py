@@ -3,15 +3,17 @@ the cursor) and a frame's detail (the frame with a page of its past)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
 
+from memory.models import Frame
 from memory.read.paging import NEXT_CURSOR_HELP
 from memory.shapes.context import ContextJson
 from memory.shapes.events import AppendedEvent, EventJson
-from memory.shapes.fields import Doc
-from memory.shapes.frames import FrameJson
-from memory.shapes.history import RevisionJson, TransactionJson
+from memory.shapes.fields import OPAQUE, Doc
+from memory.shapes.frames import FrameJson, frame_json
+from memory.shapes.history import FrameHistoryPage, RevisionJson, TransactionJson, WriteEntry
 from memory.shapes.nodes import RelationJson
+from memory.shapes.versions import EvaluationSummary
 
 
 class Page(TypedDict):
@@ -42,6 +44,10 @@ class TransactionList(Page):
     transactions: list[TransactionJson]
 
 
+class EvaluationList(Page):
+    evaluations: list[EvaluationSummary]
+
+
 class HistoryPage(TypedDict):
     next_before: Annotated[
         int | None, Doc("pass as `history_before` for older revisions; null at the first")
@@ -56,13 +62,34 @@ class FrameDetail(FrameJson):
     ]
     revisions: list[RevisionJson]
     write_history: Annotated[
-        list[Any],
+        list[WriteEntry],
+        OPAQUE,
         Doc(
             "the transactions that wrote the frame (R32): text (cut at 16,384 "
             "characters, `text_truncated`), base and committed version"
         ),
     ]
     history: HistoryPage
+
+
+def frame_detail_json(
+    frame: Frame, tick: int, body_text: str, page: FrameHistoryPage, limit: int
+) -> FrameDetail:
+    """A frame at `tick` with its body as text and a `page` of at most `limit` revisions and
+    their write history."""
+    return {
+        **frame_json(frame, tick),
+        "body_text": body_text,
+        "revisions": page["revisions"],
+        "write_history": page["write_history"],
+        "history": {"next_before": page["next_before"], "limit": limit},
+    }
+
+
+class FrameRead(FrameJson):
+    """A frame as a model's `frame` read shows it: with its whole write history."""
+
+    write_history: list[WriteEntry]
 
 
 class ApiIndex(TypedDict):

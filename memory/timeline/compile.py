@@ -21,6 +21,15 @@ from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context
 from memory.pressure import pressure_state
 from memory.shapes import Observation, observation_json, pressure_json
+from memory.shapes.compiled import (
+    CompiledInput,
+    FrameItem,
+    InputRelation,
+    InputState,
+    LastSent,
+    OpenRequest,
+    PendingAction,
+)
 from memory.shapes.frames import window_view
 from memory.timeline.render import (
     render_body,
@@ -110,7 +119,7 @@ def _body(text: str) -> tuple[Any, str]:
     return value, rendered
 
 
-def compile_active_context(context: Context) -> dict[str, Any]:
+def compile_active_context(context: Context) -> CompiledInput:
     """Build the model input from persistent records. Reads only live rows through partial
     indexes, so its cost follows the active context, not the length of history.
 
@@ -121,7 +130,9 @@ def compile_active_context(context: Context) -> dict[str, Any]:
     observation_items, open_requests = _observation_items(
         rows.observations, context.observation_budget_tokens
     )
-    relations = [{"subject": s, "name": n, "object": o} for s, n, o in rows.relations]
+    relations: list[InputRelation] = [
+        {"subject": s, "name": n, "object": o} for s, n, o in rows.relations
+    ]
     actions = _pending_actions(rows.actions)
     state = pressure_state(context)
     state_text = (
@@ -129,7 +140,7 @@ def compile_active_context(context: Context) -> dict[str, Any]:
         f"pressure {state.level} ({state.used_tokens}/{state.capacity_tokens} tokens)"
     )
     if open_requests:
-        last_sent = {
+        last_sent: dict[str, LastSent] = {
             thread: {"ref": event_ref(seq), "preview": _preview(text, LAST_SENT_CHARS)}
             for thread, seq, text in rows.last_sent
         }
@@ -147,7 +158,7 @@ def compile_active_context(context: Context) -> dict[str, Any]:
     parts.append("## observations")
     parts.extend(render_observation(item) for item in observation_items)
     summary_tokens = estimate_tokens(state_text)
-    summary: dict[str, Any] = {
+    summary: InputState = {
         "context": context.slug,
         "tick": context.tick,
         "version": context.version,
@@ -272,17 +283,17 @@ def _read_rows(context: Context) -> _Rows:
         return _Rows(*(cursor.fetchall() for cursor in cursors))
 
 
-def _frame_items(rows: list[tuple[Any, ...]], tick: int) -> tuple[list[dict[str, Any]], list[str]]:
+def _frame_items(rows: list[tuple[Any, ...]], tick: int) -> tuple[list[FrameItem], list[str]]:
     """Active and retiring frames, oldest first (retiring ones carry their window), and each
     rendered as prompt text."""
-    items: list[dict[str, Any]] = []
+    items: list[FrameItem] = []
     texts: list[str] = []
     dropped_by_revision = _dropped_fields(rows)
     for row in rows:
         frame_id, revision, status, protected, body, sources, tokens, due, requested, why = row[:10]
         dropped = dropped_by_revision.get((row[10], revision))
         body_value, body_text = _body(body)
-        item: dict[str, Any] = {
+        item: FrameItem = {
             "id": frame_id,
             "revision": revision,
             "status": status,
@@ -303,10 +314,10 @@ def _frame_items(rows: list[tuple[Any, ...]], tick: int) -> tuple[list[dict[str,
 
 def _observation_items(
     rows: list[tuple[Any, ...]], budget: int
-) -> tuple[list[Observation], list[dict[str, Any]]]:
+) -> tuple[list[Observation], list[OpenRequest]]:
     """Active observations, each within the per-item budget (R47), and the open requests."""
     items: list[Observation] = []
-    open_requests: list[dict[str, Any]] = []
+    open_requests: list[OpenRequest] = []
     for seq, kind, thread, head, tail, size, tokens, request_state, delivers in rows:
         ref = event_ref(seq)
         content, preview = bounded_content(ref, head, tail, size, budget)
@@ -325,11 +336,11 @@ def _observation_items(
     return items, open_requests
 
 
-def _pending_actions(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+def _pending_actions(rows: list[tuple[Any, ...]]) -> list[PendingAction]:
     """Registered external actions still waiting for their result: `ticks` since each was
     registered, `stale` from settings.MORPHZ_STALE_ACTION_TICKS on."""
     stale_after = settings.MORPHZ_STALE_ACTION_TICKS
-    actions = []
+    actions: list[PendingAction] = []
     for seq, thread, payload, ticks in rows:
         name = (json.loads(payload) or {}).get("name") if payload is not None else None
         actions.append(

@@ -4,7 +4,7 @@ active context (R21–R23, R26).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 from django.db import IntegrityError, transaction
 
@@ -14,6 +14,7 @@ from memory.kinds import EXTERNAL_FACT_KINDS
 from memory.locking import context_gate, lock_context_model, refuse_frozen
 from memory.models import Context, Evaluation, Event
 from memory.pressure import pressure_state
+from memory.shapes.evaluation import EvaluationResult
 from memory.timeline.compile import compile_active_context
 from memory.timeline.events import check_thread
 from memory.tx.retirement import apply_due_expiries
@@ -28,7 +29,7 @@ def evaluate(
     continuation: bool = False,
     include_instructions: bool = False,
     compile_input: bool = True,
-) -> dict[str, Any]:
+) -> EvaluationResult:
     """The result of `evaluate_or_replay`, without saying whether it was a retry."""
     return evaluate_or_replay(
         context_id,
@@ -48,7 +49,7 @@ def evaluate_or_replay(
     continuation: bool = False,
     include_instructions: bool = False,
     compile_input: bool = True,
-) -> tuple[dict[str, Any], bool]:
+) -> tuple[EvaluationResult, bool]:
     """(result, created): created is false when the idempotency key named an earlier
     evaluation, whose result comes back unchanged (the API answers 200 then, not 201).
 
@@ -90,7 +91,7 @@ def evaluate_or_replay(
         ).first()
         if existing is None:
             raise
-        return {**existing.result, "id": existing.pk}, False
+        return cast(EvaluationResult, {**existing.result, "id": existing.pk}), False
 
 
 @transaction.atomic
@@ -101,7 +102,7 @@ def _evaluate(
     continuation: bool,
     include_instructions: bool = False,
     compile_input: bool = True,
-) -> tuple[dict[str, Any], bool]:
+) -> tuple[EvaluationResult, bool]:
     context = lock_context_model(context_id, allow_frozen=True)  # a retry gets its result
     if idempotency_key is not None:
         earlier = _earlier_result(context, idempotency_key, continuation, thread)
@@ -132,7 +133,7 @@ def _evaluate(
         )
     context.in_maintenance = pressure_state(context).in_maintenance
     context.save(update_fields=["tick", "used_tokens", "in_maintenance"])
-    result: dict[str, Any] = {
+    result: EvaluationResult = {
         "id": evaluation.pk,
         "tick": context.tick,
         "advanced_tick": advanced,
@@ -165,7 +166,7 @@ def _announce(context: Context, expired: list[str], claimed: list[str]) -> None:
 
 def _earlier_result(
     context: Context, idempotency_key: str, continuation: bool, thread: str | None
-) -> dict[str, Any] | None:
+) -> EvaluationResult | None:
     """The result of the evaluation that used this key, when one did; Conflict when it was a
     different evaluation (another thread, or continuation and not)."""
     existing = Evaluation.objects.filter(context=context, idempotency_key=idempotency_key).first()
@@ -173,7 +174,7 @@ def _earlier_result(
         return None
     if existing.continuation != continuation or (thread or "main") != existing.thread:
         raise reused(idempotency_key, f"a different evaluation ({existing.pk})")
-    return {**existing.result, "id": existing.pk}
+    return cast(EvaluationResult, {**existing.result, "id": existing.pk})
 
 
 def _pending_inputs(context: Context, thread: str | None) -> list[tuple[int, int, str]]:
@@ -185,11 +186,15 @@ def _pending_inputs(context: Context, thread: str | None) -> list[tuple[int, int
     return list(pending.order_by("seq").values_list("pk", "seq", "kind"))
 
 
-def _add_model_input(context: Context, result: dict[str, Any], include_instructions: bool) -> None:
+def _add_model_input(
+    context: Context, result: EvaluationResult, include_instructions: bool
+) -> None:
     """Add the compiled model input to `result` (`context`, `text`, `tokens`), with the model
     protocol's instructions ahead of the text and alone in `instructions` when asked (R45)."""
     compiled = compile_active_context(context)
-    result.update(context=compiled["context"], text=compiled["text"], tokens=compiled["tokens"])
+    result["context"] = compiled["context"]
+    result["text"] = compiled["text"]
+    result["tokens"] = compiled["tokens"]
     if include_instructions:
         from memory.agents.protocol import context_instructions
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from memory.kinds import REQUEST_OPEN
@@ -36,7 +37,7 @@ def render_value(value: Any) -> str:
     return str(value)
 
 
-def render_frame_header(item: dict[str, Any]) -> str:
+def render_frame_header(item: Mapping[str, Any]) -> str:
     """A frame's first prompt line: id, revision, status, window and sources."""
     header = f"[frame {item['id']} r{item['revision']} {item['status']}"
     if item["protected"]:
@@ -64,7 +65,7 @@ def render_body(body: Any) -> str:
     return "".join(f"\n  ({key} {render_value(value)})" for key, value in body.items())
 
 
-def render_frame(item: dict[str, Any]) -> str:
+def render_frame(item: Mapping[str, Any]) -> str:
     """A frame as prompt text: its header line, then one line per body field."""
     return render_frame_header(item) + render_body(item["body"])
 
@@ -92,7 +93,7 @@ def render_observation(item: Observation) -> str:
     return f"[{item['ref']} {item['kind']} thread={item['thread']}{flag}]\n{fence(item['content'])}"
 
 
-def render_open_request(request: dict[str, Any]) -> str:
+def render_open_request(request: Mapping[str, Any]) -> str:
     """One open request on the state line: its thread and the last message the agent sent
     on that thread (R57: threads a model can use)."""
     line = f"  {request['ref']} thread={request['thread']}"
@@ -102,7 +103,7 @@ def render_open_request(request: dict[str, Any]) -> str:
     return line + f" · you last sent {last['ref']}: {quoted(last['preview'])}"
 
 
-def render_pending_action(action: dict[str, Any]) -> str:
+def render_pending_action(action: Mapping[str, Any]) -> str:
     """A pending action on the state line; a stale one says so, and how to let it go."""
     text = f"{action['ref']} {action['name']}"
     if action["stale"]:

@@ -12,6 +12,7 @@ from django.db import connection, transaction
 from memory.errors import InvalidRequest, NotFound
 from memory.models import Context, Frame, FrameRevision, Relation
 from memory.read.paging import Page
+from memory.shapes.history import WriteEntry
 from memory.shapes.recall import RecallJson
 from memory.versions.points import (
     CONTEXT_AT,
@@ -80,7 +81,7 @@ def revisions_as_of(frame: Frame, point: Point) -> list[FrameRevision]:
     )
 
 
-def write_history_as_of(context: Context, frame_id: str, point: Point) -> list[dict[str, Any]]:
+def write_history_as_of(context: Context, frame_id: str, point: Point) -> list[WriteEntry]:
     """The frame's write history (`frame_write_history` entries) up to `point`'s version."""
     from memory.read.history import frame_write_history
 

@@ -9,14 +9,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from memory.errors import NotFound
 from memory.models import Context, Evaluation
 from memory.read.paging import Page
+from memory.shapes.versions import EvaluationDetail, EvaluationSummary
 
 
-def evaluation_summary(evaluation: Evaluation) -> dict[str, Any]:
+def evaluation_summary(evaluation: Evaluation) -> EvaluationSummary:
     """One evaluation without its compiled text: id, thread, tick (and whether it advanced),
     view version, claimed refs, expired frame ids, last seq, tokens, created_at (R55)."""
     result = evaluation.result or {}
@@ -35,23 +36,27 @@ def evaluation_summary(evaluation: Evaluation) -> dict[str, Any]:
     }
 
 
-def evaluation_detail(evaluation: Evaluation) -> dict[str, Any]:
+def evaluation_detail(evaluation: Evaluation) -> EvaluationDetail:
     """The summary plus `input` (the compiled context and text the model was given),
     `frames_seen` (id, revision, status) and `observations_seen` (refs) (R55)."""
     result = evaluation.result or {}
-    data = evaluation_summary(evaluation)
-    data["input"] = {"context": result.get("context"), "text": result.get("text", "")}
     raw = result.get("context")
     compiled: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    data["frames_seen"] = [
-        {"id": f.get("id"), "revision": f.get("revision"), "status": f.get("status")}
-        for f in compiled.get("frames") or []
-        if isinstance(f, dict)
-    ]
-    data["observations_seen"] = [
-        o.get("ref") for o in compiled.get("observations") or [] if isinstance(o, dict)
-    ]
-    return data
+    return {
+        **evaluation_summary(evaluation),
+        "input": {"context": result.get("context"), "text": result.get("text", "")},
+        "frames_seen": [
+            {"id": f.get("id"), "revision": f.get("revision"), "status": f.get("status")}
+            for f in compiled.get("frames") or []
+            if isinstance(f, dict)
+        ],
+        # Every compiled observation holds its ref (memory.shapes.observation_json).
+        "observations_seen": [
+            cast(str, o.get("ref"))
+            for o in compiled.get("observations") or []
+            if isinstance(o, dict)
+        ],
+    }
 
 
 def list_evaluations(
@@ -66,7 +71,7 @@ def list_evaluations(
     return Page(items=rows[:limit], has_more=len(rows) > limit)
 
 
-def get_evaluation(context: Context, evaluation_id: int) -> dict[str, Any]:
+def get_evaluation(context: Context, evaluation_id: int) -> EvaluationDetail:
     """`evaluation_detail` of one evaluation; NotFound for an id of another context."""
     evaluation = Evaluation.objects.filter(context=context, pk=evaluation_id).first()
     if evaluation is None:

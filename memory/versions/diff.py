@@ -11,6 +11,7 @@ from django.db import connection
 
 from memory.errors import InvalidField
 from memory.models import Context
+from memory.shapes.versions import Changes, DiffJson, DiffTransaction
 from memory.versions.points import Point, resolve_point
 
 PREVIEW_CHARS = 120
@@ -88,7 +89,7 @@ def _rows(sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         return cur.fetchall()
 
 
-def diff(context: Context, from_version: Any, to_version: Any = None) -> dict[str, Any]:
+def diff(context: Context, from_version: Any, to_version: Any = None) -> DiffJson:
     """What changed between the end of version `from_version` and the end of `to_version`
     (default: now) (R52): frames derived, revised (both bodies), retired, restored,
     protected; relations added and removed; events appended and retired; the transactions
@@ -101,7 +102,7 @@ def diff(context: Context, from_version: Any, to_version: Any = None) -> dict[st
     return _diff(a, b)
 
 
-def _diff(a: Point, b: Point) -> dict[str, Any]:
+def _diff(a: Point, b: Point) -> DiffJson:
     params = {
         "ctx": a.context_id,
         "a": a.version,
@@ -122,8 +123,8 @@ def _diff(a: Point, b: Point) -> dict[str, Any]:
     }
 
 
-def _frame_changes(a: Point, params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    frames: dict[str, list[dict[str, Any]]] = {
+def _frame_changes(a: Point, params: dict[str, Any]) -> Changes:
+    frames: Changes = {
         "derived": [],
         "revised": [],
         "retiring": [],
@@ -166,10 +167,8 @@ def _frame_changes(a: Point, params: dict[str, Any]) -> dict[str, list[dict[str,
     return frames
 
 
-def _relation_changes(
-    a: Point, b: Point, params: dict[str, Any]
-) -> dict[str, list[dict[str, Any]]]:
-    relations: dict[str, list[dict[str, Any]]] = {"added": [], "removed": []}
+def _relation_changes(a: Point, b: Point, params: dict[str, Any]) -> Changes:
+    relations: Changes = {"added": [], "removed": []}
     for subject, name, obj, created, removed in _rows(_RELATIONS, params):
         live_a = created <= a.version and (removed is None or removed > a.version)
         live_b = created <= b.version and (removed is None or removed > b.version)
@@ -184,8 +183,8 @@ def _relation_changes(
     return relations
 
 
-def _event_changes(params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    events: dict[str, list[dict[str, Any]]] = {
+def _event_changes(params: dict[str, Any]) -> Changes:
+    events: Changes = {
         "appended": [
             {"ref": f"@e{seq}", "kind": kind, "thread": thread, "preview": preview}
             for seq, kind, thread, preview in _rows(_APPENDED, params)
@@ -201,7 +200,7 @@ def _event_changes(params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return events
 
 
-def _transactions(params: dict[str, Any]) -> list[dict[str, Any]]:
+def _transactions(params: dict[str, Any]) -> list[DiffTransaction]:
     return [
         {
             "version": version,

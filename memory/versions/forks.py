@@ -25,6 +25,7 @@ from memory.contexts import (
 from memory.errors import Conflict, ErrorCode, InvalidRequest, NotFound
 from memory.models import ApiToken, Context, ForkReceipt
 from memory.search.indexer import flush_pending_entries
+from memory.shapes.versions import ForkJson
 from memory.versions.fork_copy import copy_statements
 from memory.versions.points import CONTEXT_AT, CONTEXT_COLUMNS, resolve_point
 
@@ -39,7 +40,7 @@ class ForkResult:
     version: int
     tick: int
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ForkJson:
         """The API's answer: slug, token (shown once), forked_from {slug, version, tick},
         and the new context's version and tick."""
         return {

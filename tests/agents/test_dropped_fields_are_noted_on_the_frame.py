@@ -22,7 +22,7 @@ def ctx(db: Any) -> Any:
     return context
 
 
-def _frame(ctx: Any) -> tuple[dict[str, Any], str]:
+def _frame(ctx: Any) -> tuple[Any, str]:
     compiled = compile_active_context(Context.objects.get(pk=ctx.pk))
     (frame,) = compiled["context"]["frames"]
     return frame, compiled["text"]

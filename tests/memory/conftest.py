@@ -14,6 +14,7 @@ from memory.contexts import create_context
 from memory.models import Context, Frame
 from memory.search import indexer
 from memory.shapes import ReceiptJson
+from memory.shapes.evaluation import EvaluationResult
 from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event
 from memory.tx.engine import submit_transaction
@@ -43,7 +44,7 @@ class Agent:
     def commit(self, text: str, **kw: Any) -> ReceiptJson:
         return submit_transaction(self.context.pk, text=text, **kw).receipt
 
-    def evaluate(self, **kw: Any) -> dict[str, Any]:
+    def evaluate(self, **kw: Any) -> EvaluationResult:
         return evaluate(self.context.pk, **kw)
 
     def advance_ticks(self, n: int) -> None:

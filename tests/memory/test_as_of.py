@@ -12,8 +12,8 @@ from memory.demo.player import DemoPlayer
 from memory.errors import InvalidRequest
 from memory.models import Context
 from memory.read import lists as reads
-from memory.read.lists import frame_view
 from memory.recall.graph import recall
+from memory.shapes import frame_json as frame_view
 from memory.versions import asof
 from memory.versions.diff import diff
 from memory.versions.points import resolve_point

@@ -1,0 +1,32 @@
+"""The tombstone of erased content (R64): what was erased, when, by whom and why, never
+the erased text; and the answer of an erasure request."""
+
+from __future__ import annotations
+
+from typing import Annotated, NotRequired, TypedDict
+
+from memory.shapes.fields import Choices, Doc, Timestamp
+
+
+class TombstoneJson(TypedDict):
+    id: int
+    request: str
+    target: Annotated[str, Choices(("event", "frame", "span", "pattern"))]
+    ref: str | None
+    label: str | None
+    matches: int
+    reason: str
+    erased_by: str
+    erased_at: Timestamp
+    origin: Annotated[str | None, Doc("context of the lineage asked on")]
+    span: NotRequired[list[int]]
+
+
+class ErasureJson(TypedDict):
+    request: str
+    erasures: list[TombstoneJson]
+    contexts: Annotated[dict[str, int], Doc("places masked per context of the lineage")]
+
+
+class ErasureList(TypedDict):
+    erasures: list[TombstoneJson]
