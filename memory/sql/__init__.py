@@ -14,7 +14,13 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from memory.sql.columns import column_list
+
 _HEADER = re.compile(r"^--\s*name:\s*([a-z_][a-z0-9_]*)\s*$", re.MULTILINE)
+# A column list of the registry (`memory.sql.columns`): `{{frame_state}}`, `{{f.frame_state}}`.
+# An earlier statement of the same file, as a subquery or a prefix: `{{> frames_at}}`.
+_INCLUDE = re.compile(r"\{\{>\s*([a-z_][a-z0-9_]*)\s*\}\}")
+_COLUMNS = re.compile(r"\{\{(?:([a-z_][a-z0-9_]*)\.)?([a-z_][a-z0-9_]*)\}\}")
 
 
 class Statements(Mapping[str, str]):
@@ -39,15 +45,21 @@ class Statements(Mapping[str, str]):
 
 
 def parse_statements(source: str, where: str = "<sql>") -> dict[str, str]:
-    """Split `source` at its `-- name: x` headers into {name: statement}. A statement is the
-    text up to the next header, trimmed, without a final semicolon; comment lines before
-    the first header are the file's own notes. Raises ValueError on a repeated name or an
-    empty statement."""
+    """Split `source` at its `-- name: x` headers into {name: statement}: the text up to the
+    next header, trimmed, without the comment lines that open it (its notes) and a final
+    semicolon, its `{{list}}` markers replaced by the registry's columns and `{{> name}}` by
+    an earlier statement of the file. Lines before the
+    first header are the file's notes. Raises ValueError on a repeated or empty statement."""
     found: dict[str, str] = {}
     headers = list(_HEADER.finditer(source))
     for i, header in enumerate(headers):
         end = headers[i + 1].start() if i + 1 < len(headers) else len(source)
-        text = source[header.end() : end].strip().removesuffix(";").rstrip()
+        lines = source[header.end() : end].strip().splitlines()
+        while lines and lines[0].lstrip().startswith("--"):
+            lines.pop(0)  # the statement's own notes, not sent
+        text = "\n".join(lines).strip().removesuffix(";").rstrip()
+        text = _COLUMNS.sub(lambda m: column_list(m.group(2), m.group(1) or ""), text)
+        text = _INCLUDE.sub(lambda m: _earlier(found, m.group(1), where), text)
         name = header.group(1)
         if name in found:
             raise ValueError(f"{where}: statement {name!r} is named twice")
@@ -55,6 +67,12 @@ def parse_statements(source: str, where: str = "<sql>") -> dict[str, str]:
             raise ValueError(f"{where}: statement {name!r} is empty")
         found[name] = text
     return found
+
+
+def _earlier(found: dict[str, str], name: str, where: str) -> str:
+    if name not in found:
+        raise ValueError(f"{where}: {name!r} is not a statement above its use")
+    return found[name]
 
 
 @cache
@@ -77,8 +95,9 @@ def column_names(cursor: Any) -> list[str]:
 
 def named_rows(cursor: Any) -> list[dict[str, Any]]:
     """Every remaining row of `cursor` as a dict by column name."""
+    rows = cursor.fetchall()  # first: in pipeline mode the description comes with the rows
     names = column_names(cursor)
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in rows]
 
 
 def named_row(cursor: Any) -> dict[str, Any] | None:

@@ -50,3 +50,19 @@ def test_rows_are_read_by_column_name() -> None:
         assert named_row(cur) is None
         cur.execute(f"{statement} UNION ALL SELECT 3, 4")
         assert named_rows(cur) == [{"one": 1, "two": 2}, {"one": 3, "two": 4}]
+
+
+def test_column_lists_and_earlier_statements_are_filled_in() -> None:
+    found = parse_statements(
+        "-- name: base\nSELECT {{context_locked}} FROM memory_context\n"
+        "-- name: one\n{{> base}} WHERE id = %s\n"
+        "-- name: aliased\nSELECT {{c.context_locked}} FROM memory_context c\n"
+    )
+    assert found["base"].startswith("SELECT id, slug, version, tick,")
+    assert found["one"] == found["base"] + " WHERE id = %s"
+    assert found["aliased"].startswith("SELECT c.id, c.slug, c.version,")
+
+
+def test_an_include_of_a_later_statement_is_refused() -> None:
+    with pytest.raises(ValueError, match="above its use"):
+        parse_statements("-- name: a\n{{> b}}\n-- name: b\nSELECT 1\n")

@@ -1,0 +1,84 @@
+"""Each table's column lists, declared once (tests/memory/test_sql_columns_match_models.py
+checks them against the models). `.sql` files use them as `{{name}}` or, with a table
+alias, `{{f.name}}`; Python reads rows with the same tuples (`memory.sql.by_name`).
+"""
+
+from __future__ import annotations
+
+# A frame's state: what a commit decides and `morphz_write_commit` stores, what the change
+# log (memory_framechange) records besides the body and sources, in one order.
+FRAME_STATE = (
+    "revision",
+    "body",
+    "sources",
+    "status",
+    "protected",
+    "retire_requested_tick",
+    "retire_due_tick",
+    "retire_reason",
+    "retire_generation",
+    "token_estimate",
+)
+# What the commit path loads of a frame.
+FRAME_LOADED = ("id", "frame_id", *FRAME_STATE, "created_version", "changed_version")
+# Every column of memory_frame, in the model's order (copies, as-of rows).
+FRAME_ALL = (
+    "id",
+    "context_id",
+    "frame_id",
+    *FRAME_STATE,
+    "created_version",
+    "changed_version",
+    "updated_at",
+)
+# memory_framechange's logged state: the frame's state without its body and sources.
+FRAME_LOGGED = tuple(c for c in FRAME_STATE if c not in ("body", "sources"))
+# What the commit path loads of an event.
+EVENT_LOADED = (
+    "id",
+    "seq",
+    "kind",
+    "is_observation",
+    "active",
+    "request_state",
+    "token_estimate",
+    "status_version",
+)
+# The context row the commit path locks (memory.locking.LockedContext, in its order).
+CONTEXT_LOCKED = (
+    "id",
+    "slug",
+    "version",
+    "tick",
+    "last_seq",
+    "grace_ticks",
+    "capacity_tokens",
+    "pressure_percent",
+    "maintenance_percent",
+    "maintenance_exit_percent",
+    "used_tokens",
+    "in_maintenance",
+    "observation_budget_tokens",
+    "frozen",
+)
+
+# Lists by the name `.sql` files use, with the table each names columns of.
+REGISTRY: dict[str, tuple[str, tuple[str, ...]]] = {
+    "frame_state": ("memory_frame", FRAME_STATE),
+    "frame_loaded": ("memory_frame", FRAME_LOADED),
+    # the body as its stored JSON text: `jsonb` would reorder its keys
+    "frame_loaded_text": (
+        "memory_frame",
+        tuple("body::text" if c == "body" else c for c in FRAME_LOADED),
+    ),
+    "frame_all": ("memory_frame", FRAME_ALL),
+    "frame_logged": ("memory_framechange", FRAME_LOGGED),
+    "event_loaded": ("memory_event", EVENT_LOADED),
+    "context_locked": ("memory_context", CONTEXT_LOCKED),
+}
+
+
+def column_list(name: str, alias: str = "") -> str:
+    """The registry's list `name` as SQL (`a, b`), each column after `alias.` if given."""
+    prefix = f"{alias}." if alias else ""
+    return ", ".join(prefix + column for column in REGISTRY[name][1])

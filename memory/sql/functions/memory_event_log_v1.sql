@@ -1,0 +1,11 @@
+-- memory_event_log, version 1: a history log trigger (R52)
+-- Created by migration 0007; the database must hold exactly this text
+-- (tests/memory/test_sql_functions_match_database.py). To change it, add
+-- memory_event_log_v2.sql and a migration that runs it; keep this file for that migration's past.
+CREATE OR REPLACE FUNCTION memory_event_log() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('morphz.copying', true) = 'on' THEN RETURN NULL; END IF;
+  INSERT INTO memory_eventchange (context_id, event_id, seq, version, active)
+  VALUES (NEW.context_id, NEW.id, NEW.seq, NEW.status_version, NEW.active);
+  RETURN NULL;
+END $$;
