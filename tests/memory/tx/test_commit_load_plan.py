@@ -61,7 +61,7 @@ def test_each_named_frame_and_event_is_found_by_its_unique_key(db: Any, generic:
         submit_transaction(context.pk, data={"base_version": None, "reason": "seed", "ops": chunk})
     with connection.cursor() as cur:
         # Statistics that describe these tables, whatever earlier tests left (the stale case
-        # is tests/memory/test_commit_load_after_tables_grew.py): what autovacuum keeps.
+        # is tests/memory/tx/test_commit_load_after_tables_grew.py): what autovacuum keeps.
         cur.execute("ANALYZE memory_frame, memory_event, memory_relation")
     names = {
         "frames": [f"n{i}" for i in range(0, FRAMES, 7)],
