@@ -10,7 +10,7 @@ from typing import Any
 from memory.contexts import create_context, issue_token
 from memory.tx.engine import submit_transaction
 from morphz.serving import SEND_CHUNK, run_wsgi
-from tests.api.test_served_memory import scope_for, serve_messages
+from tests.morphz.test_served_memory import scope_for, serve_messages
 
 
 def test_a_large_answer_is_sent_in_pieces_no_larger_than_the_chunk(transactional_db: Any) -> None:
