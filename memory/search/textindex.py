@@ -55,7 +55,7 @@ def icu_tokens(text: str) -> list[str]:
 # non-ASCII punctuation and symbols that ICU always cuts on both sides (dashes, quotes,
 # arrows, ...: checked against ICU when this module loads) split like ASCII punctuation, so
 # English text with typographic punctuation stays on the fast path too. Anything else goes
-# to ICU. tests/memory/test_search_text_pipeline.py checks `tokens` against ICU on fuzzed
+# to ICU. tests/memory/search/test_text_pipeline.py checks `tokens` against ICU on fuzzed
 # text. Iterating ICU segments from Python was the largest single cost of indexing.
 def _icu_splits(char: str) -> bool:
     """ICU cuts before and after `char` whatever surrounds it, and it is not a word."""

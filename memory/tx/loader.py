@@ -84,7 +84,7 @@ def _rows_of(columns: list[str], source: str) -> str:
 # foreign-key checks (deferred to the commit, planned once per connection and kept) read
 # the whole referenced table for each row when planned while statistics called it empty:
 # in a young database that made the first minute of commits 2-5 times slower
-# (tests/memory/test_commit_keys_checked_by_index.py).
+# (tests/memory/tx/test_commit_reads_rows_by_key.py).
 _INDEX_LOOKUPS_ONLY = "SET LOCAL enable_seqscan = off"
 _LOAD_SQL = (
     "SELECT jsonb_build_object("  # noqa: S608 - fixed column lists and keys; values are parameters
@@ -113,7 +113,7 @@ _LOAD_SQL = (
     # order. `OFFSET 0` keeps each step a subquery of its own, so the planner cannot join
     # them in another order: with statistics that say the tables are empty (an ANALYZE
     # of a new or emptied database) it chose to walk all relations and, for each, all
-    # frames twice (tests/memory/test_commit_load_with_empty_statistics.py).
+    # frames twice (tests/memory/tx/test_commit_reads_rows_by_key.py).
     + "(SELECT coalesce(jsonb_agg(e), '[]') FROM "
     "jsonb_array_elements(names.d->'relations') AS k(t), LATERAL jsonb_array_elements(coalesce(("
     + _rows_of(

@@ -16,7 +16,7 @@ from memory.errors import MorphzError
 from memory.models import Context, TransactionRecord
 from memory.timeline.events import append_event
 from memory.tx.engine import submit_transaction
-from tests.memory.test_group_commit import grouped, transactions_of
+from tests.memory.tx.test_group_commit import grouped, transactions_of
 
 
 def setup(slug: str) -> Context:

@@ -19,7 +19,7 @@ from memory.search.indexer import supervisor_status, write_supervisor_status
 from morphz.supervisor import IndexerSupervisor
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(120)"]
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def stop_child(child: subprocess.Popen[bytes]) -> None:

@@ -20,7 +20,7 @@ from memory.search.query import search
 from memory.timeline.events import append_event
 from morphz.devserver import database_url
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.django_db(transaction=True)

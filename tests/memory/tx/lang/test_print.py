@@ -8,7 +8,7 @@ import pytest
 
 from memory.tx.lang import TxValidationError, canonicalize, parse_text, to_text
 
-from .test_txlang_parse import PROCEDURE_EXAMPLE, RELEASE_EXAMPLE
+from .test_parse import PROCEDURE_EXAMPLE, RELEASE_EXAMPLE
 
 
 def derive(body: dict[str, Any], **extra: Any) -> dict[str, Any]:

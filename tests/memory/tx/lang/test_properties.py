@@ -26,7 +26,7 @@ from memory.tx.lang import (
 )
 from memory.vocabulary import event_ref
 
-from .test_txlang_parse import PROCEDURE_EXAMPLE, RELEASE_EXAMPLE
+from .test_parse import PROCEDURE_EXAMPLE, RELEASE_EXAMPLE
 
 # No example database: these tests should leave no files behind in the repository.
 PROPERTY = settings(

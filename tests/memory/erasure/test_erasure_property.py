@@ -1,5 +1,5 @@
 """A stateful property test (R64 with R51): erasures of whole events, whole frames, spans
-and patterns mixed into random histories (every step of tests/memory/test_replay_property);
+and patterns mixed into random histories (every step of tests/memory/versions/test_replay_property);
 after every step the history still replays to the stored state, and nothing erased is
 readable in the context's events or frames."""
 
@@ -16,7 +16,7 @@ from memory.erasure.erase import erase
 from memory.erasure.mask import NARROW_MASK, WIDE_MASK
 from memory.errors import MorphzError
 from memory.models import Erasure, Event, Frame, FrameRevision
-from tests.memory.test_replay_property import History
+from tests.memory.versions.test_replay_property import History
 
 ERASED = set(NARROW_MASK + WIDE_MASK + '"\\\n\t')
 

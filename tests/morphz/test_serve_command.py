@@ -21,7 +21,7 @@ import pytest
 
 from morphz.devserver import free_port
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def manage_env(data_dir: str, port: int) -> dict[str, str]:

@@ -27,7 +27,7 @@ from memory.vocabulary import (
     is_relation_name,
 )
 
-from .test_txlang_parse import PROCEDURE_EXAMPLE, RELEASE_EXAMPLE
+from .test_parse import PROCEDURE_EXAMPLE, RELEASE_EXAMPLE
 
 
 def one_op(op: dict[str, Any]) -> dict[str, Any]:
