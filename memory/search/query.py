@@ -17,6 +17,7 @@ from memory.read.history import resolve_context
 from memory.search import cursor as search_cursor
 from memory.search import filters as filters_of
 from memory.search import ranking, semantic, snippets, statistics, textindex, vectors
+from memory.search.documents import reply_context
 from memory.shapes import SearchHit, search_hit
 from memory.shapes.recall import SearchJson
 from memory.vocabulary import is_thread_name
@@ -186,8 +187,11 @@ def search(
     params["exact"] = exact
     content = [(t, ps) for t, ps in clauses if not is_function_word(t)]
     literals = [vectors.clause_any(t, ps) for t, ps in content]
-    # A query with both kinds of word: a hit must hold a content word (R62).
-    params["content"] = " | ".join(literals) if content and len(content) < len(clauses) else None
+    # A query with both kinds of word: a hit must hold a content word (R62), itself or in
+    # the turn it answers (`vectors.reply_form`).
+    borrowed = [vectors.reply_form(t, ps) for t, ps in content] if reply_context() else []
+    held = " | ".join(literals + borrowed)
+    params["content"] = held if content and len(content) < len(clauses) else None
     params["words"] = literals
     # Live memory first (R60), unless a status is asked for.
     params["stale"] = status is None

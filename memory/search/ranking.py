@@ -14,6 +14,7 @@ from memory.hotsql import bound_cursor
 from memory.search import ranking_sql as sql
 from memory.search import semantic, statistics, vectors
 from memory.search.cursor import Snapshot, measured, refused
+from memory.search.documents import reply_context
 from memory.search.indexer import LAG_COLUMNS, lag
 from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
 from memory.search.statistics import document_counts, idf
@@ -29,6 +30,9 @@ SECONDARY_WEIGHT = 0.5  # a part of an identifier, or a payload word, is half a 
 # A word's stem (`vectors.stem_form`: ``cancel`` for ``cancelled``) is one more item: a
 # document saying another form of the word counts, the word itself counts more.
 STEM_WEIGHT = 0.5
+# A word heard only in the turn a reply answers (`vectors.reply_form`, when replies are
+# indexed with their turn) is this share of a word the reply says.
+REPLY_WEIGHT = 0.5
 ID_WEIGHT = 1.0
 EXACT_LEAD = 0.01  # how far the frame named by the query scores above the next hit
 FRAME_FACTOR = 2.0
@@ -141,6 +145,11 @@ def plan(
             first = parts[0] if parts else token
             root = vectors.STEM + (vectors.stem_root(token) or token)
             items.append(Item(stemmed, STEM_WEIGHT, first, 0.0, lexeme=root))
+    if reply_context():
+        for token, parts in clauses:
+            first = parts[0] if parts else token
+            literal = vectors.reply_form(token, parts)
+            items.append(Item(literal, REPLY_WEIGHT, first, 0.0, lexeme=vectors.REPLY + token))
     estimates = _estimates(ctx, items, filters, params, documents, snapshot)
     # The rarest items select, until their documents would pass ROW_BUDGET; the others only
     # add their weight to the candidates holding them.

@@ -56,6 +56,21 @@ def _stems(terms: list[str]) -> list[str]:
     return [STEM + found for term in dict.fromkeys(terms) if (found := stem(term))]
 
 
+# Reply context (`memory.search.documents.reply_context`): the words of the turn a reply
+# answers are indexed marked REPLY (``^museum``, and their stems ``^=museum``), apart from
+# the reply's own words, so the ranking weighs them as their own, weaker evidence
+# (`reply_form`, `memory.search.ranking.REPLY_WEIGHT`) without changing any word's count.
+REPLY = "^"
+
+
+def reply_form(token: str, token_parts: list[str]) -> str:
+    """The tsquery literal of a query word heard only in the turn a reply answers: the
+    word (or its stem) marked REPLY, in a document not saying any form of it itself."""
+    root = stem_root(token)
+    forms = [_lexeme(REPLY + token)] + ([_quote(REPLY + STEM + root)] if root else [])
+    return f"(({' | '.join(forms)}) & !{clause_any(token, token_parts)})"
+
+
 def stem_form(word: str, *, other: bool = False) -> str | None:
     """The tsquery literal of a query word's stem: the stem said, or marked STEM. With
     `other`, only in a document not saying the word itself (another form of it: the
@@ -81,8 +96,9 @@ def event_vector(
 ) -> tuple[list[str], int]:
     """An event's lexemes: its text weighted C (D for a transaction, which echoes what its
     frames hold), its payload secondary and D, the stems of its text D; and its length.
-    `context`: the turn a conversational event answers (`documents`), its words secondary
-    (a reply like "yes, last week" is about what it replies to); not counted in the length."""
+    `context`: the turn a conversational event answers (`documents`), its words and stems
+    marked REPLY (a reply like "yes, last week" is about what it replies to); not counted in
+    the length."""
     text_terms, words = index_terms(content)
     sections = [(text_terms, "C" if kind != TRANSACTION else "D"), (_stems(text_terms), "D")]
     if payload is not None:
@@ -91,7 +107,8 @@ def event_vector(
         words += extra_words
     if context:
         context_terms = index_terms(context)[0]
-        sections += [(context_terms, "D"), (_stems(context_terms), "D")]
+        marked = [REPLY + term for term in context_terms + _stems(context_terms)]
+        sections.append((marked, "D"))
     return weighted_tsvector_literals(sections), words
 
 

@@ -32,3 +32,24 @@ def test_a_reply_is_found_by_the_turn_it_answers(release_team, settings):
     assert reply in refs(search(agent.context, "hiking trip"))
     # Two messages of one kind in a row are not an answer: nothing is borrowed.
     assert refs(search(agent.context, "Dolomites")) == [reply]
+
+
+def test_a_word_borrowed_from_the_turn_answered_weighs_less_than_one_said(release_team, settings):
+    settings.MORPHZ_SEARCH_REPLY_CONTEXT = True
+    agent = release_team
+    asked = agent.observe("Where did you go hiking last summer?", kind="agent_message")
+    reply = agent.observe("Oh, the Dolomites, with my sister.", kind="user_message")
+    drain()
+    assert refs(search(agent.context, "hiking")) == [asked, reply]
+
+
+def test_a_question_with_function_words_finds_the_reply_by_its_turn(release_team, settings):
+    settings.MORPHZ_SEARCH_REPLY_CONTEXT = True
+    agent = release_team
+    agent.observe("Did you ever try pottery?", kind="agent_message")
+    reply = agent.observe("Yes! I signed up for a class yesterday.", kind="user_message")
+    agent.observe("Lunch was great today.", kind="user_message")
+    drain()
+    # "when", "did", "I" are function words: the reply holds the content word only through
+    # the turn it answers, and that counts as holding it (R62).
+    assert reply in refs(search(agent.context, "when did I start pottery"))
