@@ -116,6 +116,12 @@ def _body(**values: Any) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
 
 
+def _arguments(scope: Mapping[str, Any]) -> dict[str, Any]:
+    """A method's arguments, read from its `locals()` before it defines anything else, without
+    `self`: each goes to the API under its own name, so no method lists its fields twice."""
+    return {name: value for name, value in scope.items() if name != "self"}
+
+
 _ITEM = re.compile(r"\bevents\[([0-9]+)\]")
 
 
@@ -308,14 +314,7 @@ class MorphzClient:
         Raises InvalidRequestError (bad kind, thread or ref), TooLargeError, RuleViolationError
         (`delivers` names no request), IdempotencyKeyReusedError (the key was used for another
         event)."""
-        body = _body(
-            kind=kind,
-            content=content,
-            payload=payload,
-            thread=thread,
-            delivers=delivers,
-            idempotency_key=idempotency_key,
-        )
+        body = _body(**_arguments(locals()))
         return cast(Event, self._request("POST", self._ctx("events/"), json=body))
 
     def append_events(self, events: list[NewEvent], *, batch: int = 500) -> list[AppendedEvent]:
@@ -353,9 +352,7 @@ class MorphzClient:
         recorded, pending, open, delivered), after seq `after`; `limit` per page (1-500). Pass
         `next_cursor` back as `cursor` for the next page (InvalidRequestError for a cursor made
         for other filters)."""
-        params = _params(
-            kind=kind, thread=thread, status=status, after=after, cursor=cursor, limit=limit
-        )
+        params = _params(**_arguments(locals()))
         return cast(EventPage, self._request("GET", self._ctx("events/"), params=params))
 
     def iter_events(self, **filters: Any) -> Iterator[Event]:
@@ -472,7 +469,7 @@ class MorphzClient:
         """One page of submitted transactions, oldest first (filters `frame`, `status`
         committed/rejected), `limit` per page (1-200); texts over 16,384 characters are cut
         (`text_truncated`)."""
-        params = _params(frame=frame, status=status, cursor=cursor, limit=limit)
+        params = _params(**_arguments(locals()))
         return cast(
             TransactionPage, self._request("GET", self._ctx("transactions/"), params=params)
         )
@@ -488,7 +485,7 @@ class MorphzClient:
         """Register an external action before running it (R12): an `Event` of kind `action`
         that stays open until a `tool_result` names it in `delivers`. Raises
         MaintenanceRequiredError while the context is in maintenance."""
-        body = _body(name=name, arguments=arguments, thread=thread, idempotency_key=idempotency_key)
+        body = _body(**_arguments(locals()))
         return cast(Event, self._request("POST", self._ctx("actions/"), json=body))
 
     # -- frames and relations ------------------------------------------------------------
@@ -502,7 +499,7 @@ class MorphzClient:
         as_of: int | None = None,
     ) -> FramePage:
         """Frames by id; `as_of=N` answers them as they were at the end of version N."""
-        params = _params(status=status, cursor=cursor, limit=limit, as_of=as_of)
+        params = _params(**_arguments(locals()))
         return cast(FramePage, self._request("GET", self._ctx("frames/"), params=params))
 
     def frame(
@@ -530,15 +527,7 @@ class MorphzClient:
     ) -> RelationPage:
         """One page of relations, by id: filters `subject`, `object`, `name`; removed ones too with
         `include_removed`; `as_of=N` as they were at the end of version N."""
-        params = _params(
-            subject=subject,
-            object=object,
-            name=name,
-            include_removed=include_removed,
-            cursor=cursor,
-            limit=limit,
-            as_of=as_of,
-        )
+        params = _params(**_arguments(locals()))
         return cast(RelationPage, self._request("GET", self._ctx("relations/"), params=params))
 
     # -- recall and search ---------------------------------------------------------------
@@ -566,20 +555,7 @@ class MorphzClient:
         as a `recall_result` observation for the model. Raises NotFoundError (unknown frame),
         StaleCursorError (the context changed since the cursor), StaleViewError (`view_version` or
         `evaluation` is not the current version)."""
-        body = _body(
-            as_of=as_of,
-            frame_id=frame_id,
-            depth=depth,
-            direction=direction,
-            include_bodies=include_bodies,
-            include_events=include_events,
-            max_nodes=max_nodes,
-            cursor=cursor,
-            view_version=view_version,
-            evaluation=evaluation,
-            as_observation=as_observation,
-            thread=thread,
-        )
+        body = _body(**_arguments(locals()))
         return cast(RecallResult, self._request("POST", self._ctx("recall/"), json=body))
 
     def search(
@@ -603,19 +579,7 @@ class MorphzClient:
         up to 1,000), `lag` says how far the index is behind. Pages: `cursor` (the previous
         page's `next_cursor`, same `q` and filters) goes through every match with no repeats;
         `offset` / `next_offset` through the first 1,000."""
-        params = _params(
-            q=q,
-            type=type,
-            status=status,
-            kind=kind,
-            thread=thread,
-            since=since,
-            until=until,
-            limit=limit,
-            offset=offset,
-            transactions=transactions,
-            cursor=cursor,
-        )
+        params = _params(**_arguments(locals()))
         return cast(SearchResult, self._request("GET", self._ctx("search/"), params=params))
 
     # -- agents: the model protocol and model replies ------------------------------------
@@ -647,16 +611,7 @@ class MorphzClient:
         tool names; a call to another name is refused `unknown_tool`. With
         `idempotency_key` (1-180 characters) a retry of the same reply writes no part
         twice. Raises InvalidRequestError for a malformed reply (nothing written)."""
-        body = _body(
-            text=text,
-            tool_calls=tool_calls,
-            delivers=delivers,
-            thread=thread,
-            evaluation=evaluation,
-            idempotency_key=idempotency_key,
-            tools=tools,
-            on_rejection=on_rejection,
-        )
+        body = _body(**_arguments(locals()))
         return cast(dict[str, Any], self._request("POST", self._ctx("replies/"), json=body))
 
     # -- history: forks, freezing, evaluations, diff --------------------------------------
@@ -666,7 +621,7 @@ class MorphzClient:
     ) -> Fork:
         """Fork this context at `at_version` (default: now); the answer carries a token for
         the new context (use it with a new MorphzClient)."""
-        body = _body(slug=slug, at_version=at_version, name=name)
+        body = _body(**_arguments(locals()))
         return cast(Fork, self._request("POST", self._ctx("forks/"), json=body))
 
     def set_frozen(self, frozen: bool) -> Context:
@@ -686,7 +641,7 @@ class MorphzClient:
     ) -> EvaluationPage:
         """One page of past evaluations, oldest first (filter `thread`): view version, tick,
         claimed refs, expired frames, tokens."""
-        params = _params(thread=thread, cursor=cursor, limit=limit)
+        params = _params(**_arguments(locals()))
         return cast(EvaluationPage, self._request("GET", self._ctx("evaluations/"), params=params))
 
     def evaluation(self, evaluation_id: int) -> EvaluationDetail:
