@@ -13,7 +13,7 @@ from memory.read.pages import INLINE_CHARS
 from memory.tx.engine import submit_transaction
 from morphz.serving import SEND_CHUNK, run_wsgi
 from tests.api.conftest import Api, error_of
-from tests.api.test_served_memory import scope_for, serve_messages
+from tests.morphz.test_served_memory import scope_for, serve_messages
 
 BIG = 4 * INLINE_CHARS
 
