@@ -27,7 +27,7 @@ class ProtocolView(ContextAPIView):
         description="`instructions` (this context's settings filled in) and the memory "
         "tools (`context_tx`, `recall`, `search`, `read_event`, `frame`, `cancel_action`) in the OpenAI and "
         "the Anthropic function-calling shapes. The same is in the Python client, offline "
-        "(`morphz_client.protocol`).",
+        "(`morphz_protocol`).",
         responses=responses({200: ProtocolSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str) -> Response:

@@ -45,7 +45,7 @@ class ReplyView(ContextAPIView):
         request=ReplyIn,
         examples=[
             OpenApiExample(
-                "the design document's first example",
+                "the first worked example (docs/design.md)",
                 value={
                     "text": "Tests passed; starting packaging.",
                     "tool_calls": [

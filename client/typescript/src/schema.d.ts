@@ -351,7 +351,7 @@ export interface paths {
         };
         /**
          * The model protocol: instructions and memory tools for this context
-         * @description `instructions` (this context's settings filled in) and the memory tools (`context_tx`, `recall`, `search`, `read_event`, `frame`, `cancel_action`) in the OpenAI and the Anthropic function-calling shapes. The same is in the Python client, offline (`morphz_client.protocol`).
+         * @description `instructions` (this context's settings filled in) and the memory tools (`context_tx`, `recall`, `search`, `read_event`, `frame`, `cancel_action`) in the OpenAI and the Anthropic function-calling shapes. The same is in the Python client, offline (`morphz_protocol`).
          */
         get: operations["protocol_read"];
         put?: never;
@@ -1252,16 +1252,16 @@ export interface components {
          */
         ScreeningEnum: "off" | "refuse" | "mask";
         SearchResult: {
-            /** @description best first: `{type, id | ref, status, kind, thread, score, snippet, next}`; `index_parts` when the event was indexed in parts (docs/search.md) */
+            /** @description best first: `{type, id | ref, status, kind, thread, score, snippet, next}` */
             hits: unknown[];
             /** @description how far the index is behind the facts: `{pending_intents, oldest_pending_seconds, indexer: {state, restarts, last_exit}}` */
             lag: unknown;
             /** @description documents matching, counted up to 1000 (`total_exact` false beyond) */
             total: number;
             total_exact: boolean;
-            /** @description `offset` of the next page, null on the last and at 1000 */
+            /** @description `offset` of the next page, null on the last */
             next_offset: number | null;
-            /** @description `cursor` of the next page (every match, no repeats), null on the last */
+            /** @description the next page, bound to this query and to the documents as of the first page (no repeats, no skips); null on the last */
             next_cursor: string | null;
             /** @description `{q, tokens, ignored}`: the query as sent, the words searched for (function words dropped, at most 32) and the words of a longer question past those, ignored */
             query: unknown;
