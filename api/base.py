@@ -183,10 +183,10 @@ class ContextAPIView(ApiView):
     # `self.ctx` may be a context row up to a minute old when the token came from memory
     # (a view's `commit_checks_token`): such a view uses the context's id and slug only.
 
-    def cursor_after(self, query: dict[str, Any], filters: dict[str, Any], kind: type) -> Any:
+    def cursor_after(self, cursor: str | None, filters: dict[str, Any], kind: type) -> Any:
         """The last key a list's `cursor` saw (None without a cursor); the cursor must have
         been made for this context and these filters (400 `invalid_cursor` otherwise)."""
-        return decode_cursor(query.get("cursor"), filters, kind, context=self.ctx.pk)
+        return decode_cursor(cursor, filters, kind, context=self.ctx.pk)
 
     def list_page(
         self,

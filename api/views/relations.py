@@ -7,10 +7,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView
+from api.requests import query, query_parameters
 from api.schema import READ_ERRORS, responses
-from api.serializers import RelationListQuery, query_data
 from api.shapes import RelationListSerializer
 from memory.read.at import reading
+from memory.requests.frames import RelationListQuery
 from memory.shapes import relation_json
 
 
@@ -20,23 +21,23 @@ class RelationListView(ContextAPIView):
         operation_id="relations_list",
         summary="Relations (filters `subject`, `object`, `name`)",
         description="Live relations; `include_removed=true` adds the unrelated ones (history).",
-        parameters=[RelationListQuery],
+        parameters=query_parameters(RelationListQuery),
         responses=responses({200: RelationListSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str) -> Response:
-        query = query_data(RelationListQuery, request.query_params)
-        filters = {k: query.get(k) for k in ("subject", "object", "name", "include_removed")}
-        at = reading(self.ctx, query.get("as_of"))
+        asked = query(RelationListQuery, request.query_params)
+        filters = asked.model_dump(include={"subject", "object", "name", "include_removed"})
+        at = reading(self.ctx, asked.as_of)
         if at.as_of is not None:
             filters["as_of"] = at.as_of
-        after = self.cursor_after(query, filters, int) or 0
+        after = self.cursor_after(asked.cursor, filters, int) or 0
         page = at.relations(
-            subject=filters["subject"],
-            object_id=filters["object"],
-            name=filters["name"],
-            include_removed=bool(filters["include_removed"]),
+            subject=asked.subject,
+            object_id=asked.object,
+            name=asked.name,
+            include_removed=asked.include_removed,
             after_pk=after,
-            limit=query["limit"],
+            limit=asked.limit,
         )
         return self.list_page(
             "relations", page.items, page.has_more, lambda r: r.pk, relation_json, filters

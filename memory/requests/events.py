@@ -21,7 +21,7 @@ from memory.read.lists import EVENT_STATUS_FILTERS
 from memory.requests import common
 from memory.requests.common import QInt
 from memory.requests.model import StrictModel
-from memory.requests.refusals import message, ordered, place, refusal
+from memory.requests.refusals import UNKNOWN_FIELD, message, ordered, place, refusal
 from memory.requests.strict import Choice, Content, EventRef, Name, Text, ThreadName
 from memory.vocabulary import MAX_SEQ
 
@@ -32,7 +32,7 @@ class EventAppendIn(StrictModel):
 
     kind: Annotated[str, Choice(APPENDABLE_KINDS)]
     content: Content
-    payload: Any = None
+    payload: Any = Field(None, json_schema_extra={"nullable": True})
     thread: ThreadName | None = common.thread()
     delivers: list[EventRef] = Field(
         default_factory=list,
@@ -67,6 +67,18 @@ class EventBulkAppendIn(StrictModel):
         max_length=MAX_BULK_EVENTS,
         description=f"1-{MAX_BULK_EVENTS} events, appended atomically and in order (R50)",
     )
+
+
+def read_bulk(body: Mapping[str, Any]) -> list[EventAppendIn]:
+    """The events of a bulk append's body (`{"events": [...]}`, nothing beside them), each
+    read by `read_items`."""
+    unknown = sorted(set(body) - {"events"})
+    if unknown:
+        raise InvalidRequest(
+            f"unknown field {unknown[0]!r} beside events",
+            details=[{"field": name, "message": UNKNOWN_FIELD} for name in unknown],
+        )
+    return read_items(body["events"])
 
 
 def read_items(items: Any, *, replaying: bool = False) -> list[EventAppendIn]:
@@ -144,7 +156,7 @@ class EvaluationListQuery(StrictModel):
 
 class ActionIn(StrictModel):
     name: Name = Field(max_length=200)
-    arguments: Any = None
+    arguments: Any = Field(None, json_schema_extra={"nullable": True})
     thread: ThreadName | None = common.thread()
     idempotency_key: Key | None = common.key()
 

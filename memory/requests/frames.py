@@ -3,7 +3,7 @@ recall and search (R13-R33, R52, R63)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -74,7 +74,9 @@ class FrameBodyIn(StrictModel):
     text: Content = Field(
         description='the body alone: "(goal ship-v2) (stage paused)" or \'{"goal": "ship-v2"}\''
     )
-    form: Annotated[str, Choice(("fields", "json"))] = Field(description="how `text` is written")
+    form: Annotated[Literal["fields", "json"], Choice(("fields", "json"))] = Field(
+        description="how `text` is written"
+    )
     base_version: Seq | None = None
     reason: Text | None = None
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from memory.limits import MAX_CONTENT_CHARS
 from memory.models import Event, TransactionRecord
-from memory.timeline.events import MAX_CONTENT_CHARS
 from tests.api.conftest import Api, error_of
 
 # -- item 7: duplicate keys ------------------------------------------------------------------
