@@ -76,10 +76,30 @@ def model_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema(
         ref_template="#/components/schemas/{model}Request", schema_generator=OpenApi30
     )
-    schema.pop("title", None)
-    for nested in schema.get("$defs", {}).values():
-        nested.pop("title", None)
+    for each in (schema, *schema.get("$defs", {}).values()):
+        each.pop("title", None)
+        if "required" in each:
+            each["required"] = sorted(each["required"])
+        for prop in each.get("properties", {}).values():
+            _in_openapi_words(prop)
     return schema
+
+
+_BOUNDS = {"ge": "minimum", "le": "maximum"}
+
+
+def _in_openapi_words(prop: dict[str, Any]) -> None:
+    """Bounds of an optional number (pydantic writes them as `ge`, `le` beside the union)
+    as `minimum`, `maximum`; an enum's values listed in its description."""
+    for short, word in _BOUNDS.items():
+        if short in prop:
+            prop[word] = prop.pop(short)
+    if prop.get("type") == "integer" and prop.get("maximum", 0) > _INT32_MAX:
+        prop["format"] = "int64"
+    if "enum" in prop:
+        choices = "\n".join(f"* `{value}` - {value}" for value in prop["enum"])
+        described = prop.get("description")
+        prop["description"] = f"{described}\n\n{choices}" if described else choices
 
 
 class RequestModelExtension(OpenApiSerializerExtension):
@@ -95,12 +115,30 @@ class RequestModelExtension(OpenApiSerializerExtension):
 
     def map_serializer(self, auto_schema: Any, direction: str) -> Any:
         schema = model_schema(self.target)
+        models = _nested_models(self.target)
         for name, nested in schema.pop("$defs", {}).items():
             component = ResolvedComponent(
-                name=f"{name}Request", type=ResolvedComponent.SCHEMA, object=name, schema=nested
+                name=f"{name}Request",
+                type=ResolvedComponent.SCHEMA,
+                object=models.get(name, name),  # the identity a direct use registers
+                schema=nested,
             )
             auto_schema.registry.register_on_missing(component)
         return schema
+
+
+def _nested_models(model: type[BaseModel]) -> dict[str, type[BaseModel]]:
+    """The models `model`'s fields hold, however deep, by name."""
+    found: dict[str, type[BaseModel]] = {}
+    stack: list[Any] = [field.annotation for field in model.model_fields.values()]
+    while stack:
+        kind = stack.pop()
+        is_model = isinstance(kind, type) and issubclass(kind, BaseModel)
+        if is_model and kind.__name__ not in found:
+            found[kind.__name__] = kind
+            stack.extend(field.annotation for field in kind.model_fields.values())
+        stack.extend(getattr(kind, "__args__", ()))
+    return found
 
 
 def query_parameters(model: type[BaseModel]) -> list[OpenApiParameter]:
@@ -110,10 +148,8 @@ def query_parameters(model: type[BaseModel]) -> list[OpenApiParameter]:
     out = []
     for name, prop in schema["properties"].items():
         prop = dict(prop)
+        prop.pop("nullable", None)  # a query string holds text: absent, never null
         description = prop.pop("description", "")
-        if "enum" in prop:
-            choices = "\n".join(f"* `{value}` - {value}" for value in prop["enum"])
-            description = f"{description}\n\n{choices}" if description else choices
         out.append(
             OpenApiParameter(
                 name,

@@ -1,6 +1,6 @@
 """The sizes and counts Morphz accepts, defined once for the domain and the API.
 
-The API's request validation (`api.serializers`) uses these same names, so a limit shows up
+The request models (`memory.requests`) use these same names, so a limit shows up
 identically in a 400's details, in the OpenAPI schema and in the domain's own checks.
 Name lengths (frame ids, relation names, threads) live in `memory.vocabulary`.
 """

@@ -7,14 +7,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView, idempotency_key
+from api.requests import body
 from api.schema import WRITE_ERRORS, responses
-from api.serializers import ActionCancelIn, ActionIn, body_data
 from api.shapes import CancellationSerializer, EventSerializer
 from api.views.common import IDEMPOTENCY_HEADER, event_answer
+from memory.requests.events import ActionCancelIn, ActionIn
 from memory.screening import screen
 from memory.shapes.actions import cancellation_json
 from memory.timeline.actions import cancel_action
-from memory.timeline.events import register_action
+from memory.timeline.events import register
 from memory.vocabulary import event_ref
 
 
@@ -31,15 +32,13 @@ class ActionView(ContextAPIView):
         responses=responses({201: EventSerializer, 200: EventSerializer}, *WRITE_ERRORS, 409),
     )
     def post(self, request: Request, slug: str) -> Response:
-        data = body_data(ActionIn, request.data)
-        fields, _notes = screen(self.ctx.screening, {"arguments": data.get("arguments")})
-        result = register_action(
-            self.ctx.pk,
-            name=data["name"],
-            arguments=fields["arguments"],
-            thread=data.get("thread"),
-            idempotency_key=idempotency_key(request, data.get("idempotency_key")),
+        action = body(ActionIn, request.data)
+        fields, _notes = screen(self.ctx.screening, {"arguments": action.arguments})
+        key = idempotency_key(request, action.idempotency_key)
+        action = action.model_copy(
+            update={"arguments": fields["arguments"], "idempotency_key": key}
         )
+        result = register(self.ctx.pk, action)
         return Response(
             event_answer(result.event, created=result.created),
             status=201 if result.created else 200,
@@ -59,7 +58,7 @@ class ActionCancelView(ContextAPIView):
         responses=responses({201: CancellationSerializer}, *WRITE_ERRORS, 409, 422),
     )
     def post(self, request: Request, slug: str, seq: int) -> Response:
-        data = body_data(ActionCancelIn, request.data)
+        cancel = body(ActionCancelIn, request.data)
         ref = event_ref(seq)
-        event = cancel_action(self.ctx.pk, ref, reason=data.get("reason"), by=self.author().label)
+        event = cancel_action(self.ctx.pk, ref, reason=cancel.reason, by=self.author().label)
         return Response(cancellation_json(event.ref, ref), status=201)

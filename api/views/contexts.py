@@ -3,37 +3,22 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ApiView, ContextAPIView
 from api.errors import ApiError
+from api.requests import body
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
-from api.serializers import StrictBooleanField, StrictSerializer, body_data
 from api.shapes import ContextListSerializer, ContextSerializer
 from api.views.common import visible_contexts
 from memory.contexts import set_frozen, set_screening
 from memory.errors import ErrorCode
-from memory.kinds import SCREENING_MODES
+from memory.requests.contexts import ContextPatchIn
 from memory.scopes import ADMIN
 from memory.shapes import context_json
 
 TAG_CONTEXT = ["context"]
-
-
-class ContextPatchIn(StrictSerializer):
-    frozen = StrictBooleanField(
-        required=False,
-        help_text="true: every write is refused with 409 `context_frozen`; false: unfreeze "
-        "(a frozen context is unfrozen by an admin-scope token only)",
-    )
-    screening = serializers.ChoiceField(
-        choices=list(SCREENING_MODES),
-        required=False,
-        help_text="screening of written text for secrets and card numbers: off, refuse or "
-        "mask (admin-scope tokens only)",
-    )
 
 
 class ContextListView(ApiView):
@@ -70,18 +55,18 @@ class ContextDetailView(ContextAPIView):
     )
     def patch(self, request: Request, slug: str) -> Response:
         """Freeze (agent scope), unfreeze a frozen context or change screening (admin)."""
-        data = body_data(ContextPatchIn, request.data)
-        if not data:
+        change = body(ContextPatchIn, request.data)
+        if change.frozen is None and change.screening is None:
             raise ApiError(
                 ErrorCode.INVALID_REQUEST, "give frozen or screening", [{"field": "frozen"}]
             )
-        if data.get("frozen") is False and self.ctx.frozen:
+        if change.frozen is False and self.ctx.frozen:
             self.require(ADMIN, "unfreeze the context")
-        if "screening" in data:
+        if change.screening is not None:
             self.require(ADMIN, "change the context's screening")
         context = self.ctx
-        if "frozen" in data:
-            context = set_frozen(self.ctx.pk, data["frozen"])
-        if "screening" in data:
-            context = set_screening(self.ctx.pk, data["screening"])
+        if change.frozen is not None:
+            context = set_frozen(self.ctx.pk, change.frozen)
+        if change.screening is not None:
+            context = set_screening(self.ctx.pk, change.screening)
         return Response(context_json(context))

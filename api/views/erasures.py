@@ -6,47 +6,20 @@ Erasing takes a token of scope `erase` or `admin` (`memory.scopes`); a person ne
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView, author_of
 from api.errors import ApiError
-from api.fields import StrictCharField, StrictIntegerField, StrictSerializer
+from api.requests import body
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
-from api.serializers import body_data
 from api.shapes import ErasureListSerializer, ErasureOutSerializer
-from memory.erasure.erase import MAX_ITEMS, MAX_PATTERN, MAX_REASON, erase
+from memory.erasure.erase import erase
 from memory.erasure.lines import tombstone_json
 from memory.errors import ErrorCode
 from memory.models import ApiToken, Erasure
+from memory.requests.contexts import ErasureIn
 from memory.scopes import ERASE, READ
-from memory.vocabulary import MAX_SEQ
-
-
-class SpanIn(StrictSerializer):
-    ref = StrictCharField(max_length=40, help_text="the event, like @e12")
-    start = StrictIntegerField(min_value=0, max_value=MAX_SEQ, help_text="first character")
-    end = StrictIntegerField(min_value=1, max_value=MAX_SEQ, help_text="character after the span")
-
-
-class ErasureIn(StrictSerializer):
-    refs = serializers.ListField(
-        child=StrictCharField(max_length=200),
-        required=False,
-        max_length=MAX_ITEMS,
-        help_text='whole events and frames: ["@e12", "card-number", ...]',
-    )
-    spans = SpanIn(  # type: ignore[call-arg]  # many=True makes a ListSerializer
-        many=True, required=False, max_length=MAX_ITEMS, help_text="parts of events' text"
-    )
-    patterns = serializers.ListField(
-        child=StrictCharField(max_length=MAX_PATTERN, trim_whitespace=False),
-        required=False,
-        max_length=MAX_ITEMS,
-        help_text="texts erased wherever they occur (card numbers however they are spaced)",
-    )
-    reason = StrictCharField(max_length=MAX_REASON, trim_whitespace=False, help_text="why")
 
 
 class ErasureView(ContextAPIView):
@@ -80,13 +53,13 @@ class ErasureView(ContextAPIView):
             raise ApiError(
                 ErrorCode.PERMISSION_DENIED, "erasing takes the memory.add_erasure permission"
             )
-        data = body_data(ErasureIn, request.data)
+        asked = body(ErasureIn, request.data)
         result = erase(
             self.ctx.pk,
-            refs=data.get("refs") or [],
-            spans=[dict(s) for s in data.get("spans") or []],
-            patterns=data.get("patterns") or [],
-            reason=data["reason"],
+            refs=asked.refs,
+            spans=[span.model_dump() for span in asked.spans],
+            patterns=asked.patterns,
+            reason=asked.reason,
             erased_by=author_of(request).label,
         )
         return Response(result.as_dict(), status=201)

@@ -8,29 +8,18 @@ from rest_framework.response import Response
 
 from api.base import ContextAPIView, idempotency_key, not_found
 from api.bounds import bounded_input
+from api.requests import body, query, query_parameters
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
-from api.serializers import (
-    EvaluationIn,
-    StrictSerializer,
-    body_data,
-    cursor_field,
-    limit_field,
-    query_data,
-    thread_field,
-)
 from api.shapes import EvaluationDetailSerializer, EvaluationListSerializer, EvaluationSerializer
 from api.views.common import IDEMPOTENCY_HEADER, MAX_VERSION
 from memory.read.paging import EVALUATIONS
+from memory.requests.events import EvaluationIn, EvaluationListQuery
 from memory.timeline.evaluation import evaluate_or_replay
 from memory.versions.audit import evaluation_summary, get_evaluation, list_evaluations
 
 TAG_EVALUATIONS = ["evaluations"]
 
 
-class EvaluationListQuery(StrictSerializer):
-    thread = thread_field(filter=True)
-    cursor = cursor_field()
-    limit = limit_field(EVALUATIONS.limit, EVALUATIONS.max_limit)
 
 
 class EvaluationView(ContextAPIView):
@@ -47,13 +36,13 @@ class EvaluationView(ContextAPIView):
         ),
     )
     def post(self, request: Request, slug: str) -> Response:
-        data = body_data(EvaluationIn, request.data)
+        asked = body(EvaluationIn, request.data)
         result, created = evaluate_or_replay(
             self.ctx.pk,
-            thread=data.get("thread"),
-            idempotency_key=idempotency_key(request, data.get("idempotency_key")),
-            continuation=data["continuation"],
-            include_instructions=data["include_instructions"],
+            thread=asked.thread,
+            idempotency_key=idempotency_key(request, asked.idempotency_key),
+            continuation=asked.continuation,
+            include_instructions=asked.include_instructions,
         )
         return Response(bounded_input(result), status=201 if created else 200)
 
@@ -61,16 +50,16 @@ class EvaluationView(ContextAPIView):
         tags=TAG_EVALUATIONS,
         operation_id="evaluations_list",
         summary="Evaluations, oldest first: view version, tick, claimed refs",
-        parameters=[EvaluationListQuery],
+        parameters=query_parameters(EvaluationListQuery),
         responses=responses({200: EvaluationListSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str) -> Response:
-        query = query_data(EvaluationListQuery, request.query_params)
-        filters = {"thread": query.get("thread")}
+        asked = query(EvaluationListQuery, request.query_params)
+        filters = {"thread": asked.thread}
         cursor = EVALUATIONS.cursor(self.ctx.pk, filters)
-        after = cursor.after(query.get("cursor"))
+        after = cursor.after(asked.cursor)
         page = list_evaluations(
-            self.ctx, thread=filters["thread"], after_pk=after, limit=query["limit"]
+            self.ctx, thread=filters["thread"], after_pk=after, limit=asked.limit
         )
         return Response(cursor.answer(page, evaluation_summary))
 

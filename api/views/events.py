@@ -10,15 +10,8 @@ from rest_framework.response import Response
 
 from api.base import ContextAPIView, idempotency_key, not_found
 from api.errors import ApiError
+from api.requests import body, query, query_parameters
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
-from api.serializers import (
-    EventAppendIn,
-    EventBulkAppendIn,
-    EventChunkQuery,
-    EventListQuery,
-    body_data,
-    query_data,
-)
 from api.shapes import (
     BulkEventListSerializer,
     EventChunkSerializer,
@@ -28,13 +21,19 @@ from api.shapes import (
 from api.views.common import IDEMPOTENCY_HEADER, event_answer
 from memory.errors import ErrorCode
 from memory.kinds import SCREENING_OFF
-from memory.limits import MAX_BULK_EVENTS
 from memory.read import lists as reads
 from memory.read.paging import EVENTS
+from memory.requests.events import (
+    EventAppendIn,
+    EventBulkAppendIn,
+    EventChunkQuery,
+    EventListQuery,
+    read_bulk,
+)
 from memory.screening import noted_payload, screen
 from memory.shapes import appended_event_json
 from memory.timeline.bulk import append_events
-from memory.timeline.events import append_event
+from memory.timeline.events import append
 from memory.vocabulary import MAX_SEQ, event_ref
 
 TAG_EVENTS = ["events"]
@@ -45,15 +44,15 @@ class EventListView(ContextAPIView):
         tags=TAG_EVENTS,
         operation_id="events_list",
         summary="List events, newest last, cursor-paged",
-        parameters=[EventListQuery],
+        parameters=query_parameters(EventListQuery),
         responses=responses({200: EventListSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str) -> Response:
-        query = query_data(EventListQuery, request.query_params)
-        filters = {k: query.get(k) for k in ("kind", "thread", "status")}
+        asked = query(EventListQuery, request.query_params)
+        filters = {"kind": asked.kind, "thread": asked.thread, "status": asked.status}
         cursor = EVENTS.cursor(self.ctx.pk, filters)
-        after = cursor.after(query.get("cursor"), query.get("after"))
-        page = reads.list_events(self.ctx, after_seq=after, limit=query["limit"], **filters)
+        after = cursor.after(asked.cursor, asked.after)
+        page = reads.list_events(self.ctx, after_seq=after, limit=asked.limit, **filters)
         return Response(cursor.answer(page, event_answer))
 
     @extend_schema(
@@ -72,7 +71,8 @@ class EventListView(ContextAPIView):
         "on bulk (keys go on the items).",
         request=PolymorphicProxySerializer(
             component_name="EventAppendRequest",
-            serializers=[EventAppendIn, EventBulkAppendIn],
+            # Request models stand where serializers go (api.requests.RequestModelExtension).
+            serializers=[EventAppendIn, EventBulkAppendIn],  # type: ignore[list-item]
             resource_type_field_name=None,
         ),
         parameters=[IDEMPOTENCY_HEADER],
@@ -97,19 +97,10 @@ class EventListView(ContextAPIView):
     def post(self, request: Request, slug: str) -> Response:
         if isinstance(request.data, dict) and "events" in request.data:
             return self._post_bulk(request)
-        data = body_data(EventAppendIn, request.data)
-        fields, notes = screen(
-            self.ctx.screening, {"content": data["content"], "payload": data.get("payload")}
-        )
-        result = append_event(
-            self.ctx.pk,
-            kind=data["kind"],
-            content=fields["content"],
-            payload=noted_payload(fields["payload"], notes),
-            thread=data.get("thread"),
-            delivers=data.get("delivers") or [],
-            idempotency_key=idempotency_key(request, data.get("idempotency_key")),
-        )
+        event = body(EventAppendIn, request.data)
+        key = idempotency_key(request, event.idempotency_key)
+        event = _screened(self.ctx.screening, event, "").model_copy(update={"idempotency_key": key})
+        result = append(self.ctx.pk, event)
         return Response(
             event_answer(result.event, created=result.created),
             status=201 if result.created else 200,
@@ -123,25 +114,11 @@ class EventListView(ContextAPIView):
                 "Idempotency-Key header",
                 [{"field": "Idempotency-Key"}],
             )
-        # Only the envelope here: append_events checks each item (a serializer per item
-        # cost more than the append itself, ~0.5 ms an item).
-        body = cast(dict[str, Any], request.data)  # post() checked it is an object
-        unknown = sorted(set(body) - {"events"})
-        if unknown:
-            raise ApiError(
-                ErrorCode.INVALID_REQUEST,
-                f"unknown field {unknown[0]!r} beside events",
-                [{"field": name, "message": "unknown field"} for name in unknown],
-            )
-        items = body["events"]
-        if not isinstance(items, list) or not 1 <= len(items) <= MAX_BULK_EVENTS:
-            raise ApiError(
-                ErrorCode.INVALID_REQUEST,
-                f"events must be a list of 1-{MAX_BULK_EVENTS} events",
-                [{"field": "events"}],
-            )
+        items = read_bulk(cast(dict[str, Any], request.data))  # post() checked it is one
         if self.ctx.screening != SCREENING_OFF:
-            items = [_screened_item(self.ctx.screening, i, item) for i, item in enumerate(items)]
+            items = [
+                _screened(self.ctx.screening, item, f"events[{i}].") for i, item in enumerate(items)
+            ]
         results = append_events(self.ctx.pk, items)
         created = any(result.created for result in results)
         return Response(
@@ -150,18 +127,13 @@ class EventListView(ContextAPIView):
         )
 
 
-def _screened_item(mode: str, index: int, item: Any) -> Any:
-    """One bulk item screened (`memory.screening`); fields named `events[i].content`."""
-    if not isinstance(item, dict):
-        return item  # append_events names what is wrong with it
-    where = f"events[{index}]"
+def _screened(mode: str, event: EventAppendIn, where: str) -> EventAppendIn:
+    """`event` screened (`memory.screening`); its fields named `<where>content`."""
     fields, notes = screen(
-        mode, {f"{where}.content": item.get("content"), f"{where}.payload": item.get("payload")}
+        mode, {f"{where}content": event.content, f"{where}payload": event.payload}
     )
-    out = {**item, "content": fields[f"{where}.content"]}
-    if notes or "payload" in item:
-        out["payload"] = noted_payload(fields[f"{where}.payload"], notes)
-    return out
+    payload = noted_payload(fields[f"{where}payload"], notes)
+    return event.model_copy(update={"content": fields[f"{where}content"], "payload": payload})
 
 
 class EventDetailView(ContextAPIView):
@@ -171,13 +143,13 @@ class EventDetailView(ContextAPIView):
         summary="Read one event's text in chunks, with its size and status",
         description="Any event, retired or not (R31). `offset` and `length` count characters; "
         "`next_offset` is null at the end.",
-        parameters=[EventChunkQuery],
+        parameters=query_parameters(EventChunkQuery),
         responses=responses({200: EventChunkSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str, seq: int) -> Response:
-        query = query_data(EventChunkQuery, request.query_params)
+        chunk = query(EventChunkQuery, request.query_params)
         if not 1 <= seq <= MAX_SEQ:
             raise not_found(f"event {event_ref(seq)}")
         from memory.read.history import read_event_chunk
 
-        return Response(read_event_chunk(self.ctx, seq, query["offset"], query["length"]))
+        return Response(read_event_chunk(self.ctx, seq, chunk.offset, chunk.length))

@@ -8,34 +8,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView, idempotency_key
-from api.fields import StrictSlugField, idempotency_field
+from api.requests import body
 from api.schema import WRITE_ERRORS, responses
-from api.serializers import StrictCharField, StrictIntegerField, StrictSerializer, body_data
 from api.shapes import ForkSerializer
-from api.views.common import MAX_VERSION
 from memory.models import ApiToken, Context
+from memory.requests.contexts import ForkIn
 from memory.scopes import ADMIN
 from memory.versions.forks import fork_context
-
-
-class ForkIn(StrictSerializer):
-    slug = StrictSlugField(
-        required=False, allow_null=True, max_length=64, help_text="default: `<source>-fork-<hex>`"
-    )
-    at_version = StrictIntegerField(
-        required=False,
-        allow_null=True,
-        min_value=0,
-        max_value=MAX_VERSION,
-        help_text="the point to fork at (end of that version); default: now",
-    )
-    name = StrictCharField(
-        required=False,
-        allow_null=True,
-        max_length=200,
-        help_text="default: `<source name> (fork at vN)`",
-    )
-    idempotency_key = idempotency_field()
 
 
 class ForkView(ContextAPIView):
@@ -54,15 +33,15 @@ class ForkView(ContextAPIView):
         responses=responses({201: ForkSerializer}, *WRITE_ERRORS, 409),
     )
     def post(self, request: Request, slug: str) -> Response:
-        data = body_data(ForkIn, request.data)
+        asked = body(ForkIn, request.data)
         if Context.objects.filter(forked_from_id=self.ctx.pk).count() >= settings.MORPHZ_FORK_LIMIT:
             self.require(ADMIN, f"fork beyond the limit of {settings.MORPHZ_FORK_LIMIT} forks")
-        key = idempotency_key(request, data.get("idempotency_key"))
+        key = idempotency_key(request, asked.idempotency_key)
         result = fork_context(
             self.ctx.pk,
-            slug=data.get("slug") or None,
-            at_version=data.get("at_version"),
-            name=data.get("name"),
+            slug=asked.slug,
+            at_version=asked.at_version,
+            name=asked.name,
             idempotency_key=key,
             caller_secret=caller_secret(request) if key is not None else None,
         )

@@ -7,8 +7,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView, not_found
+from api.requests import body, query, query_parameters
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
-from api.serializers import FrameBodyIn, FrameDetailQuery, FrameListQuery, body_data, query_data
 from api.shapes import (
     FrameDetailSerializer,
     FrameListSerializer,
@@ -19,6 +19,7 @@ from api.views.common import receipt_response
 from memory.read.at import reading
 from memory.read.pages import revision_detail
 from memory.read.paging import FRAMES
+from memory.requests.frames import FrameBodyIn, FrameDetailQuery, FrameListQuery
 from memory.shapes import frame_json
 from memory.shapes.pages import frame_detail_json
 from memory.tx.bodyedit import revise_body
@@ -39,14 +40,14 @@ class FrameBodyView(ContextAPIView):
         responses=responses({201: ReceiptSerializer}, *WRITE_ERRORS, 409, 422),
     )
     def post(self, request: Request, slug: str, frame_id: str) -> Response:
-        data = body_data(FrameBodyIn, request.data)
+        asked = body(FrameBodyIn, request.data)
         result = revise_body(
             self.ctx.pk,
             frame_id=frame_id,
-            text=data["text"],
-            form=data["form"],
-            base_version=data.get("base_version"),
-            reason=data.get("reason"),
+            text=asked.text,
+            form=asked.form,
+            base_version=asked.base_version,
+            reason=asked.reason,
             author=self.author(),
         )
         return receipt_response(result)
@@ -57,19 +58,19 @@ class FrameListView(ContextAPIView):
         tags=["frames"],
         operation_id="frames_list",
         summary="Frames by id (filter `status`)",
-        parameters=[FrameListQuery],
+        parameters=query_parameters(FrameListQuery),
         responses=responses({200: FrameListSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str) -> Response:
-        query = query_data(FrameListQuery, request.query_params)
-        filters = {"status": query.get("status"), "source": query.get("source")}
-        at = reading(self.ctx, query.get("as_of"))
+        asked = query(FrameListQuery, request.query_params)
+        filters: dict[str, object] = {"status": asked.status, "source": asked.source}
+        at = reading(self.ctx, asked.as_of)
         if at.as_of is not None:
             filters["as_of"] = at.as_of
         cursor = FRAMES.cursor(self.ctx.pk, filters)
-        after = cursor.after(query.get("cursor"))
+        after = cursor.after(asked.cursor)
         page = at.frames(
-            status=filters["status"], source=filters["source"], after_id=after, limit=query["limit"]
+            status=asked.status, source=asked.source, after_id=after, limit=asked.limit
         )
         return Response(cursor.answer(page, lambda f: frame_json(f, at.tick)))
 
@@ -84,15 +85,18 @@ class FrameDetailView(ContextAPIView):
         "transaction text longer than 16,384 characters is left out of the page "
         "(`body_omitted`, `text_truncated`): read it with `frames/{id}/revisions/{n}/` or the "
         "transaction's event in chunks.",
-        parameters=[OpenApiParameter("frame_id", str, OpenApiParameter.PATH), FrameDetailQuery],
+        parameters=[
+            OpenApiParameter("frame_id", str, OpenApiParameter.PATH),
+            *query_parameters(FrameDetailQuery),
+        ],
         responses=responses({200: FrameDetailSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str, frame_id: str) -> Response:
-        query = query_data(FrameDetailQuery, request.query_params)
-        at = reading(self.ctx, query.get("as_of"))
+        asked = query(FrameDetailQuery, request.query_params)
+        at = reading(self.ctx, asked.as_of)
         frame = at.frame(frame_id)
-        limit = query["history_limit"]
-        page = at.history_page(frame, before=query.get("history_before"), limit=limit)
+        limit = asked.history_limit
+        page = at.history_page(frame, before=asked.history_before, limit=limit)
         # `body_text`: what the explorer's editor shows.
         return Response(frame_detail_json(frame, at.tick, fields_text(frame.body), page, limit))
 

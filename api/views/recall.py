@@ -7,10 +7,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView
+from api.requests import body
 from api.schema import WRITE_ERRORS, responses
-from api.serializers import RecallIn, body_data
 from api.shapes import RecallSerializer
 from memory.read.at import reading
+from memory.requests.frames import RecallIn
 from memory.scopes import READ, WRITE
 
 
@@ -34,20 +35,20 @@ class RecallView(ContextAPIView):
         responses=responses({200: RecallSerializer}, *WRITE_ERRORS, 409),
     )
     def post(self, request: Request, slug: str) -> Response:
-        data = body_data(RecallIn, request.data)
-        if data["as_observation"]:
+        asked = body(RecallIn, request.data)
+        if asked.as_observation:
             self.require(WRITE, "append a recall result as an observation")
-        result = reading(self.ctx, data.get("as_of")).recall(
-            frame_id=data["frame_id"],
-            depth=data["depth"],
-            direction=data["direction"],
-            include_bodies=data["include_bodies"],
-            include_events=data["include_events"],
-            max_nodes=data["max_nodes"],
-            cursor=data.get("cursor") or None,
-            view_version=data.get("view_version"),
-            evaluation_id=data.get("evaluation"),
-            as_observation=data["as_observation"],
-            thread=data.get("thread"),
+        result = reading(self.ctx, asked.as_of).recall(
+            frame_id=asked.frame_id,
+            depth=asked.depth,
+            direction=asked.direction,
+            include_bodies=asked.include_bodies,
+            include_events=asked.include_events,
+            max_nodes=asked.max_nodes,
+            cursor=asked.cursor,
+            view_version=asked.view_version,
+            evaluation_id=asked.evaluation,
+            as_observation=asked.as_observation,
+            thread=asked.thread,
         )
         return Response(result)

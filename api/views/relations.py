@@ -7,11 +7,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView
+from api.requests import query, query_parameters
 from api.schema import READ_ERRORS, responses
-from api.serializers import RelationListQuery, query_data
 from api.shapes import RelationListSerializer
 from memory.read.at import reading
 from memory.read.paging import RELATIONS
+from memory.requests.frames import RelationListQuery
 from memory.shapes import relation_json
 
 
@@ -21,23 +22,23 @@ class RelationListView(ContextAPIView):
         operation_id="relations_list",
         summary="Relations (filters `subject`, `object`, `name`)",
         description="Live relations; `include_removed=true` adds the unrelated ones (history).",
-        parameters=[RelationListQuery],
+        parameters=query_parameters(RelationListQuery),
         responses=responses({200: RelationListSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str) -> Response:
-        query = query_data(RelationListQuery, request.query_params)
-        filters = {k: query.get(k) for k in ("subject", "object", "name", "include_removed")}
-        at = reading(self.ctx, query.get("as_of"))
+        asked = query(RelationListQuery, request.query_params)
+        filters = asked.model_dump(include={"subject", "object", "name", "include_removed"})
+        at = reading(self.ctx, asked.as_of)
         if at.as_of is not None:
             filters["as_of"] = at.as_of
         cursor = RELATIONS.cursor(self.ctx.pk, filters)
-        after = cursor.after(query.get("cursor"))
+        after = cursor.after(asked.cursor)
         page = at.relations(
-            subject=filters["subject"],
-            object_id=filters["object"],
-            name=filters["name"],
-            include_removed=bool(filters["include_removed"]),
+            subject=asked.subject,
+            object_id=asked.object,
+            name=asked.name,
+            include_removed=asked.include_removed,
             after_pk=after,
-            limit=query["limit"],
+            limit=asked.limit,
         )
         return Response(cursor.answer(page, relation_json))

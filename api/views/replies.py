@@ -8,9 +8,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView, idempotency_key
+from api.requests import body
 from api.schema import WRITE_ERRORS, responses
-from api.serializers import ReplyIn, body_data
 from memory.agents.replies import take_apart_reply
+from memory.idempotency import REPLY_KEY_MAX
+from memory.requests.agents import ReplyIn
 
 
 class ReplyResultSerializer(serializers.Serializer):
@@ -66,19 +68,19 @@ class ReplyView(ContextAPIView):
         responses=responses({200: ReplyResultSerializer}, *WRITE_ERRORS),
     )
     def post(self, request: Request, slug: str) -> Response:
-        data = body_data(ReplyIn, request.data)
+        reply = body(ReplyIn, request.data)
         result = take_apart_reply(
             self.ctx.pk,
             {
-                "text": data.get("text") or "",
-                "tool_calls": data.get("tool_calls") or [],
-                "delivers": data.get("delivers") or [],
+                "text": reply.text,
+                "tool_calls": [call.model_dump(exclude_unset=True) for call in reply.tool_calls],
+                "delivers": reply.delivers,
             },
             author=self.author(),
-            thread=data.get("thread"),
-            evaluation_id=data.get("evaluation"),
-            idempotency_key=idempotency_key(request, data.get("idempotency_key")),
-            tools=data.get("tools"),
-            on_rejection=data.get("on_rejection") or "withhold",
+            thread=reply.thread,
+            evaluation_id=reply.evaluation,
+            idempotency_key=idempotency_key(request, reply.idempotency_key, REPLY_KEY_MAX),
+            tools=reply.tools,
+            on_rejection=reply.on_rejection,
         )
         return Response(result)

@@ -7,9 +7,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView
+from api.requests import query, query_parameters
 from api.schema import READ_ERRORS, responses
-from api.serializers import SearchQuery, query_data
 from api.shapes import SearchResultSerializer
+from memory.requests.frames import SearchQuery
 
 
 class SearchView(ContextAPIView):
@@ -25,25 +26,25 @@ class SearchView(ContextAPIView):
         "every match (`offset` + `next_offset`: the first 1000). Hits "
         "carry refs and a highlighted snippet; `lag` says how far the index is behind the "
         "facts.",
-        parameters=[SearchQuery],
+        parameters=query_parameters(SearchQuery),
         responses=responses({200: SearchResultSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str) -> Response:
-        query = query_data(SearchQuery, request.query_params)
+        asked = query(SearchQuery, request.query_params)
         from memory.search.query import search
 
         result = search(
             self.ctx,
-            query["q"],
-            type=query.get("type"),
-            status=query.get("status"),
-            kind=query.get("kind"),
-            thread=query.get("thread"),
-            since=query.get("since"),
-            until=query.get("until"),
-            transactions=query.get("transactions"),
-            limit=query["limit"],
-            offset=query["offset"],
-            cursor=query.get("cursor"),
+            asked.q,
+            type=asked.type,
+            status=asked.status,
+            kind=asked.kind,
+            thread=asked.thread,
+            since=asked.since,
+            until=asked.until,
+            transactions=asked.transactions,
+            limit=asked.limit,
+            offset=asked.offset,
+            cursor=asked.cursor,
         )
         return Response(result)

@@ -10,13 +10,14 @@ from rest_framework.response import Response
 
 from api.base import ContextAPIView, idempotency_key, token_id_of
 from api.errors import ApiError
+from api.requests import body, query, query_parameters
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
-from api.serializers import TransactionIn, TransactionListQuery, body_data, query_data
 from api.shapes import ReceiptSerializer, TransactionListSerializer
 from api.views.common import IDEMPOTENCY_HEADER, receipt_response
 from memory.errors import ErrorCode
 from memory.read import lists as reads
 from memory.read.paging import TRANSACTIONS
+from memory.requests.frames import TransactionIn, TransactionListQuery
 from memory.screening import screen_transaction_json, screen_transaction_text
 from memory.shapes import transaction_json
 from memory.tx.engine import submit_transaction
@@ -72,10 +73,10 @@ class TransactionView(ContextAPIView):
         ),
     )
     def post(self, request: Request, slug: str) -> Response:
-        data = body_data(TransactionIn, request.data)
-        evaluation_id = data.get("evaluation")
-        key = idempotency_key(request, data.get("idempotency_key"))
-        if "text" in data:
+        asked = body(TransactionIn, request.data)
+        evaluation_id = asked.evaluation
+        key = idempotency_key(request, asked.idempotency_key)
+        if asked.text is not None:
             extra = sorted(k for k in ("base_version", "reason", "ops") if k in request.data)
             if extra:
                 raise ApiError(
@@ -86,15 +87,15 @@ class TransactionView(ContextAPIView):
                 )
             result = submit_transaction(
                 self.ctx.pk,
-                text=screen_transaction_text(self.ctx.screening, data["text"]),
+                text=screen_transaction_text(self.ctx.screening, asked.text),
                 author=self.author(),
-                thread=data.get("thread"),
+                thread=asked.thread,
                 evaluation_id=evaluation_id,
                 idempotency_key=key,
                 token_id=token_id_of(request),
             )
         else:
-            if "ops" not in data:
+            if asked.ops is None:
                 raise ApiError(
                     ErrorCode.INVALID_REQUEST,
                     "send `text` (the S-expression) or `ops` (the JSON form)",
@@ -108,7 +109,7 @@ class TransactionView(ContextAPIView):
                 self.ctx.pk,
                 data=tx,
                 author=self.author(),
-                thread=data.get("thread"),
+                thread=asked.thread,
                 evaluation_id=evaluation_id,
                 idempotency_key=key,
                 token_id=token_id_of(request),
@@ -121,13 +122,13 @@ class TransactionView(ContextAPIView):
         summary="Transaction history, oldest first (filter `frame`, `status`)",
         description="Committed and rejected transactions with their text, base and committed "
         "version, author, and the receipt or errors.",
-        parameters=[TransactionListQuery],
+        parameters=query_parameters(TransactionListQuery),
         responses=responses({200: TransactionListSerializer}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str) -> Response:
-        query = query_data(TransactionListQuery, request.query_params)
-        filters = {k: query.get(k) for k in ("frame", "status")}
+        asked = query(TransactionListQuery, request.query_params)
+        filters = {"frame": asked.frame, "status": asked.status}
         cursor = TRANSACTIONS.cursor(self.ctx.pk, filters)
-        after = cursor.after(query.get("cursor"), query.get("after"))
-        page = reads.list_transactions(self.ctx, after_pk=after, limit=query["limit"], **filters)
+        after = cursor.after(asked.cursor, asked.after)
+        page = reads.list_transactions(self.ctx, after_pk=after, limit=asked.limit, **filters)
         return Response(cursor.answer(page, transaction_json))

@@ -14,10 +14,20 @@ from memory.requests.model import StrictModel
 from memory.requests.strict import Choice, Name, Text, ThreadName
 
 
+def _optional(schema: dict[str, Any]) -> None:
+    """Leave the default out of the schema: the generated TypeScript would make a field
+    with one required, and a client need not send these."""
+    schema.pop("default", None)
+
+
 class ToolCallIn(StrictModel):
     id: Name | None = Field(None, max_length=200)
     name: Name = Field(max_length=200)
-    arguments: Any = Field(None, description="an object, or its JSON text (as OpenAI sends it)")
+    arguments: Any = Field(
+        None,
+        description="an object, or its JSON text (as OpenAI sends it)",
+        json_schema_extra={"nullable": True},
+    )
 
 
 class ReplyIn(StrictModel):
@@ -28,6 +38,7 @@ class ReplyIn(StrictModel):
         max_length=1_000_000,
         description="reply text; may hold a (context-tx ...) form, bare or fenced, and "
         "(delivers @e17)",
+        json_schema_extra=_optional,
     )
     tool_calls: list[ToolCallIn] = Field(default_factory=list)
     delivers: list[Annotated[Name, Field(max_length=40)]] = Field(
@@ -45,6 +56,7 @@ class ReplyIn(StrictModel):
         "withhold",
         description="`withhold` (default): a rejected transaction withholds the reply's "
         "actions and message; `proceed`: they are written all the same",
+        json_schema_extra=_optional,
     )
     idempotency_key: ReplyKey | None = common.key(
         "a retry with the same key writes no part of the reply twice (the Idempotency-Key "

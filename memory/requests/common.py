@@ -1,7 +1,7 @@
 """Fields many requests share, declared once: thread, keys, versions, cursors, page sizes.
 
-A field declared `T = Field(None)` is optional but not nullable: absent reads None, an
-explicit null is refused (a null where a value belongs is a client's mistake).
+Each returns the field's default, bounds and description; its type is declared where the
+field is (`thread: ThreadName | None = thread()`).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from memory.idempotency import KEY_HELP
+from memory.read.paging import CURSOR_HELP, CURSOR_MAX_CHARS
 from memory.requests.strict import QueryInt
 from memory.vocabulary import MAX_SEQ
 
@@ -30,29 +31,33 @@ def thread(*, filter: bool = False) -> Any:
 
 
 def key(description: str = KEY_HELP) -> Any:
+    """An optional idempotency key (its rule: `memory.idempotency.Key`)."""
     return Field(None, description=description)
 
 
 def evaluation(what: str) -> Any:
+    """An optional evaluation id, `what` saying which."""
     return Field(None, ge=1, le=MAX_SEQ, description=f"id of {what}")
 
 
 def limit(default: int, maximum: int) -> Any:
+    """A page size, 1-`maximum`."""
     return Field(default, ge=1, le=maximum, description="page size")
 
 
 def as_of() -> Any:
+    """The version a read answers as of (R52); default: now."""
     return Field(None, ge=0, le=MAX_SEQ, description=AS_OF_HELP)
 
 
 def min_version() -> Any:
+    """The read-your-writes floor (R68)."""
     return Field(None, ge=0, le=MAX_SEQ, description=MIN_VERSION_HELP)
 
 
 def cursor() -> Any:
-    return Field(
-        None, min_length=1, max_length=500, description="`next_cursor` of the previous page"
-    )
+    """A list's cursor: the previous page's `next_cursor`."""
+    return Field(None, min_length=1, max_length=CURSOR_MAX_CHARS, description=CURSOR_HELP)
 
 
 QInt = Annotated[int, QueryInt]

@@ -18,10 +18,11 @@ from memory.idempotency import Key
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, USER_MESSAGE
 from memory.limits import CHUNK_DEFAULT, CHUNK_MAX, MAX_BULK_EVENTS, MAX_DELIVERS
 from memory.read.lists import EVENT_STATUS_FILTERS
+from memory.read.paging import EVALUATIONS, EVENTS
 from memory.requests import common
 from memory.requests.common import QInt
 from memory.requests.model import StrictModel
-from memory.requests.refusals import message, ordered, place, refusal
+from memory.requests.refusals import UNKNOWN_FIELD, message, ordered, place, refusal
 from memory.requests.strict import Choice, Content, EventRef, Name, Text, ThreadName
 from memory.vocabulary import MAX_SEQ
 
@@ -32,7 +33,7 @@ class EventAppendIn(StrictModel):
 
     kind: Annotated[str, Choice(APPENDABLE_KINDS)]
     content: Content
-    payload: Any = None
+    payload: Any = Field(None, json_schema_extra={"nullable": True})
     thread: ThreadName | None = common.thread()
     delivers: list[EventRef] = Field(
         default_factory=list,
@@ -67,6 +68,18 @@ class EventBulkAppendIn(StrictModel):
         max_length=MAX_BULK_EVENTS,
         description=f"1-{MAX_BULK_EVENTS} events, appended atomically and in order (R50)",
     )
+
+
+def read_bulk(body: Mapping[str, Any]) -> list[EventAppendIn]:
+    """The events of a bulk append's body (`{"events": [...]}`, nothing beside them), each
+    read by `read_items`."""
+    unknown = sorted(set(body) - {"events"})
+    if unknown:
+        raise InvalidRequest(
+            f"unknown field {unknown[0]!r} beside events",
+            details=[{"field": name, "message": UNKNOWN_FIELD} for name in unknown],
+        )
+    return read_items(body["events"])
 
 
 def read_items(items: Any, *, replaying: bool = False) -> list[EventAppendIn]:
@@ -115,7 +128,7 @@ class EventListQuery(StrictModel):
     status: Annotated[str, Choice(EVENT_STATUS_FILTERS)] | None = Field(None)
     after: QInt | None = Field(None, ge=0, le=MAX_SEQ, description="only events with seq > after")
     cursor: Text | None = common.cursor()
-    limit: QInt = common.limit(100, 500)
+    limit: QInt = common.limit(EVENTS.limit, EVENTS.max_limit)
     min_version: QInt | None = common.min_version()
 
 
@@ -139,12 +152,12 @@ class EvaluationIn(StrictModel):
 class EvaluationListQuery(StrictModel):
     thread: ThreadName | None = common.thread(filter=True)
     cursor: Text | None = common.cursor()
-    limit: QInt = common.limit(50, 200)
+    limit: QInt = common.limit(EVALUATIONS.limit, EVALUATIONS.max_limit)
 
 
 class ActionIn(StrictModel):
     name: Name = Field(max_length=200)
-    arguments: Any = None
+    arguments: Any = Field(None, json_schema_extra={"nullable": True})
     thread: ThreadName | None = common.thread()
     idempotency_key: Key | None = common.key()
 

@@ -3,7 +3,7 @@ recall and search (R13-R33, R52, R63)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -19,6 +19,7 @@ from memory.limits import (
     SEARCH_MAX_QUERY_CHARS,
 )
 from memory.read.pages import HISTORY_PAGE, MAX_HISTORY_PAGE
+from memory.read.paging import FRAMES, RELATIONS, TRANSACTIONS
 from memory.requests import common
 from memory.requests.common import QInt
 from memory.requests.model import StrictModel
@@ -64,7 +65,7 @@ class TransactionListQuery(StrictModel):
         None, ge=0, le=MAX_SEQ, description="only transactions with id > after"
     )
     cursor: Text | None = common.cursor()
-    limit: QInt = common.limit(50, 200)
+    limit: QInt = common.limit(TRANSACTIONS.limit, TRANSACTIONS.max_limit)
     min_version: QInt | None = common.min_version()
 
 
@@ -74,7 +75,9 @@ class FrameBodyIn(StrictModel):
     text: Content = Field(
         description='the body alone: "(goal ship-v2) (stage paused)" or \'{"goal": "ship-v2"}\''
     )
-    form: Annotated[str, Choice(("fields", "json"))] = Field(description="how `text` is written")
+    form: Annotated[Literal["fields", "json"], Choice(("fields", "json"))] = Field(
+        description="how `text` is written"
+    )
     base_version: Seq | None = None
     reason: Text | None = None
 
@@ -86,7 +89,7 @@ class FrameListQuery(StrictModel):
         description="only frames citing this source (R63): an event ref like `@e42` or a frame id",
     )
     cursor: Text | None = common.cursor()
-    limit: QInt = common.limit(100, 500)
+    limit: QInt = common.limit(FRAMES.limit, FRAMES.max_limit)
     as_of: QInt | None = common.as_of()
     min_version: QInt | None = common.min_version()
 
@@ -111,7 +114,7 @@ class RelationListQuery(StrictModel):
     name: Name | None = Field(None, max_length=RELATION_NAME_MAX)
     include_removed: QueryFlag = False
     cursor: Text | None = common.cursor()
-    limit: QInt = common.limit(100, 500)
+    limit: QInt = common.limit(RELATIONS.limit, RELATIONS.max_limit)
     as_of: QInt | None = common.as_of()
     min_version: QInt | None = common.min_version()
 
@@ -158,5 +161,11 @@ class SearchQuery(StrictModel):
         ge=0,
         le=999,
         description="skip this many ranked hits (next page: the result's `next_offset`)",
+    )
+    cursor: Name | None = Field(
+        None,
+        max_length=4000,
+        description="`next_cursor` of the previous page, with the same `q` and filters: pages "
+        "through every match, with no repeats while new documents arrive",
     )
     min_version: QInt | None = common.min_version()

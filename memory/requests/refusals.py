@@ -96,7 +96,7 @@ def refusal(exc: ValidationError) -> MorphzError:
     """The error a client gets for a request its model refused."""
     errors = ordered(exc)
     unknown = any(error["type"] == "extra_forbidden" for error in errors)
-    too_large = next((e for e in errors if e["type"] == "too_large"), None)
+    too_large = next((e for e in errors if e["type"] == ErrorCode.TOO_LARGE), None)
     if too_large is not None and not unknown:
         field, ctx = place(too_large["loc"]), too_large.get("ctx") or {}
         return MorphzError(

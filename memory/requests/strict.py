@@ -23,6 +23,7 @@ from pydantic import (
 from pydantic.json_schema import WithJsonSchema
 from pydantic_core import PydanticCustomError, core_schema
 
+from memory.errors import ErrorCode
 from memory.limits import MAX_CONTENT_CHARS
 from memory.vocabulary import EVENT_REF_RE, FRAME_ID_RE, MAX_SEQ, THREAD_MAX, THREAD_RE
 
@@ -50,7 +51,7 @@ def _storable(text: str) -> str:
 def _content_size(text: str) -> str:
     if len(text) > MAX_CONTENT_CHARS:
         raise PydanticCustomError(
-            "too_large",
+            ErrorCode.TOO_LARGE,
             "is {chars} characters, over the limit of {limit_chars}; nothing was written",
             {"chars": len(text), "limit_chars": MAX_CONTENT_CHARS},
         )
@@ -117,6 +118,7 @@ class Choice:
     values: tuple[str, ...]
 
     def chosen(self, value: Any) -> str:
+        """`value` when it is one of the choices; the refusal otherwise."""
         if isinstance(value, str) and value in self.values:
             return value
         if value is None:

@@ -160,6 +160,7 @@ class Draft:
 
     @classmethod
     def of(cls, event: EventAppendIn) -> Draft:
+        """The draft of a validated client event."""
         delivered = [event_seq(ref) for ref in event.delivers]
         thread = event.thread or MAIN_THREAD
         return cls(

@@ -23,6 +23,7 @@ from memory.contexts import (
     settings_of,
 )
 from memory.errors import Conflict, ErrorCode, InvalidRequest, NotFound
+from memory.idempotency import reused
 from memory.models import ApiToken, Context, ForkReceipt
 from memory.search.indexer import flush_pending_entries
 from memory.shapes.versions import ForkJson
@@ -225,12 +226,9 @@ def _fork_again(
     ).first()
     if receipt is None:
         return None
+    field = [{"field": "idempotency_key"}]
     if receipt.request != request:
-        raise Conflict(
-            f"idempotency key {key!r} was used for another fork of this context",
-            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
-            details=[{"field": "idempotency_key"}],
-        )
+        raise reused(key, "another fork of this context", field)
     raw = unseal_token(bytes(receipt.sealed_token), secret, source_pk, key)
     token = (
         ApiToken.objects.filter(context=receipt.fork, key_hash=hash_token(raw)).first()
@@ -238,16 +236,12 @@ def _fork_again(
         else None
     )
     if token is None or raw is None:
-        raise Conflict(
-            f"idempotency key {key!r} was used for a fork by another caller",
-            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
-            details=[{"field": "idempotency_key"}],
-        )
+        raise reused(key, "a fork by another caller", field)
     if token.revoked_at is not None:
         raise Conflict(
             f"the fork made under idempotency key {key!r} exists, but its token was revoked",
             code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
-            details=[{"field": "idempotency_key"}],
+            details=field,
         )
     fork = receipt.fork
     return ForkResult(

@@ -180,7 +180,7 @@ def test_an_empty_user_message_is_refused(api: Api, content: str) -> None:
     assert response.status_code == 400
     error = error_of(response)
     assert error["code"] == "invalid_request"
-    assert error["details"] == [{"field": "content"}]
+    assert [detail["field"] for detail in error["details"]] == ["content"]
     assert not Event.objects.filter(context__slug="alpha", kind="user_message").exists()
 
 

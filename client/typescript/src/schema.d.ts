@@ -475,10 +475,6 @@ export interface components {
             /** @description why the action is cancelled; the model reads it in the cancellation */
             reason?: string | null;
         };
-        /**
-         * @description A serializer that refuses fields it does not declare: they are named first, together
-         *     with every other field that fails, so `details` names each failing field.
-         */
         ActionInRequest: {
             name: string;
             arguments?: unknown;
@@ -574,10 +570,6 @@ export interface components {
          * @enum {string}
          */
         DirectionEnum: "ancestors" | "descendants" | "both";
-        /**
-         * @description A serializer that refuses fields it does not declare: they are named first, together
-         *     with every other field that fails, so `details` names each failing field.
-         */
         ErasureInRequest: {
             /** @description whole events and frames: ["@e12", "card-number", ...] */
             refs?: string[];
@@ -796,10 +788,6 @@ export interface components {
             frames_seen: unknown[];
             observations_seen: string[];
         };
-        /**
-         * @description A serializer that refuses fields it does not declare: they are named first, together
-         *     with every other field that fails, so `details` names each failing field.
-         */
         EvaluationInRequest: {
             /** @description execution thread (R8): 1-100 of letters, digits, '.', '_', ':', '-'; default `main` */
             thread?: string | null;
@@ -873,8 +861,8 @@ export interface components {
             created?: boolean;
         };
         /**
-         * @description A serializer that refuses fields it does not declare: they are named first, together
-         *     with every other field that fails, so `details` names each failing field.
+         * @description An event a client appends: a user request, a tool result, an agent message or an
+         *     external fact.
          */
         EventAppendInRequest: {
             kind: components["schemas"]["KindEnum"];
@@ -890,10 +878,7 @@ export interface components {
         EventAppendRequestRequest: components["schemas"]["EventAppendInRequest"] | components["schemas"]["EventBulkAppendInRequest"];
         EventAppendResponse: components["schemas"]["Event"] | components["schemas"]["BulkEventList"];
         EventAppendRetryResponse: components["schemas"]["Event"] | components["schemas"]["BulkEventList"];
-        /**
-         * @description A serializer that refuses fields it does not declare: they are named first, together
-         *     with every other field that fails, so `details` names each failing field.
-         */
+        /** @description Several events appended atomically and in order (R50). */
         EventBulkAppendInRequest: {
             /** @description 1-1000 events, appended atomically and in order (R50) */
             events: components["schemas"]["EventAppendInRequest"][];
@@ -948,10 +933,6 @@ export interface components {
             version: number;
             tick: number;
         };
-        /**
-         * @description A serializer that refuses fields it does not declare: they are named first, together
-         *     with every other field that fails, so `details` names each failing field.
-         */
         ForkInRequest: {
             /** @description default: `<source>-fork-<hex>` */
             slug?: string | null;
@@ -1064,10 +1045,6 @@ export interface components {
          * @enum {string}
          */
         OnRejectionEnum: "withhold" | "proceed";
-        /**
-         * @description A serializer that refuses fields it does not declare: they are named first, together
-         *     with every other field that fails, so `details` names each failing field.
-         */
         PatchedContextPatchInRequest: {
             /** @description true: every write is refused with 409 `context_frozen`; false: unfreeze (a frozen context is unfrozen by an admin-scope token only) */
             frozen?: boolean;
@@ -1116,10 +1093,6 @@ export interface components {
             depth: number;
             direction: string;
         };
-        /**
-         * @description A serializer that refuses fields it does not declare: they are named first, together
-         *     with every other field that fails, so `details` names each failing field.
-         */
         RecallInRequest: {
             frame_id: string;
             /** @default 1 */
@@ -1266,10 +1239,6 @@ export interface components {
             /** @description `{q, tokens, ignored}`: the query as sent, the words searched for (function words dropped, at most 32) and the words of a longer question past those, ignored */
             query: unknown;
         };
-        /**
-         * @description A serializer that refuses fields it does not declare: they are named first, together
-         *     with every other field that fails, so `details` names each failing field.
-         */
         SpanInRequest: {
             /** @description the event, like @e12 */
             ref: string;
@@ -1307,10 +1276,6 @@ export interface components {
             origin: string | null;
             span?: number[];
         };
-        /**
-         * @description A serializer that refuses fields it does not declare: they are named first, together
-         *     with every other field that fails, so `details` names each failing field.
-         */
         ToolCallInRequest: {
             id?: string | null;
             name: string;
@@ -1831,7 +1796,9 @@ export interface operations {
     diff: {
         parameters: {
             query: {
+                /** @description the earlier version */
                 from: number;
+                /** @description the later version (default: now) */
                 to?: number;
             };
             header?: never;
@@ -2050,7 +2017,7 @@ export interface operations {
                 /** @description page size */
                 limit?: number;
                 /** @description execution thread (R8): 1-100 of letters, digits, '.', '_', ':', '-'; only this thread; default: every thread */
-                thread?: string | null;
+                thread?: string;
             };
             header?: never;
             path: {
@@ -2303,7 +2270,7 @@ export interface operations {
                  */
                 status?: "active" | "retired" | "recorded" | "pending" | "open" | "delivered";
                 /** @description execution thread (R8): 1-100 of letters, digits, '.', '_', ':', '-'; only this thread; default: every thread */
-                thread?: string | null;
+                thread?: string;
             };
             header?: never;
             path: {
@@ -2640,7 +2607,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description answer as of the end of this version (R52), from the history */
-                as_of?: number | null;
+                as_of?: number;
                 /** @description `next_cursor` of the previous page */
                 cursor?: string;
                 /** @description page size */
@@ -2714,7 +2681,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description answer as of the end of this version (R52), from the history */
-                as_of?: number | null;
+                as_of?: number;
                 /** @description only revisions older than this one (`history.next_before` of the last page) */
                 history_before?: number;
                 /** @description revisions per page, newest first */
@@ -3101,7 +3068,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description answer as of the end of this version (R52), from the history */
-                as_of?: number | null;
+                as_of?: number;
                 /** @description `next_cursor` of the previous page */
                 cursor?: string;
                 include_removed?: boolean;
@@ -3284,7 +3251,7 @@ export interface operations {
                 since?: string;
                 status?: string;
                 /** @description execution thread (R8): 1-100 of letters, digits, '.', '_', ':', '-'; only this thread; default: every thread */
-                thread?: string | null;
+                thread?: string;
                 /** @description include transaction events (left out by default: they echo the frames) */
                 transactions?: boolean;
                 /**
