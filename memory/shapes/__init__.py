@@ -1,12 +1,13 @@
-"""The JSON shapes of contexts, frame revisions, transactions, events, recall nodes and
-search hits: one TypedDict and one builder for each (`context`, `history`, `events`,
-`nodes`), all importable from here.
+"""The JSON shapes of the answers: one TypedDict and one builder for each, grouped by what
+they describe (context, events, frames, history, nodes, receipt, recall, evaluation,
+compiled input, pages, versions, erasures, errors, explorer); the common ones importable
+from here.
 
-The API (api/shapes.py documents them in the OpenAPI schema), the explorer's first paint,
-recall, search and the compiled model input all build their context and event JSON here,
-so the same field never means two things in two places. Every event shape starts from
-`event_head` (`ref`, `kind`, `thread`, `status`); the compiled input leaves `status` out
-because it only ever holds active observations.
+`api/shapes.py` derives the OpenAPI components from these TypedDicts (descriptions and
+enums are `Annotated` marks, memory.shapes.fields), so a field is declared once. Every
+event shape starts from `event_head` (`ref`, `kind`, `thread`, `status`); the compiled
+input leaves `status` out because it only ever holds active observations. The few
+functions that return undeclared JSON are listed, with why, in docs/rest.md ("Shapes").
 """
 
 from memory.shapes.context import (
