@@ -1,8 +1,11 @@
-"""The JSON shapes of contexts, frame revisions, transactions, events, recall nodes and
-search hits: one TypedDict and one builder for each (`context`, `history`, `events`,
-`nodes`), all importable from here.
+"""The JSON shapes of the answers: one TypedDict and one builder for each, grouped by what
+they describe (context, events, frames, history, nodes, receipt, recall, evaluation,
+compiled input, pages, versions, erasures, errors, explorer); the common ones importable
+from here.
 
-How it works: docs/internals.md, section `memory/shapes/__init__.py`."""
+`api/shapes.py` derives the OpenAPI components from these TypedDicts, so a field is declared
+once; the few functions that return undeclared JSON are listed in docs/rest.md ("Shapes").
+"""
 
 from memory.shapes.context import (
     ContextJson,

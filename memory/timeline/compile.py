@@ -130,9 +130,7 @@ def compile_active_context(context: Context) -> CompiledInput:
     observation_items, open_requests = _observation_items(
         rows.observations, context.observation_budget_tokens
     )
-    relations: list[InputRelation] = [
-        {"subject": s, "name": n, "object": o} for s, n, o in rows.relations
-    ]
+    relations = [InputRelation(subject=s, name=n, object=o) for s, n, o in rows.relations]
     actions = _pending_actions(rows.actions)
     state = pressure_state(context)
     state_text = (

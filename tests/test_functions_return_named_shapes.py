@@ -1,0 +1,135 @@
+"""Functions in memory/ and api/ return named shapes (TypedDicts in memory/shapes, dataclasses),
+never a bare `dict[str, Any]`: a field renamed in one place would otherwise go unseen by the
+type checker. The handful that hold JSON no one declares (a user's payload, a protocol's
+message) are listed in OPAQUE with the reason; the code not yet converted is listed in
+NOT_YET, which may only shrink (docs/rest.md, "Response shapes")."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("memory", "api")
+
+# module:function -> why its JSON has no declared shape.
+OPAQUE = {
+    "memory/admin.py:clean": "Django's Form.clean returns the form's cleaned data",
+    "memory/agents/parts.py:_arguments": "a model's tool-call arguments, checked per tool",
+    "memory/strictjson.py:_unique_object": "any JSON object a client sent",
+    "memory/tx/lang/parser.py:_operation": "a transaction's operation as written",
+    "memory/tx/lang/jsonform.py:_validate_op": "a transaction's operation as written",
+    "memory/tx/submission.py:parse_submission": "a transaction as written",
+    "memory/tx/bodyedit.py:parse_body_text": "a frame's body: the model's own JSON",
+    "memory/read/paging.py:answer": "a page's items go under the list's own name",
+    "memory/versions/points.py:params": "SQL parameters",
+    "memory/search/query.py:_filters": "SQL parameters",
+    "api/serializers.py:query_data": "a request's validated fields",
+    "api/serializers.py:body_data": "a request's validated fields",
+    "api/serializers.py:validated": "a request's validated fields",
+    "api/serving.py:wsgi_environ": "the WSGI environ is a dict (PEP 3333)",
+    "api/mcp_http.py:replay": "an ASGI message",
+    "api/bounds.py:bounded_input": "any answer holding a compiled input, with fields left out",
+}
+
+# Not converted yet: remove an entry when its function returns a named shape.
+NOT_YET = {
+    "memory/agents/commits.py:commit_all",
+    "memory/agents/parts.py:check_reply",
+    "memory/agents/protocol.py:protocol_settings",
+    "memory/agents/protocol.py:context_protocol",
+    "memory/agents/replies.py:_run_reads",
+    "memory/agents/replies.py:_register_actions",
+    "memory/agents/replies.py:_withheld",
+    "memory/agents/replies.py:take_apart_reply",
+    "memory/agents/replies.py:_answer",
+    "memory/agents/replies.py:_record_message",
+    "memory/erasure/lines.py:erasure_lines",
+    "memory/screening.py:screen",
+    "memory/screening.py:screen_transaction_json",
+    "memory/search/documents.py:_vector",
+    "memory/timeline/compile.py:bounded_content",
+    "memory/tx/apply/frames.py:_op_derive",
+    "memory/tx/apply/frames.py:_op_revise",
+    "memory/tx/apply/frames.py:_op_relate",
+    "memory/tx/apply/frames.py:_op_unrelate",
+    "memory/tx/apply/state.py:as_dict",
+    "memory/tx/apply/status.py:_op_retire",
+    "memory/tx/apply/status.py:_retire_event",
+    "memory/tx/apply/status.py:_retire_frame",
+    "memory/tx/apply/status.py:_op_restore",
+    "memory/tx/apply/status.py:_op_protect",
+    "memory/tx/apply/status.py:_op_unprotect",
+    "memory/tx/lang/names.py:as_dict",
+    "memory/tx/store.py:_frame_state",
+    "memory/tx/store.py:_frame_ref",
+    "memory/tx/store.py:_record",
+    "memory/tx/store.py:_updated_row",
+    "memory/tx/store.py:_revision_row",
+    "memory/tx/store.py:commit_document",
+    "memory/versions/exchange.py:_rejected",
+    "memory/versions/export_file.py:_checked_header",
+    "memory/versions/history.py:_evaluation_step",
+    "memory/versions/history.py:initial_settings",
+    "memory/versions/history.py:_placed_steps",
+    "memory/versions/history.py:history_steps",
+    "memory/versions/history.py:_event_step",
+    "memory/versions/replay.py:read_history",
+    "memory/versions/snapshot.py:_frames",
+    "memory/versions/snapshot.py:snapshot",
+    "api/errors.py:validation_details",
+}
+
+
+def _is_untyped_dict(annotation: ast.expr) -> bool:
+    """`dict`, `dict[str, Any]` or `dict[str, object]` anywhere in the annotation."""
+    subscripted = {id(n.value) for n in ast.walk(annotation) if isinstance(n, ast.Subscript)}
+    for node in ast.walk(annotation):
+        if isinstance(node, ast.Name) and node.id == "dict" and id(node) not in subscripted:
+            return True  # a bare `dict`
+        generic = isinstance(node, ast.Subscript) and ast.unparse(node.value) == "dict"
+        if generic and ast.unparse(node.slice).strip("()") in ("str, Any", "str, object"):
+            return True
+    return False
+
+
+def untyped_returns(root: Path, packages: tuple[str, ...]) -> set[str]:
+    """`module:function` of each function annotated to return an undeclared dict."""
+    found = set()
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            name = path.relative_to(root).as_posix()
+            for node in ast.walk(ast.parse(path.read_text())):
+                function = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                if function and node.returns and _is_untyped_dict(node.returns):
+                    found.add(f"{name}:{node.name}")
+    return found
+
+
+def test_functions_return_named_shapes_outside_the_allow_list() -> None:
+    assert untyped_returns(ROOT, PACKAGES) - set(OPAQUE) - NOT_YET == set()
+
+
+def test_the_lists_name_only_functions_that_still_return_a_bare_dict() -> None:
+    assert (set(OPAQUE) | NOT_YET) - untyped_returns(ROOT, PACKAGES) == set()
+
+
+def test_the_check_sees_a_bare_dict_return(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(
+        "from typing import Any, TypedDict\n"
+        "class Shape(TypedDict):\n    a: int\n"
+        "def bare() -> dict[str, Any]: ...\n"
+        "def listed() -> list[dict[str, object]]: ...\n"
+        "def plain() -> dict: ...\n"
+        "def counts() -> dict[str, int]: ...\n"
+        "def by_status() -> dict[int, Any]: ...\n"
+        "def named() -> Shape: ...\n"
+    )
+    assert untyped_returns(tmp_path, ("pkg",)) == {
+        "pkg/m.py:bare",
+        "pkg/m.py:listed",
+        "pkg/m.py:plain",
+    }
