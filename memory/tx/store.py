@@ -3,7 +3,7 @@
 The commit path is the hottest in Morphz (bench/bench_engine.py compares it with the same
 writes in hand-written SQL, and bench/run_all.py with PostgreSQL alone). The engine decides
 every value (`memory.tx.apply`); this module puts them in one JSON document, and the
-server-side function `morphz_write_commit(json)` (migration 0010) stores them. One statement
+server-side function `morphz_write_commit(jsonb)` (memory/sql/functions/morphz_write_commit_v2.sql) stores them. One statement
 instead of one per table keeps the client's work per commit small while the context row lock
 is held. It decides nothing. Every function expects the caller to hold the context row lock
 (`memory.locking.lock_context`) inside one database transaction.
@@ -21,8 +21,9 @@ from django.utils import timezone
 
 from memory.hotsql import bound_cursor, pipeline
 from memory.locking import LockedContext
+from memory.sql import named_row, statements
+from memory.sql.columns import FRAME_STATE
 from memory.tx.apply import ApplyOutcome, FrameState
-from memory.tx.loader import FRAME_STATE_COLUMNS
 from memory.tx.retirement import PENDING, request_rows
 
 
@@ -54,16 +55,16 @@ def write_commit(
     cur = bound_cursor()
     try:
         with pipeline():
-            cur.execute("SELECT morphz_write_commit(%s::jsonb)", [document], prepare=True)
+            cur.execute(statements("memory.tx")["write_commit"], [document], prepare=True)
     except BaseException:
         cur.close()  # nothing to read: the error is the answer
         raise
 
     def record_id() -> int:
         with connection.wrap_database_errors, cur:
-            record = cur.fetchone()
+            record = named_row(cur)
         assert record is not None
-        return int(record[0])
+        return int(record["record_id"])
 
     return record_id
 
@@ -74,8 +75,8 @@ def _json(value: Any) -> str:
 
 
 def _frame_state(f: FrameState, body: str) -> dict[str, Any]:
-    """`f`'s stored state, by column (`FRAME_STATE_COLUMNS`); the body as its JSON text."""
-    state = {column: getattr(f, column) for column in FRAME_STATE_COLUMNS}
+    """`f`'s stored state, by column (`FRAME_STATE`); the body as its JSON text."""
+    state = {column: getattr(f, column) for column in FRAME_STATE}
     state["body"] = body
     return state
 

@@ -14,7 +14,7 @@ from django.db import connection
 from memory.contexts import create_context
 from memory.limits import MAX_OPS
 from memory.models import Context
-from memory.tx import loader
+from memory.sql import statements
 from memory.tx.engine import submit_transaction
 
 FRAMES = 200
@@ -62,9 +62,10 @@ def test_the_load_reads_a_few_rows_per_name_on_empty_statistics(db: Any) -> None
     relations = [["n0", "hub", f"n{i}"] for i in range(2, 12)] + [["n5", "next", "n6"]]
     names = {"frames": ["n1", "n7"], "seqs": [], "relations": relations}
     with connection.cursor() as cur:
-        cur.execute(loader._INDEX_LOOKUPS_ONLY)  # as the load is planned (see the loader)
+        cur.execute(statements("memory.tx")["index_lookups_only"])  # as the load is planned
         cur.execute(
-            "EXPLAIN (ANALYZE, FORMAT JSON) " + loader._LOAD_SQL, [context.pk, json.dumps(names)]
+            "EXPLAIN (ANALYZE, FORMAT JSON) " + statements("memory.tx")["load"],
+            [context.pk, json.dumps(names)],
         )
         (document,) = cur.fetchone()
         cur.execute("SET LOCAL enable_seqscan TO DEFAULT")
