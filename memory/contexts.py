@@ -33,6 +33,7 @@ __all__ = [
 ]
 from memory.models import ApiToken, Context, Evaluation, SettingsChange
 from memory.pressure import pressure_state
+from memory.sql import statements
 from memory.vocabulary import SLUG_MAX
 
 TOKEN_PREFIX = "mz_"
@@ -365,18 +366,12 @@ def _token_of(row: tuple[Any, ...]) -> ApiToken:
     return token
 
 
-_TOKEN_LIVE_SQL = (
-    "SELECT 1 FROM memory_apitoken WHERE id = %s AND context_id = %s AND revoked_at IS NULL "
-    "AND (expires_at IS NULL OR expires_at > statement_timestamp())"
-)
-
-
 def send_token_check(token_id: int, context_id: int) -> Callable[[], bool]:
     """Ask whether the token is live and still belongs to the context, inside an open
     pipeline without waiting (`memory.hotsql.pipeline`); returns a function reading the
     answer. Inside the writing transaction, so a revocation committed before it is seen."""
     cur = bound_cursor()
-    cur.execute(_TOKEN_LIVE_SQL, [token_id, context_id], prepare=True)
+    cur.execute(statements("memory")["token_is_live"], [token_id, context_id], prepare=True)
 
     def read() -> bool:
         with connection.wrap_database_errors, cur:
@@ -387,4 +382,7 @@ def send_token_check(token_id: int, context_id: int) -> Callable[[], bool]:
 
 def token_is_live(token_id: int, context_id: int) -> bool:
     """`send_token_check` answered at once (one round trip)."""
-    return fetch_one_prepared(_TOKEN_LIVE_SQL, [token_id, context_id]) is not None
+    return (
+        fetch_one_prepared(statements("memory")["token_is_live"], [token_id, context_id])
+        is not None
+    )

@@ -15,6 +15,7 @@ from django.db import connection
 from memory.errors import ContextFrozen, NotFound
 from memory.hotsql import bound_cursor
 from memory.models import Context
+from memory.sql import named_row, statements
 
 _locks: dict[int, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -59,21 +60,14 @@ class LockedContext:
     frozen: bool = False
 
 
-_LOCK_SQL = (
-    "SELECT id, slug, version, tick, last_seq, grace_ticks, capacity_tokens, pressure_percent, "
-    "maintenance_percent, maintenance_exit_percent, used_tokens, in_maintenance, "
-    "observation_budget_tokens, frozen FROM memory_context WHERE id = %s FOR UPDATE"
-)
-
-
 def lock_context(context_id: int, *, allow_frozen: bool = False) -> LockedContext:
     """SELECT ... FOR UPDATE the context row: serialises commits of one context (R20).
 
     Every write takes it, so it refuses a frozen context (R54) with ContextFrozen unless
     `allow_frozen` (freezing, unfreezing and deleting are decisions about the context)."""
     with connection.cursor() as cur:
-        cur.execute(_LOCK_SQL, [context_id])
-        row = cur.fetchone()
+        cur.execute(statements("memory")["lock_context"], [context_id])
+        row = named_row(cur)
     return _locked(context_id, row, allow_frozen)
 
 
@@ -83,20 +77,20 @@ def send_lock(context_id: int, *, allow_frozen: bool = False) -> Callable[[], Lo
     lock is granted); returns a function that reads the locked row, raising as
     `lock_context` does."""
     cur = bound_cursor()
-    cur.execute(_LOCK_SQL, [context_id], prepare=True)
+    cur.execute(statements("memory")["lock_context"], [context_id], prepare=True)
 
     def read() -> LockedContext:
         with connection.wrap_database_errors, cur:
-            row = cur.fetchone()
+            row = named_row(cur)
         return _locked(context_id, row, allow_frozen)
 
     return read
 
 
-def _locked(context_id: int, row: Any, allow_frozen: bool) -> LockedContext:
+def _locked(context_id: int, row: dict[str, Any] | None, allow_frozen: bool) -> LockedContext:
     if row is None:
         raise NotFound(f"context {context_id} does not exist")
-    locked = LockedContext(*row)
+    locked = LockedContext(pk=row.pop("id"), **row)
     if not allow_frozen:
         refuse_frozen(locked)
     return locked

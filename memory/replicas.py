@@ -16,12 +16,12 @@ import psycopg
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 
+from memory.sql import named_row, statements
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 POLL_SECONDS = 0.005
-# The context's row as the replica has replayed it.
-CONTEXT_STATE_SQL = "SELECT version, last_seq FROM memory_context WHERE id = %s"
 
 _down_until: dict[str, float] = {}
 _turn = itertools.count()
@@ -71,9 +71,9 @@ def replayed(alias: str, floor: Floor) -> bool:
     """Whether replica `alias` shows context `floor.context_id` at the floor or later
     (DatabaseError when the replica cannot be asked)."""
     with connections[alias].cursor() as cursor:
-        cursor.execute(CONTEXT_STATE_SQL, [floor.context_id])
-        row = cursor.fetchone()
-    return row is not None and row[0] >= floor.version and row[1] >= floor.last_seq
+        cursor.execute(statements("memory")["replica_context_state"], [floor.context_id])
+        row = named_row(cursor)
+    return row is not None and row["version"] >= floor.version and row["last_seq"] >= floor.last_seq
 
 
 def choose_replica(floor: Floor, wait_seconds: float | None = None) -> str | None:

@@ -20,8 +20,6 @@ from memory.versions.audit import evaluation_summary, get_evaluation, list_evalu
 TAG_EVALUATIONS = ["evaluations"]
 
 
-
-
 class EvaluationView(ContextAPIView):
     @extend_schema(
         tags=TAG_EVALUATIONS,

@@ -31,6 +31,39 @@ FRAME_ALL = (
     "changed_version",
     "updated_at",
 )
+# What a copy of a frame carries over (memory.versions.fork_copy gives new ids).
+FRAME_COPIED = FRAME_ALL[2:]
+# Every column of memory_event and memory_relation, in the models' order.
+EVENT_ALL = (
+    "id",
+    "context_id",
+    "seq",
+    "kind",
+    "thread",
+    "content",
+    "payload",
+    "created_at",
+    "idempotency_key",
+    "size_chars",
+    "token_estimate",
+    "is_observation",
+    "active",
+    "status_version",
+    "pending",
+    "evaluation_id",
+    "delivers",
+    "request_state",
+    "delivered_by_seq",
+)
+RELATION_ALL = (
+    "id",
+    "context_id",
+    "subject_id",
+    "name",
+    "object_id",
+    "created_version",
+    "removed_version",
+)
 # memory_framechange's logged state: the frame's state without its body and sources.
 FRAME_LOGGED = tuple(c for c in FRAME_STATE if c not in ("body", "sources"))
 # What the commit path loads of an event.
@@ -72,7 +105,10 @@ REGISTRY: dict[str, tuple[str, tuple[str, ...]]] = {
         tuple("body::text" if c == "body" else c for c in FRAME_LOADED),
     ),
     "frame_all": ("memory_frame", FRAME_ALL),
+    "frame_copied": ("memory_frame", FRAME_COPIED),
     "frame_logged": ("memory_framechange", FRAME_LOGGED),
+    "event_all": ("memory_event", EVENT_ALL),
+    "relation_all": ("memory_relation", RELATION_ALL),
     "event_loaded": ("memory_event", EVENT_LOADED),
     "context_locked": ("memory_context", CONTEXT_LOCKED),
 }

@@ -13,6 +13,8 @@ from django.db import connection
 from memory.hotsql import bound_cursor
 from memory.locking import LockedContext
 from memory.models import Event
+from memory.sql import named_row, named_rows, statements
+from memory.sql.columns import EVENT_ALL
 
 
 def insert_event(context: LockedContext, event: Event) -> int:
@@ -20,17 +22,7 @@ def insert_event(context: LockedContext, event: Event) -> int:
     (appends are the API's most frequent write). Caller holds the context row lock."""
     with connection.cursor() as cur:
         cur.execute(
-            "WITH ev AS ("
-            " INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at,"
-            " idempotency_key, size_chars, token_estimate, is_observation, active, status_version,"
-            " pending, delivers, request_state)"
-            " VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, 0, %s, %s::bigint[], %s)"
-            " RETURNING id),"
-            " intent AS (INSERT INTO memory_indexintent (context_id, event_id, created_at)"
-            " SELECT %s, id, %s FROM ev),"
-            " ctx AS (UPDATE memory_context SET last_seq = %s, used_tokens = %s, in_maintenance = %s"
-            " WHERE id = %s)"
-            " SELECT id FROM ev",
+            statements("memory.timeline")["insert_event"],
             [
                 *_event_values(context, event),
                 context.pk,
@@ -41,9 +33,9 @@ def insert_event(context: LockedContext, event: Event) -> int:
                 context.pk,
             ],
         )
-        row = cur.fetchone()
+        row = named_row(cur)
     assert row is not None
-    return int(row[0])
+    return int(row["id"])
 
 
 def _event_values(context: LockedContext, event: Event) -> list[Any]:
@@ -68,16 +60,10 @@ def _event_values(context: LockedContext, event: Event) -> list[Any]:
     ]
 
 
-_EVENT_COLUMNS = (
-    "context_id, seq, kind, thread, content, payload, created_at, idempotency_key, size_chars,"
-    " token_estimate, is_observation, active, status_version, pending, delivers, request_state,"
-    " delivered_by_seq"
-)
-# The columns `_event_values` gives, in its order (status_version is a literal).
+# The columns `_event_values` gives, in its order: the row's own (status_version is a
+# literal in both statements; delivered_by_seq is the bulk insert's only).
 _EVENT_COLUMN_NAMES = [
-    name
-    for name in _EVENT_COLUMNS.split(", ")
-    if name not in ("status_version", "delivered_by_seq")
+    c for c in EVENT_ALL if c not in ("id", "status_version", "evaluation_id", "delivered_by_seq")
 ]
 
 
@@ -96,20 +82,6 @@ class Counters:
         return cls(context.last_seq, context.used_tokens, context.in_maintenance)
 
 
-# One array per column, unnested into rows, sent in binary apart from the SQL: the
-# statement's text and its parameter count stay the same for any batch size (a VALUES row
-# per event made psycopg scan a query of 8,000 placeholders, 70 ms for 500 events, and
-# quote every value into it).
-_BULK_ROWS = (
-    "unnest(%b::bigint[], %b::text[], %b::text[], %b::text[], %b::text[], %b::timestamptz[],"
-    " %b::text[], %b::bigint[], %b::bigint[], %b::boolean[], %b::boolean[], %b::boolean[],"
-    " %b::text[], %b::text[], %b::bigint[]) WITH ORDINALITY"
-    " AS r(seq, kind, thread, content, payload, created_at, idempotency_key, size_chars,"
-    " token_estimate, is_observation, active, pending, delivers, request_state,"
-    " delivered_by_seq, position)"
-)
-
-
 def insert_events(
     context: LockedContext, events: list[Event], counters: Counters | None = None
 ) -> None:
@@ -124,16 +96,7 @@ def insert_events(
     now = events[-1].created_at
     with connection.wrap_database_errors, bound_cursor() as cur:
         cur.execute(
-            f"WITH ev AS (INSERT INTO memory_event ({_EVENT_COLUMNS})"  # noqa: S608 - constant columns; values are parameters
-            " SELECT %s, seq, kind, thread, content, payload::jsonb, created_at, idempotency_key,"
-            " size_chars, token_estimate, is_observation, active, 0, pending, delivers::bigint[],"
-            f" request_state, delivered_by_seq FROM {_BULK_ROWS} ORDER BY position"
-            " RETURNING id, seq),"
-            " intent AS (INSERT INTO memory_indexintent (context_id, event_id, created_at)"
-            " SELECT %s, id, %s FROM ev),"
-            " ctx AS (UPDATE memory_context SET last_seq = %s, used_tokens = %s, in_maintenance = %s"
-            " WHERE id = %s)"
-            " SELECT id, seq FROM ev",
+            statements("memory.timeline")["insert_events"],
             [
                 context.pk,
                 *columns,
@@ -145,6 +108,6 @@ def insert_events(
                 context.pk,
             ],
         )
-        ids = dict((seq, pk) for pk, seq in cur.fetchall())
+        ids = {row["seq"]: row["id"] for row in named_rows(cur)}
     for event in events:
         event.pk = ids[event.seq]

@@ -13,122 +13,16 @@ from typing import Any
 from django.db import connection
 
 from memory.hotsql import bound_cursor, pipeline
+from memory.sql import by_name, named_rows, statements
+from memory.sql.columns import EVENT_LOADED, FRAME_LOADED
 from memory.tx.apply import SUPERSEDES, EventState, FrameState, RelationKey, RelationState
 
-# A frame's state columns, in one order for the loader's SELECT and the writer's INSERT and
-# UPDATE; `memory.tx.store._frame_state_values` gives the values in the same order.
-FRAME_STATE_COLUMNS = (
-    "revision",
-    "body",
-    "sources",
-    "status",
-    "protected",
-    "retire_requested_tick",
-    "retire_due_tick",
-    "retire_reason",
-    "retire_generation",
-    "token_estimate",
-)
-FRAME_COLUMNS = ("id", "frame_id", *FRAME_STATE_COLUMNS, "created_version", "changed_version")
-_FRAME_SELECT = ", ".join(FRAME_COLUMNS)
 # What `SqlLoader.load` returns: frames by id, events by seq, relations by key.
 Loaded = tuple[dict[str, FrameState], dict[int, EventState], dict[RelationKey, RelationState]]
-# `id` is read as `pk`, the EventState field name.
-_EVENT_COLUMNS = (
-    "pk",
-    "seq",
-    "kind",
-    "is_observation",
-    "active",
-    "request_state",
-    "token_estimate",
-    "status_version",
-)
-_EVENT_SELECT = "id AS pk, " + ", ".join(_EVENT_COLUMNS[1:])
-_FRAMES_SQL = (
-    f"SELECT {_FRAME_SELECT} FROM memory_frame WHERE context_id = %s AND frame_id = ANY(%s)"  # noqa: S608 - a constant column list; values are parameters
-)
-_EVENTS_SQL = f"SELECT {_EVENT_SELECT} FROM memory_event WHERE context_id = %s AND seq = ANY(%s)"  # noqa: S608 - a constant column list; values are parameters
 
 
-def _each(key: str, cast: str = "text") -> str:
-    """SQL for the names under `key` of the names document, one row each (`c.v`)."""
-    return f"jsonb_array_elements_text(names.d->'{key}') AS k(t), LATERAL (SELECT k.t::{cast} AS v) AS c"
-
-
-def _per_name(key: str, cast: str, row_sql: str) -> str:
-    """SQL for a JSON array of the rows `row_sql` finds for each name under `key` (`c.v`):
-    a correlated subquery per name, which PostgreSQL runs as a lookup per name and never
-    turns into a join over the context's rows (`row_sql` yields one JSON array per name)."""
-    return (
-        f"(SELECT coalesce(jsonb_agg(e), '[]') FROM {_each(key, cast)}, "  # noqa: S608 - constants of this module
-        f"LATERAL jsonb_array_elements(coalesce(({row_sql}), '[]')) AS e)"
-    )
-
-
-def _rows_of(columns: list[str], source: str) -> str:
-    """SQL for the rows of `source` as a JSON array of arrays of `columns` (null for none)."""
-    return f"SELECT jsonb_agg(jsonb_build_array({', '.join(columns)})) {source}"
-
-
-# Frames, events and relations in one statement, one result: a document of rows. Bodies are
-# `json` columns that keep their keys' order; they travel as text and are parsed here.
-# Each name is looked up on its own, by equality on a key (`frame_id_unique`,
-# `event_seq_unique`, a relation's subject index; no index on the context alone competes).
-# The statement is prepared, so it is not planned on every commit, and its plan is kept for
-# the connection's life, until ANALYZE changes the statistics, which never happens inside
-# one long transaction (an import, a replay). A plan made while the tables held a page or
-# two would read the whole table once per name (cheapest then), so the load is planned with
-# sequential scans disabled. The setting stays off for the rest of the commit's database
-# transaction: everything after the load looks rows up by a key too, and PostgreSQL's own
-# foreign-key checks (deferred to the commit, planned once per connection and kept) read
-# the whole referenced table for each row when planned while statistics called it empty:
-# in a young database that made the first minute of commits 2-5 times slower
-# (tests/memory/tx/test_commit_reads_rows_by_key.py).
-_INDEX_LOOKUPS_ONLY = "SET LOCAL enable_seqscan = off"
-_LOAD_SQL = (
-    "SELECT jsonb_build_object("  # noqa: S608 - fixed column lists and keys; values are parameters
-    "'frames', "
-    + _per_name(
-        "frames",
-        "text",
-        _rows_of(
-            [c if c != "body" else "body::text" for c in FRAME_COLUMNS],
-            "FROM memory_frame WHERE context_id = ctx.id AND frame_id = c.v",
-        ),
-    )
-    + ", 'events', "
-    + _per_name(
-        "seqs",
-        "bigint",
-        _rows_of(
-            ["id", *_EVENT_COLUMNS[1:]],
-            "FROM memory_event WHERE context_id = ctx.id AND seq = c.v",
-        ),
-    )
-    + ", 'relations', "
-    # Each named relation (a [subject, name, object] triple) on its own: every row of it,
-    # current and past. The subject and the object are found by their unique keys first,
-    # then the relation's rows by the subject's id: each step a lookup by a key, in this
-    # order. `OFFSET 0` keeps each step a subquery of its own, so the planner cannot join
-    # them in another order: with statistics that say the tables are empty (an ANALYZE
-    # of a new or emptied database) it chose to walk all relations and, for each, all
-    # frames twice (tests/memory/tx/test_commit_reads_rows_by_key.py).
-    + "(SELECT coalesce(jsonb_agg(e), '[]') FROM "
-    "jsonb_array_elements(names.d->'relations') AS k(t), LATERAL jsonb_array_elements(coalesce(("
-    + _rows_of(
-        ["r.id", "s.frame_id", "r.name", "o.frame_id", "r.created_version", "r.removed_version"],
-        "FROM (SELECT id, frame_id FROM memory_frame "
-        "WHERE context_id = ctx.id AND frame_id = k.t->>0 OFFSET 0) s "
-        "CROSS JOIN LATERAL (SELECT id, frame_id FROM memory_frame "
-        "WHERE context_id = ctx.id AND frame_id = k.t->>2 OFFSET 0) o "
-        "CROSS JOIN LATERAL (SELECT id, name, created_version, removed_version "
-        "FROM memory_relation WHERE subject_id = s.id AND object_id = o.id "
-        "AND name = k.t->>1 OFFSET 0) r",
-    )
-    + "), '[]')) AS e)"
-    + ") FROM (SELECT %s::bigint AS id) AS ctx, (SELECT %s::jsonb AS d) AS names"
-)
+def _sql(name: str) -> str:
+    return statements("memory.tx")[name]
 
 
 def _relations(
@@ -154,12 +48,18 @@ def _loads(value: Any) -> Any:
 
 
 def _frame_from_row(row: tuple[Any, ...]) -> FrameState:
-    """A `FrameState` from a row selected as `FRAME_COLUMNS`."""
-    values = dict(zip(FRAME_COLUMNS, row, strict=True))
+    """A `FrameState` from a row of `FRAME_LOADED`'s columns."""
+    values = by_name(FRAME_LOADED, row)
     pk = values.pop("id")
     values["body"] = _loads(values["body"])
     values["sources"] = list(_loads(values["sources"]))
     return FrameState(pk=pk, original_status=values["status"], **values)
+
+
+def _event_from_row(row: tuple[Any, ...]) -> EventState:
+    """An `EventState` from a row of `EVENT_LOADED`'s columns (`id` is its `pk`)."""
+    values = by_name(EVENT_LOADED, row)
+    return EventState(pk=values.pop("id"), **values)
 
 
 def _frames_by_id(rows: list[tuple[Any, ...]]) -> dict[str, FrameState]:
@@ -168,7 +68,7 @@ def _frames_by_id(rows: list[tuple[Any, ...]]) -> dict[str, FrameState]:
 
 
 def _events_by_seq(rows: list[tuple[Any, ...]]) -> dict[int, EventState]:
-    loaded = [EventState(**dict(zip(_EVENT_COLUMNS, row, strict=True))) for row in rows]
+    loaded = [_event_from_row(row) for row in rows]
     return {event.seq: event for event in loaded}
 
 
@@ -183,7 +83,7 @@ class SqlLoader:
         if not frame_ids:
             return {}
         with connection.cursor() as cur:
-            cur.execute(_FRAMES_SQL, [self.context_id, sorted(frame_ids)])
+            cur.execute(_sql("frames_by_id"), [self.context_id, sorted(frame_ids)])
             return _frames_by_id(cur.fetchall())
 
     def events(self, seqs: set[int]) -> dict[int, EventState]:
@@ -191,7 +91,7 @@ class SqlLoader:
         if not seqs:
             return {}
         with connection.cursor() as cur:
-            cur.execute(_EVENTS_SQL, [self.context_id, sorted(seqs)])
+            cur.execute(_sql("events_by_seq"), [self.context_id, sorted(seqs)])
             return _events_by_seq(cur.fetchall())
 
     def load(self, frame_ids: set[str], seqs: set[int], relation_keys: set[RelationKey]) -> Loaded:
@@ -211,10 +111,10 @@ class SqlLoader:
             "relations": sorted([k.subject, k.name, k.object] for k in relation_keys),
         }
         with bound_cursor() as setting:
-            setting.execute(_INDEX_LOOKUPS_ONLY)
+            setting.execute(_sql("index_lookups_only"))
         cur = bound_cursor()
         cur.execute(
-            _LOAD_SQL, [self.context_id, json.dumps(names, ensure_ascii=False)], prepare=True
+            _sql("load"), [self.context_id, json.dumps(names, ensure_ascii=False)], prepare=True
         )
 
         def read() -> Loaded:
@@ -234,10 +134,6 @@ class SqlLoader:
         """The live `supersedes` relations pointing at any of `object_ids` (R17.s
         successor rule reads them)."""
         with connection.cursor() as cur:
-            cur.execute(
-                "SELECT s.frame_id, o.frame_id FROM memory_relation r "
-                "JOIN memory_frame s ON s.id = r.subject_id JOIN memory_frame o ON o.id = r.object_id "
-                "WHERE r.context_id = %s AND r.name = %s AND r.removed_version IS NULL AND o.frame_id = ANY(%s)",
-                [self.context_id, SUPERSEDES, sorted(object_ids)],
-            )
-            return [RelationKey(s, SUPERSEDES, o) for s, o in cur.fetchall()]
+            cur.execute(_sql("supersedes_into"), [self.context_id, SUPERSEDES, sorted(object_ids)])
+            rows = named_rows(cur)
+        return [RelationKey(row["subject"], SUPERSEDES, row["object"]) for row in rows]

@@ -15,8 +15,9 @@ from django.utils import timezone
 from memory.hotsql import bound_cursor, pipeline
 from memory.locking import LockedContext
 from memory.shapes.receipt import ReceiptJson
+from memory.sql import named_row, statements
+from memory.sql.columns import FRAME_STATE
 from memory.tx.apply import ApplyOutcome, FrameState
-from memory.tx.loader import FRAME_STATE_COLUMNS
 from memory.tx.retirement import PENDING, request_rows
 
 
@@ -48,16 +49,16 @@ def write_commit(
     cur = bound_cursor()
     try:
         with pipeline():
-            cur.execute("SELECT morphz_write_commit(%s::jsonb)", [document], prepare=True)
+            cur.execute(statements("memory.tx")["write_commit"], [document], prepare=True)
     except BaseException:
         cur.close()  # nothing to read: the error is the answer
         raise
 
     def record_id() -> int:
         with connection.wrap_database_errors, cur:
-            record = cur.fetchone()
+            record = named_row(cur)
         assert record is not None
-        return int(record[0])
+        return int(record["record_id"])
 
     return record_id
 
@@ -68,8 +69,8 @@ def _json(value: Any) -> str:
 
 
 def _frame_state(f: FrameState, body: str) -> dict[str, Any]:
-    """`f`'s stored state, by column (`FRAME_STATE_COLUMNS`); the body as its JSON text."""
-    state = {column: getattr(f, column) for column in FRAME_STATE_COLUMNS}
+    """`f`'s stored state, by column (`FRAME_STATE`); the body as its JSON text."""
+    state = {column: getattr(f, column) for column in FRAME_STATE}
     state["body"] = body
     return state
 

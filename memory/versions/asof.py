@@ -14,40 +14,24 @@ from memory.models import Context, Frame, FrameRevision, Relation
 from memory.read.paging import Page
 from memory.shapes.history import WriteEntry
 from memory.shapes.recall import RecallJson
-from memory.versions.points import (
-    CONTEXT_AT,
-    EVENTS_AT,
-    FRAME_COLUMNS,
-    FRAMES_AT_SELECT,
-    RELATIONS_AT,
-    Point,
-)
-
-# Frames walked in id order, each with its logged state at the point: the planner stops
-# after `limit` matches, so a page costs index lookups, not the whole context.
-_FRAMES_PAGE = (
-    FRAMES_AT_SELECT
-    + """WHERE f.context_id = %(ctx)s AND f.created_version <= %(v)s {where}
-ORDER BY f.frame_id LIMIT %(limit)s
-"""
-)
+from memory.sql import named_rows
+from memory.versions.points import Point, as_of_sql
 
 
 def _loads(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _frame(row: tuple[Any, ...]) -> Frame:
-    data = dict(zip(FRAME_COLUMNS, row, strict=True))
+def _frame(data: dict[str, Any]) -> Frame:
     data["body"] = _loads(data["body"])
     data["sources"] = _loads(data["sources"])
     return Frame(**data)
 
 
-def _frames(where: str, params: dict[str, Any]) -> list[Frame]:
+def _frames(statement: str, params: dict[str, Any]) -> list[Frame]:
     with connection.cursor() as cur:
-        cur.execute(_FRAMES_PAGE.format(where=where), params)
-        return [_frame(row) for row in cur.fetchall()]
+        cur.execute(as_of_sql(statement), params)
+        return [_frame(row) for row in named_rows(cur)]
 
 
 def frames_as_of(
@@ -61,14 +45,13 @@ def frames_as_of(
     """Frames as they were at `point` (R52), ordered by id after `after_id`, at most `limit`
     (optionally one `status`); unsaved Frame objects built from the history. No lock."""
     params = {**point.params(), "after": after_id, "status": status, "limit": limit + 1}
-    where = "AND f.frame_id > %(after)s" + (" AND h.status = %(status)s" if status else "")
-    rows = _frames(where, params)
+    rows = _frames("frames_page_at_status" if status else "frames_page_at", params)
     return Page(items=rows[:limit], has_more=len(rows) > limit)
 
 
 def frame_as_of(context: Context, point: Point, frame_id: str) -> Frame | None:
     """One frame as it was at `point`, or None when it did not exist yet (R52)."""
-    rows = _frames("AND f.frame_id = %(fid)s", {**point.params(), "fid": frame_id, "limit": 1})
+    rows = _frames("frame_at", {**point.params(), "fid": frame_id})
     return rows[0] if rows else None
 
 
@@ -112,7 +95,7 @@ def relations_as_of(
         where.append("r.name = %(name)s")
     sql = (
         f"SELECT r.id, r.name, r.created_version, r.removed_version, s.frame_id, o.frame_id "  # noqa: S608 - constant SQL fragments; values are parameters
-        f"FROM ({RELATIONS_AT}) r JOIN memory_frame s ON s.id = r.subject_id "
+        f"FROM ({as_of_sql('relations_at')}) r JOIN memory_frame s ON s.id = r.subject_id "
         f"JOIN memory_frame o ON o.id = r.object_id WHERE {' AND '.join(where)} "
         "ORDER BY r.id LIMIT %(limit)s"
     )
@@ -141,19 +124,6 @@ def relations_as_of(
 # memory_context. As of a point it runs unchanged against temporary views of those names
 # (PostgreSQL looks in the session's temporary schema first), holding the rows as they were,
 # inside a transaction that is rolled back: the views never outlive the call.
-
-_FRAME_VIEW = """
-SELECT f.id, f.context_id, f.frame_id, h.revision, rv.body, rv.sources, h.status, h.protected,
-       h.retire_requested_tick, h.retire_due_tick, h.retire_reason, h.retire_generation,
-       h.token_estimate, f.created_version, h.version AS changed_version, f.updated_at
-FROM memory_frame f
-CROSS JOIN LATERAL (
-  SELECT c.* FROM memory_framechange c WHERE c.frame_id = f.id AND c.version <= {v}
-  ORDER BY c.version DESC, c.id DESC LIMIT 1
-) h
-JOIN memory_framerevision rv ON rv.frame_id = f.id AND rv.revision = h.revision
-WHERE f.context_id = {ctx} AND f.created_version <= {v}
-"""
 
 
 class _Rollback(Exception):
@@ -192,10 +162,10 @@ def recall_as_of(context: Context, point: Point, **kwargs: Any) -> RecallJson:
     views = [
         # Created in this order, each body still names the real tables (a view's names are
         # resolved when it is created).
-        ("memory_context", _literal_sql(CONTEXT_AT, params)),
-        ("memory_relation", _literal_sql(RELATIONS_AT, params)),
-        ("memory_event", _literal_sql(EVENTS_AT, params)),
-        ("memory_frame", _FRAME_VIEW.format(v=point.version, ctx=point.context_id)),
+        ("memory_context", _literal_sql(as_of_sql("context_at"), params)),
+        ("memory_relation", _literal_sql(as_of_sql("relations_at"), params)),
+        ("memory_event", _literal_sql(as_of_sql("events_at"), params)),
+        ("memory_frame", _literal_sql(as_of_sql("frames_view_at"), params)),
     ]
     try:
         with transaction.atomic():

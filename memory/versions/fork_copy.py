@@ -4,32 +4,12 @@
 
 from __future__ import annotations
 
-from memory.versions.points import EVENTS_AT, FRAMES_AT, RELATIONS_AT, Point
+from memory.sql.columns import column_list
+from memory.versions.points import Point, as_of_sql
 
 
 def _seq_name(table: str) -> str:
     return f"pg_get_serial_sequence('{table}', 'id')"
-
-
-# Present-state sources: the plain tables (cheaper than the as-of queries).
-_FRAMES_NOW = """
-SELECT f.id, f.context_id, f.frame_id, f.revision, f.body, f.sources, f.status, f.protected,
-       f.retire_requested_tick, f.retire_due_tick, f.retire_reason, f.retire_generation,
-       f.token_estimate, f.created_version, f.changed_version, f.updated_at
-FROM memory_frame f WHERE f.context_id = %(ctx)s
-"""
-_EVENTS_NOW = """
-SELECT e.id, e.context_id, e.seq, e.kind, e.thread, e.content, e.payload, e.created_at,
-       e.idempotency_key, e.size_chars, e.token_estimate, e.is_observation, e.active,
-       e.status_version, e.pending, e.evaluation_id, e.delivers, e.request_state,
-       e.delivered_by_seq
-FROM memory_event e WHERE e.context_id = %(ctx)s
-"""
-_RELATIONS_NOW = """
-SELECT r.id, r.context_id, r.subject_id, r.name, r.object_id, r.created_version,
-       r.removed_version
-FROM memory_relation r WHERE r.context_id = %(ctx)s
-"""
 
 
 # The statements in the one order the id maps and foreign keys need, easier to check read
@@ -37,9 +17,9 @@ FROM memory_relation r WHERE r.context_id = %(ctx)s
 # long: data, not logic
 def copy_statements(point: Point) -> list[str]:
     """The copy, statement by statement; %(dst)s is the new context's id."""
-    frames = _FRAMES_NOW if point.present else FRAMES_AT
-    events = _EVENTS_NOW if point.present else EVENTS_AT
-    relations = _RELATIONS_NOW if point.present else RELATIONS_AT
+    # The present state reads the plain tables (cheaper than the as-of queries).
+    at = "_now" if point.present else "_at"
+    frames, events, relations = (as_of_sql(name + at) for name in ("frames", "events", "relations"))
     return [
         "SET LOCAL morphz.copying = 'on'",
         # (dropped first too: inside an enclosing transaction ON COMMIT comes later)
@@ -93,24 +73,18 @@ def copy_statements(point: Point) -> list[str]:
         "LEFT JOIN fork_event me ON me.old = t.event_id "
         "LEFT JOIN fork_eval mv ON mv.old = t.evaluation_id",
         # frames as of the point, their revisions, logs, relations and retirement requests
-        "INSERT INTO memory_frame (id, context_id, frame_id, revision, body, sources, status, "  # noqa: S608 - constant SQL fragments; values are parameters
-        "protected, retire_requested_tick, retire_due_tick, retire_reason, retire_generation, "
-        "token_estimate, created_version, changed_version, updated_at) "
-        "SELECT m.new, %(dst)s, f.frame_id, f.revision, f.body, f.sources, f.status, "
-        "f.protected, f.retire_requested_tick, f.retire_due_tick, f.retire_reason, "
-        "f.retire_generation, f.token_estimate, f.created_version, f.changed_version, "
-        f"f.updated_at FROM ({frames}) f JOIN fork_frame m ON m.old = f.id",
+        f"INSERT INTO memory_frame ({column_list('frame_all')}) "  # noqa: S608 - constant SQL fragments; values are parameters
+        f"SELECT m.new, %(dst)s, {column_list('frame_copied', 'f')} "
+        f"FROM ({frames}) f JOIN fork_frame m ON m.old = f.id",
         "INSERT INTO memory_framerevision (frame_id, revision, body, sources, transaction_id, "
         "version, created_at) "
         "SELECT mf.new, r.revision, r.body, r.sources, mt.new, r.version, r.created_at "
         "FROM memory_framerevision r JOIN fork_frame mf ON mf.old = r.frame_id "
         "JOIN fork_record mt ON mt.old = r.transaction_id WHERE r.version <= %(v)s",
-        "INSERT INTO memory_framechange (context_id, frame_id, version, revision, status, "
-        "protected, retire_requested_tick, retire_due_tick, retire_reason, retire_generation, "
-        "token_estimate) "
-        "SELECT %(dst)s, mf.new, c.version, c.revision, c.status, c.protected, "
-        "c.retire_requested_tick, c.retire_due_tick, c.retire_reason, c.retire_generation, "
-        "c.token_estimate FROM memory_framechange c JOIN fork_frame mf ON mf.old = c.frame_id "
+        "INSERT INTO memory_framechange (context_id, frame_id, version, "  # noqa: S608 - constant SQL fragments; values are parameters
+        f"{column_list('frame_logged')}) "
+        f"SELECT %(dst)s, mf.new, c.version, {column_list('frame_logged', 'c')} "
+        "FROM memory_framechange c JOIN fork_frame mf ON mf.old = c.frame_id "
         "WHERE c.version <= %(v)s ORDER BY c.id",
         "INSERT INTO memory_eventchange (context_id, event_id, seq, version, active) "
         "SELECT %(dst)s, me.new, c.seq, c.version, c.active FROM memory_eventchange c "

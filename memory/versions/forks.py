@@ -27,8 +27,9 @@ from memory.idempotency import reused
 from memory.models import ApiToken, Context, ForkReceipt
 from memory.search.indexer import flush_pending_entries
 from memory.shapes.versions import ForkJson
+from memory.sql import named_row
 from memory.versions.fork_copy import copy_statements
-from memory.versions.points import CONTEXT_AT, CONTEXT_COLUMNS, resolve_point
+from memory.versions.points import as_of_sql, resolve_point
 
 log = logging.getLogger(__name__)
 
@@ -138,8 +139,8 @@ def _fork(
     point = resolve_point(src, src.version if at_version is None else at_version, "at_version")
     params = point.params()
     with connection.cursor() as cur:
-        cur.execute(CONTEXT_AT if not point.present else "SELECT 1", params)
-        at = dict(zip(CONTEXT_COLUMNS, cur.fetchone() or (), strict=False))
+        cur.execute(as_of_sql("context_at") if not point.present else "SELECT 1", params)
+        at = (named_row(cur) or {}) if not point.present else {}
     src_settings = settings_of(src) if point.present else at  # the settings at the point
     new_slug = slug or _new_slug(src.slug)
     check_slug_free(new_slug)

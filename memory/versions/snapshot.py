@@ -11,80 +11,47 @@ from django.db import connection
 
 from memory.contexts import settings_of
 from memory.models import Context, Evaluation, TransactionRecord
+from memory.sql import named_rows, statements
+from memory.sql.columns import FRAME_LOADED
 
 
-def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+def _rows(name: str, context_id: int) -> list[dict[str, Any]]:
+    """The rows of the snapshot statement `name` (memory/versions/queries.sql), by name."""
     with connection.cursor() as cur:
-        cur.execute(sql, params)
-        return cur.fetchall()
+        cur.execute(statements("memory.versions")[name], [context_id])
+        return named_rows(cur)
 
 
 def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-_FRAME_KEYS = (
-    "revision",
-    "body",
-    "sources",
-    "status",
-    "protected",
-    "retire_requested_tick",
-    "retire_due_tick",
-    "retire_reason",
-    "retire_generation",
-    "tokens",
-    "created_version",
-    "changed_version",
-)
+def _frame(row: dict[str, Any]) -> dict[str, Any]:
+    """A frame's comparable state: its stored columns but ids (the estimate as `tokens`)."""
+    frame = {key: row[key] for key in FRAME_LOADED if key not in ("id", "frame_id")}
+    frame["body"] = _json(frame["body"])
+    frame["sources"] = _json(frame["sources"])
+    frame = {"tokens" if k == "token_estimate" else k: v for k, v in frame.items()}
+    return {**frame, "revisions": [], "retirements": []}
 
 
 def _frames(context_id: int) -> dict[str, Any]:
     """Frames by frame id, each with its revisions and retirement requests."""
     frames: dict[str, Any] = {}
     by_pk: dict[int, dict[str, Any]] = {}
-    for pk, frame_id, *values in _rows(
-        "SELECT id, frame_id, revision, body::text, sources::text, status, protected, "
-        "retire_requested_tick, retire_due_tick, retire_reason, retire_generation, "
-        "token_estimate, created_version, changed_version FROM memory_frame "
-        "WHERE context_id = %s ORDER BY frame_id",
-        [context_id],
-    ):
-        frame = dict(zip(_FRAME_KEYS, values, strict=True))
-        frame["body"] = _json(frame["body"])
-        frame["sources"] = _json(frame["sources"])
-        frame["revisions"] = []
-        frame["retirements"] = []
-        frames[frame_id] = by_pk[pk] = frame
-    for frame_pk, revision, body, sources, version in _rows(
-        "SELECT r.frame_id, r.revision, r.body::text, r.sources::text, r.version "
-        "FROM memory_framerevision r JOIN memory_frame f ON f.id = r.frame_id "
-        "WHERE f.context_id = %s ORDER BY r.frame_id, r.revision",
-        [context_id],
-    ):
-        by_pk[frame_pk]["revisions"].append([revision, _json(body), _json(sources), version])
-    for row in _rows(
-        "SELECT q.frame_id, q.generation, q.requested_tick, q.due_tick, q.reason, "
-        "q.requested_version, q.outcome, q.resolved_tick, q.resolved_version "
-        "FROM memory_retirementrequest q JOIN memory_frame f ON f.id = q.frame_id "
-        "WHERE f.context_id = %s ORDER BY q.frame_id, q.generation",
-        [context_id],
-    ):
-        by_pk[row[0]]["retirements"].append(list(row[1:]))
+    for row in _rows("snapshot_frames", context_id):
+        frames[row["frame_id"]] = by_pk[row["id"]] = _frame(row)
+    for row in _rows("snapshot_revisions", context_id):
+        by_pk[row["frame_id"]]["revisions"].append(
+            [row["revision"], _json(row["body"]), _json(row["sources"]), row["version"]]
+        )
+    for row in _rows("snapshot_retirements", context_id):
+        by_pk[row.pop("frame_id")]["retirements"].append(list(row.values()))
     return frames
 
 
 def _relations(context_id: int) -> list[list[Any]]:
-    return [
-        list(row)
-        for row in _rows(
-            "SELECT s.frame_id, r.name, o.frame_id, r.created_version, r.removed_version "
-            "FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id "
-            "JOIN memory_frame o ON o.id = r.object_id WHERE r.context_id = %s "
-            "ORDER BY s.frame_id, r.name, o.frame_id, r.created_version",
-            [context_id],
-        )
-    ]
+    return [list(row.values()) for row in _rows("snapshot_relations", context_id)]
 
 
 def _evaluations(context_id: int) -> tuple[dict[int, int], list[list[Any]]]:
@@ -113,14 +80,15 @@ def _evaluations(context_id: int) -> tuple[dict[int, int], list[list[Any]]]:
 
 def _events(context_id: int, ordinal: dict[int, int]) -> dict[str, list[Any]]:
     events: dict[str, list[Any]] = {}
-    for row in _rows(
-        "SELECT seq, kind, thread, md5(content), active, status_version, pending, "
-        "request_state, delivered_by_seq, delivers, evaluation_id, token_estimate "
-        "FROM memory_event WHERE context_id = %s ORDER BY seq",
-        [context_id],
-    ):
-        evaluation = ordinal.get(row[10]) if row[10] is not None else None
-        events[str(row[0])] = [*row[1:9], list(row[9]), evaluation, row[11]]
+    for row in _rows("snapshot_events", context_id):
+        evaluation = row["evaluation_id"]
+        events[str(row["seq"])] = [
+            *[row[k] for k in ("kind", "thread", "content_md5", "active", "status_version")],
+            *[row[k] for k in ("pending", "request_state", "delivered_by_seq")],
+            list(row["delivers"]),
+            ordinal.get(evaluation) if evaluation is not None else None,
+            row["token_estimate"],
+        ]
     return events
 
 
@@ -145,25 +113,14 @@ def _transactions(context_id: int, ordinal: dict[int, int]) -> list[list[Any]]:
 
 def _maintenance(context_id: int) -> list[list[Any]]:
     """The maintenance log (as-of reads take the flag from it): version, last seq, flag."""
-    return [
-        list(row)
-        for row in _rows(
-            "SELECT version, last_seq, in_maintenance FROM memory_maintenancechange "
-            "WHERE context_id = %s ORDER BY id",
-            [context_id],
-        )
-    ]
+    return [list(row.values()) for row in _rows("snapshot_maintenance", context_id)]
 
 
 def _settings(context_id: int) -> list[list[Any]]:
     """The settings log: kind, version, place (last seq, evaluations before) and settings."""
     return [
-        [kind, version, last_seq, evaluations, _json(settings)]
-        for kind, version, last_seq, evaluations, settings in _rows(
-            "SELECT kind, version, last_seq, evaluations, settings::text "
-            "FROM memory_settingschange WHERE context_id = %s ORDER BY id",
-            [context_id],
-        )
+        [*list(row.values())[:4], _json(row["settings"])]
+        for row in _rows("snapshot_settings", context_id)
     ]
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.db import connection
 
-from memory.sql import by_name, named_row, named_rows, parse_statements
+from memory.sql import by_name, named_row, named_rows, parse_statements, statements
 
 SOURCE = """-- the file's own notes
 -- name: first
@@ -66,3 +68,12 @@ def test_column_lists_and_earlier_statements_are_filled_in() -> None:
 def test_an_include_of_a_later_statement_is_refused() -> None:
     with pytest.raises(ValueError, match="above its use"):
         parse_statements("-- name: a\n{{> b}}\n-- name: b\nSELECT 1\n")
+
+
+@pytest.mark.parametrize(
+    "package", sorted({p.parent for p in Path("memory").rglob("queries.sql")}, key=str)
+)
+def test_every_statement_file_loads_with_its_markers_filled_in(package: Path) -> None:
+    found = statements(".".join(package.parts))
+    assert found
+    assert not [name for name, text in found.items() if "{{" in text or "}}" in text]

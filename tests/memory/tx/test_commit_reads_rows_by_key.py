@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from memory.contexts import create_context
 from memory.limits import MAX_OPS
 from memory.models import Context
-from memory.tx import loader
+from memory.sql import statements
 from memory.tx.engine import submit_transaction
 
 GROWN_FRAMES = 2000
@@ -49,13 +49,14 @@ def scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
 def explain(context_id: int, names: dict[str, Any], generic: bool) -> dict[str, Any]:
     """The load's plan: for these values, or (generic) the one a prepared statement keeps."""
     with connection.cursor() as cur:
-        cur.execute(loader._INDEX_LOOKUPS_ONLY)  # as the load is planned (see the loader)
+        cur.execute(statements("memory.tx")["index_lookups_only"])  # as the load is planned
         if generic:
-            sql = loader._LOAD_SQL.replace("%s", "$1", 1).replace("%s", "$2", 1)
+            sql = statements("memory.tx")["load"].replace("%s", "$1", 1).replace("%s", "$2", 1)
             cur.execute("EXPLAIN (GENERIC_PLAN, FORMAT JSON) " + sql.replace("%%", "%"))
         else:
             cur.execute(
-                "EXPLAIN (FORMAT JSON) " + loader._LOAD_SQL, [context_id, json.dumps(names)]
+                "EXPLAIN (FORMAT JSON) " + statements("memory.tx")["load"],
+                [context_id, json.dumps(names)],
             )
         (document,) = cur.fetchone()
         cur.execute("SET LOCAL enable_seqscan TO DEFAULT")
@@ -237,9 +238,10 @@ def test_the_load_reads_a_few_rows_per_name_on_empty_statistics(db: Any) -> None
     relations = [["n0", "hub", f"n{i}"] for i in range(2, 12)] + [["n5", "next", "n6"]]
     names = {"frames": ["n1", "n7"], "seqs": [], "relations": relations}
     with connection.cursor() as cur:
-        cur.execute(loader._INDEX_LOOKUPS_ONLY)  # as the load is planned (see the loader)
+        cur.execute(statements("memory.tx")["index_lookups_only"])  # as the load is planned
         cur.execute(
-            "EXPLAIN (ANALYZE, FORMAT JSON) " + loader._LOAD_SQL, [context.pk, json.dumps(names)]
+            "EXPLAIN (ANALYZE, FORMAT JSON) " + statements("memory.tx")["load"],
+            [context.pk, json.dumps(names)],
         )
         (document,) = cur.fetchone()
         cur.execute("SET LOCAL enable_seqscan TO DEFAULT")

@@ -9,9 +9,10 @@ from django.db import connection
 
 from memory.contexts import update_context_settings
 from memory.models import Frame, SettingsChange
+from memory.sql import named_row
 from memory.versions.exchange import export_context, import_context
 from memory.versions.forks import fork_context
-from memory.versions.points import CONTEXT_AT, CONTEXT_COLUMNS, resolve_point
+from memory.versions.points import as_of_sql, resolve_point
 from memory.versions.replay import verify_context
 from tests.memory.conftest import Agent
 
@@ -58,8 +59,9 @@ def test_as_of_forks_and_exports_use_the_settings_of_the_point(
 
     def grace_as_of(version: int) -> int:
         with connection.cursor() as cur:
-            cur.execute(CONTEXT_AT, resolve_point(context, version).params())
-            at = dict(zip(CONTEXT_COLUMNS, cur.fetchone() or (), strict=True))
+            cur.execute(as_of_sql("context_at"), resolve_point(context, version).params())
+            at = named_row(cur)
+        assert at is not None
         return int(at["grace_ticks"])
 
     # the change came after commit `changed_at`: "as of" a version means its end
