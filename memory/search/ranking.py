@@ -48,8 +48,8 @@ WIDE_POOL = 1000
 # BROAD documents or more selects among the newest RECENT_WINDOW only (see the module), and
 # so does the phrase when each of its words is held by BROAD_PHRASE or more: the phrase is
 # checked on each document holding all its words, reading its positions (a whole vector).
-# Below these, reading each match costs less than the window (both indexes, ~15 ms).
-BROAD = 5000
+# Below these, reading each match costs no more than in a context of the window's size.
+BROAD = 1000
 BROAD_PHRASE = 1000
 PHRASE_CLAUSES = 6
 SCORED_CLAUSES = 32  # the first words of a very long query (function words dropped first)
@@ -112,6 +112,21 @@ def _estimates(
     return estimates
 
 
+def _choose(items: list[Item], documents: int, windowed: bool) -> None:
+    """Which items select and which only score (their `common` weight set here)."""
+    # The rarest items select, until the documents they select among would pass ROW_BUDGET
+    # (a broad item's among the newest RECENT_WINDOW: as many as in a context of that size,
+    # so the choice, and the work, stay the same as history grows); the others only add
+    # their weight to the candidates holding them.
+    share = statistics.RECENT_WINDOW / max(documents, 1) if windowed else 1.0
+    budget = 0.0
+    for item in sorted(items, key=lambda item: item.estimate):
+        within = item.estimate * min(share, 1.0) if item.estimate >= BROAD else item.estimate
+        budget += within
+        if item.estimate > COMMON_FRACTION * documents or (budget > ROW_BUDGET and budget > within):
+            item.common = item.form_weight * idf(item.estimate, documents)
+
+
 def plan(
     ctx: int,
     clauses: list[tuple[str, list[str]]],
@@ -151,15 +166,7 @@ def plan(
             literal = vectors.reply_form(token, parts)
             items.append(Item(literal, REPLY_WEIGHT, first, 0.0, lexeme=vectors.REPLY + token))
     estimates = _estimates(ctx, items, filters, params, documents, snapshot)
-    # The rarest items select, until their documents would pass ROW_BUDGET; the others only
-    # add their weight to the candidates holding them.
-    budget = 0.0
-    for item in sorted(items, key=lambda item: item.estimate):
-        budget += item.estimate
-        if item.estimate > COMMON_FRACTION * documents or (
-            budget > ROW_BUDGET and budget > item.estimate
-        ):
-            item.common = item.form_weight * idf(item.estimate, documents)
+    _choose(items, documents, since is not None)
     if since is not None:
         for item in items:
             if item.common is None and item.estimate >= BROAD:

@@ -23,7 +23,7 @@ COUNT_CAP = 5000  # each query word's documents in the context are counted up to
 # A word held by ranking.BROAD documents or more selects among the context's newest this
 # many (`memory.search.ranking`): each match is a row read, so a word every hundredth
 # event says costs ten thousand reads in a million-event history.
-RECENT_WINDOW = 50_000
+RECENT_WINDOW = 10_000
 COUNTS_KEPT = 20_000  # counts kept at most: ~10 MB with everyday words, more for long identifiers
 
 _CONTEXT_SQL = """

@@ -1,0 +1,60 @@
+"""Search stays flat in history (issue 30): in a context of more than RECENT_WINDOW
+documents, a broad word's place in the plan (selecting, or only scoring) is chosen by the
+documents it selects among, the newest RECENT_WINDOW, so a history ten times as long with
+the same words gives the same plan, and as much work, as a context of the window's size.
+Before, the longer history made the same words "common": they then selected their newest
+WIDE_POOL documents each (ten times the candidates), and the scaling table's search row
+grew 2.56x from 10k to 100k events.
+
+The bounds are lowered here (a window of 100 documents, broad from 10, a budget of 30)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memory.contexts import create_context
+from memory.search import ranking, statistics
+from memory.search.indexer import drain
+from memory.timeline.bulk import append_events
+
+WINDOW = 100
+
+
+@pytest.fixture
+def small_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(statistics, "RECENT_WINDOW", WINDOW)
+    monkeypatch.setattr(ranking, "BROAD", 10)
+    monkeypatch.setattr(ranking, "BROAD_PHRASE", 10)
+    monkeypatch.setattr(ranking, "ROW_BUDGET", 30)
+    statistics.forget_statistics()
+    yield
+    statistics.forget_statistics()
+
+
+def context_of(slug: str, documents: int) -> Any:
+    """Every 20th event says "parcel", every 20th (another) "courier": 5% each."""
+    texts = [
+        "parcel note" if n % 20 == 0 else "courier note" if n % 20 == 1 else f"filler {n}"
+        for n in range(documents)
+    ]
+    context = create_context(slug, capacity_tokens=50_000_000)
+    for start in range(0, documents, 500):
+        batch = [{"kind": "agent_message", "content": t} for t in texts[start : start + 500]]
+        append_events(context.pk, batch)
+    drain(batch_size=500)
+    return context
+
+
+def selecting(context: Any) -> list[bool]:
+    plan = ranking.plan(context.pk, [("parcel", []), ("courier", [])], "", {}, False)
+    assert plan.since is not None  # both are past the window
+    return [item.common is None for item in plan.items]
+
+
+def test_a_longer_history_of_the_same_words_plans_the_same(db: Any, small_bounds: None) -> None:
+    short = context_of("short", WINDOW + 5)
+    long = context_of("long", 10 * WINDOW)
+    assert selecting(long) == selecting(short)
+    assert selecting(short)[0] and selecting(short)[2]  # both words select
