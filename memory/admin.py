@@ -98,6 +98,13 @@ class ContextForm(forms.ModelForm):
             self.errors[NON_FIELD_ERRORS] = self.error_class(kept, error_class="nonfield")
 
 
+def _set_frozen(request: HttpRequest, queryset: Any, frozen: bool) -> None:
+    """Set each selected context's flag through `contexts.set_frozen` (row lock) and say so."""
+    for context in queryset:
+        contexts.set_frozen(context.pk, frozen)
+    messages.success(request, "Frozen." if frozen else "Unfrozen.")
+
+
 @admin.register(Context)
 class ContextAdmin(PermissionChecks, admin.ModelAdmin):
     form = ContextForm
@@ -166,17 +173,13 @@ class ContextAdmin(PermissionChecks, admin.ModelAdmin):
 
     @admin.action(description="Freeze (refuse every write)", permissions=["freeze"])
     def freeze_action(self, request: HttpRequest, queryset: Any) -> None:
-        """Freeze each selected context (R54) through `contexts.set_frozen` (row lock)."""
-        for context in queryset:
-            contexts.set_frozen(context.pk, True)
-        messages.success(request, "Frozen.")
+        """Freeze each selected context (R54)."""
+        _set_frozen(request, queryset, True)
 
     @admin.action(description="Unfreeze", permissions=["freeze"])
     def unfreeze_action(self, request: HttpRequest, queryset: Any) -> None:
-        """Unfreeze each selected context through `contexts.set_frozen` (row lock)."""
-        for context in queryset:
-            contexts.set_frozen(context.pk, False)
-        messages.success(request, "Unfrozen.")
+        """Unfreeze each selected context."""
+        _set_frozen(request, queryset, False)
 
     @admin.action(description="Fork now (new context and token, shown once)", permissions=["fork"])
     def fork_action(self, request: HttpRequest, queryset: Any) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 # Wide characters (each one token): CJK radicals, kana and unified ideographs, Hangul
@@ -65,22 +66,20 @@ def _cost(ch: str) -> float:
 
 def fit_prefix(text: str, tokens: int) -> int:
     """How many leading characters of `text` fit in `tokens` (by `estimate_tokens`' rule)."""
-    if text.isascii():
-        return min(len(text), max(0, tokens) * 4)
-    spent = 0.0
-    for index, ch in enumerate(text):
-        spent += _cost(ch)
-        if spent > tokens:
-            return index
-    return len(text)
+    return _fit(text, iter(text), tokens)
 
 
 def fit_suffix(text: str, tokens: int) -> int:
     """How many trailing characters of `text` fit in `tokens`."""
+    return _fit(text, reversed(text), tokens)
+
+
+def _fit(text: str, chars: Iterator[str], tokens: int) -> int:
+    """How many of `chars` (the characters of `text` from one end) fit in `tokens`."""
     if text.isascii():
         return min(len(text), max(0, tokens) * 4)
     spent = 0.0
-    for count, ch in enumerate(reversed(text)):
+    for count, ch in enumerate(chars):
         spent += _cost(ch)
         if spent > tokens:
             return count

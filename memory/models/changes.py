@@ -9,6 +9,15 @@ from memory.models.contexts import Context
 from memory.models.timeline import Event
 
 
+def change_log_indexes(owner: str, prefix: str) -> list[models.Index]:
+    """How a change log is read: one owner's state as of a version (its newest change at or
+    before it), and a context's changes between two versions (replay, diff)."""
+    return [
+        models.Index(fields=[owner, "version", "id"], name=f"{prefix}_asof_idx"),
+        models.Index(fields=["context", "version"], name=f"{prefix}_ctx_idx"),
+    ]
+
+
 class FrameChange(models.Model):
     """One state a frame had: written by a database trigger on every insert or update of a
     frame that changes its status, protection, revision or retirement window (R52).
@@ -31,10 +40,7 @@ class FrameChange(models.Model):
 
     class Meta:
         ordering = ["frame", "id"]
-        indexes = [
-            models.Index(fields=["frame", "version", "id"], name="framechange_asof_idx"),
-            models.Index(fields=["context", "version"], name="framechange_ctx_idx"),
-        ]
+        indexes = change_log_indexes("frame", "framechange")
 
 
 class EventChange(models.Model):
@@ -49,10 +55,7 @@ class EventChange(models.Model):
 
     class Meta:
         ordering = ["event", "id"]
-        indexes = [
-            models.Index(fields=["event", "version", "id"], name="eventchange_asof_idx"),
-            models.Index(fields=["context", "version"], name="eventchange_ctx_idx"),
-        ]
+        indexes = change_log_indexes("event", "eventchange")
 
 
 class MaintenanceChange(models.Model):

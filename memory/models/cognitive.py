@@ -15,6 +15,10 @@ from memory.models.base import choices_of, value_in
 from memory.models.contexts import Context
 from memory.models.timeline import TransactionRecord
 
+# A relation is live until a commit removes it: the unique key and both lookups cover only
+# live ones.
+LIVE_RELATION = Q(removed_version__isnull=True)
+
 
 class Frame(models.Model):
     """A unit of model-written understanding with a stable id (R4)."""
@@ -111,20 +115,16 @@ class Relation(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["subject", "name", "object"],
-                condition=Q(removed_version__isnull=True),
+                condition=LIVE_RELATION,
                 name="relation_live_unique",
             ),
         ]
         indexes = [
             models.Index(
-                fields=["subject", "name"],
-                condition=Q(removed_version__isnull=True),
-                name="relation_subject_idx",
+                fields=["subject", "name"], condition=LIVE_RELATION, name="relation_subject_idx"
             ),
             models.Index(
-                fields=["object", "name"],
-                condition=Q(removed_version__isnull=True),
-                name="relation_object_idx",
+                fields=["object", "name"], condition=LIVE_RELATION, name="relation_object_idx"
             ),
         ]
 

@@ -13,7 +13,7 @@ from memory.kinds import (
     REQUEST_STATES,
     TRANSACTION_STATUSES,
 )
-from memory.models.base import choices_of, value_in
+from memory.models.base import choices_of, idempotency_key_field, key_once, value_in
 from memory.models.contexts import Context
 from memory.vocabulary import event_ref
 
@@ -23,7 +23,7 @@ class Evaluation(models.Model):
 
     context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="evaluations")
     thread = models.CharField(max_length=100, default="main")
-    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    idempotency_key = idempotency_key_field()
     continuation = models.BooleanField(default=False)
     tick = models.BigIntegerField()
     advanced_tick = models.BooleanField(default=False)
@@ -37,11 +37,7 @@ class Evaluation(models.Model):
     class Meta:
         ordering = ["context", "id"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["context", "idempotency_key"],
-                condition=Q(idempotency_key__isnull=False),
-                name="evaluation_idempotency_unique",
-            ),
+            key_once("evaluation_idempotency_unique"),
         ]
 
 
@@ -59,7 +55,7 @@ class Event(models.Model):
     content = models.TextField(blank=True)
     payload = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    idempotency_key = idempotency_key_field()
     size_chars = models.BigIntegerField(default=0)
     token_estimate = models.BigIntegerField(default=0)
     is_observation = models.BooleanField(default=False)
@@ -79,11 +75,7 @@ class Event(models.Model):
         ordering = ["context", "seq"]
         constraints = [
             models.UniqueConstraint(fields=["context", "seq"], name="event_seq_unique"),
-            models.UniqueConstraint(
-                fields=["context", "idempotency_key"],
-                condition=Q(idempotency_key__isnull=False),
-                name="event_idempotency_unique",
-            ),
+            key_once("event_idempotency_unique"),
             models.CheckConstraint(condition=Q(seq__gt=0), name="event_seq_positive"),
             models.CheckConstraint(
                 condition=value_in("kind", EVENT_KINDS), name="event_kind_valid"
@@ -146,7 +138,7 @@ class TransactionRecord(models.Model):
     )
     # A retry with the same key returns this commit's receipt (R49); `request_hash` tells a
     # retry (same request) from a reuse of the key for another request.
-    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    idempotency_key = idempotency_key_field()
     request_hash = models.CharField(max_length=64, blank=True, default="", db_default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -158,11 +150,7 @@ class TransactionRecord(models.Model):
                 condition=Q(committed_version__isnull=False),
                 name="transaction_version_unique",
             ),
-            models.UniqueConstraint(
-                fields=["context", "idempotency_key"],
-                condition=Q(idempotency_key__isnull=False) & Q(status="committed"),
-                name="transaction_idempotency_unique",
-            ),
+            key_once("transaction_idempotency_unique", when=Q(status="committed")),
             models.CheckConstraint(
                 condition=value_in("status", TRANSACTION_STATUSES), name="transaction_status_valid"
             ),

@@ -19,7 +19,7 @@ from memory.recall.statements import (
     first_page_sql,
     run_prepared,
 )
-from memory.recall.walk import Key
+from memory.recall.walk import Found, Key
 from memory.recall.walk import state_for as walk_state_for
 from memory.shapes import EVENT_ROW_COLUMNS
 
@@ -63,16 +63,11 @@ class Query:
     page_bytes: int
 
 
-@dataclass
-class Walk:
+@dataclass(kw_only=True)
+class Walk(Found):
     """The walk up to the end of the requested page, as one statement returned it."""
 
     version: int
-    order: list[Key] = field(default_factory=list)
-    depth: dict[Key, int] = field(default_factory=dict)
-    frame_id: dict[int, str] = field(default_factory=dict)
-    sources: dict[int, list[Any]] = field(default_factory=dict)
-    pk_by_id: dict[str, int] = field(default_factory=dict)
     frames: dict[int, dict[str, Any]] = field(default_factory=dict)  # page candidates
     events: dict[int, dict[str, Any]] = field(default_factory=dict)  # page candidates
     relations: list[tuple[int, int, str, int]] = field(default_factory=list)

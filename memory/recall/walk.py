@@ -21,15 +21,22 @@ MAX_STATES = 64
 
 
 @dataclass
-class WalkState:
-    ancestors: bool
-    descendants: bool
-    max_depth: int
+class Found:
+    """What a walk has found: its nodes in walk order with their depth, and the frames' ids
+    and sources (kept in this process by `WalkState`, or read for one page by `rows.Walk`)."""
+
     order: list[Key] = field(default_factory=list)
     depth: dict[Key, int] = field(default_factory=dict)
     frame_id: dict[int, str] = field(default_factory=dict)
     sources: dict[int, list[Any]] = field(default_factory=dict)
     pk_by_id: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class WalkState(Found):
+    ancestors: bool
+    descendants: bool
+    max_depth: int
     next_parent: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 

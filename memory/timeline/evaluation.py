@@ -4,7 +4,7 @@ active context (R21–R23, R26).
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TypedDict, Unpack, cast
 
 from django.db import IntegrityError, transaction
 
@@ -21,24 +21,19 @@ from memory.tx.retirement import apply_due_expiries
 from memory.vocabulary import event_ref
 
 
-def evaluate(
-    context_id: int,
-    *,
-    thread: str | None = None,
-    idempotency_key: str | None = None,
-    continuation: bool = False,
-    include_instructions: bool = False,
-    compile_input: bool = True,
-) -> EvaluationResult:
+class EvaluateOptions(TypedDict, total=False):
+    """The keywords of `evaluate_or_replay` (defaults and meaning there), for `evaluate`."""
+
+    thread: str | None
+    idempotency_key: str | None
+    continuation: bool
+    include_instructions: bool
+    compile_input: bool
+
+
+def evaluate(context_id: int, **options: Unpack[EvaluateOptions]) -> EvaluationResult:
     """The result of `evaluate_or_replay`, without saying whether it was a retry."""
-    return evaluate_or_replay(
-        context_id,
-        thread=thread,
-        idempotency_key=idempotency_key,
-        continuation=continuation,
-        include_instructions=include_instructions,
-        compile_input=compile_input,
-    )[0]
+    return evaluate_or_replay(context_id, **options)[0]
 
 
 def evaluate_or_replay(

@@ -29,6 +29,7 @@ from memory.contexts import (
 from memory.erasure.lines import erasure_lines, restore_erasures
 from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.models import Context, Evaluation, TransactionRecord
+from memory.processes import process_alive
 from memory.versions.export_file import (
     FORMAT,
     FORMAT_VERSION,
@@ -127,19 +128,9 @@ def _remove_abandoned_partials(target: Path) -> None:
     """Delete the temporary files of exports to `target` whose process is gone (killed)."""
     for partial in target.parent.glob(f".{target.name}.*.partial"):
         pid = partial.name.removeprefix(f".{target.name}.").removesuffix(".partial")
-        if pid.isdigit() and not _process_alive(int(pid)):
+        if pid.isdigit() and not process_alive(int(pid)):
             with contextlib.suppress(FileNotFoundError):
                 partial.unlink()
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def export_context(

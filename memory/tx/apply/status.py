@@ -153,40 +153,37 @@ class StatusOperations(ApplierBase):
         return {"op": "restore", "ids": outcomes}
 
     def _op_protect(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
+        return self._set_protected(index, op, True)
+
+    def _op_unprotect(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
+        return self._set_protected(index, op, False)
+
+    def _set_protected(self, index: int, op: dict[str, Any], protect: bool) -> dict[str, Any]:
+        """protect or unprotect each frame of `op`; a retired frame cannot be protected and a
+        protected one has no retirement window (R15)."""
+        name = "protect" if protect else "unprotect"
         outcomes: list[dict[str, Any]] = []
         for frame_id in op["ids"]:
-            frame = self._existing_frame(index, "protect", frame_id)
+            frame = self._existing_frame(index, name, frame_id)
             if frame is None:
                 continue
-            if frame.status == RETIRED:
+            if protect and frame.status == RETIRED:
                 self._fail(
                     index,
-                    "protect",
+                    name,
                     ErrorCode.FRAME_RETIRED,
                     f"frame {frame_id!r} is retired; restore it before protecting it",
                     frame_id,
                 )
                 continue
-            changed = not frame.protected
-            self._cancel_window(frame)
-            frame.protected = True
+            changed = frame.protected != protect
+            if protect:
+                self._cancel_window(frame)
+            frame.protected = protect
             if changed:
                 self._touch(frame)
-            outcomes.append({"ref": frame_id, "protected": True, "changed": changed})
-        return {"op": "protect", "ids": outcomes}
-
-    def _op_unprotect(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
-        outcomes: list[dict[str, Any]] = []
-        for frame_id in op["ids"]:
-            frame = self._existing_frame(index, "unprotect", frame_id)
-            if frame is None:
-                continue
-            changed = frame.protected
-            frame.protected = False
-            if changed:
-                self._touch(frame)
-            outcomes.append({"ref": frame_id, "protected": False, "changed": changed})
-        return {"op": "unprotect", "ids": outcomes}
+            outcomes.append({"ref": frame_id, "protected": protect, "changed": changed})
+        return {"op": name, "ids": outcomes}
 
     # -- R17 -----------------------------------------------------------------------------
 

@@ -96,12 +96,7 @@ def _read_string(text: str, start: int, line: int, line_start: int) -> tuple[str
             parts.append(run.group())
             index = run.end()
         if index >= len(text):
-            raise TxParseError(
-                'unterminated string: no closing " for the string that starts here',
-                open_line,
-                open_column,
-                '"',
-            )
+            raise _unterminated(open_line, open_column)
         char = text[index]
         if char == '"':
             return "".join(parts), index + 1, line, line_start
@@ -121,12 +116,7 @@ def _read_string(text: str, start: int, line: int, line_start: int) -> tuple[str
             char, index = _read_unicode_escape(text, index, line, column)
             parts.append(char)
         elif not escape:
-            raise TxParseError(
-                'unterminated string: no closing " for the string that starts here',
-                open_line,
-                open_column,
-                '"',
-            )
+            raise _unterminated(open_line, open_column)
         else:
             shown = (
                 f"\\{escape}" if escape.isprintable() else f"\\ followed by {quote_char(escape)}"
@@ -138,6 +128,13 @@ def _read_string(text: str, start: int, line: int, line_start: int) -> tuple[str
                 column,
                 "an escape",
             )
+
+
+def _unterminated(line: int, column: int) -> TxParseError:
+    """The error for a string whose closing quote never comes, placed at its opening one."""
+    return TxParseError(
+        'unterminated string: no closing " for the string that starts here', line, column, '"'
+    )
 
 
 def _read_unicode_escape(text: str, index: int, line: int, column: int) -> tuple[str, int]:
