@@ -1,4 +1,4 @@
-"""Events beyond PostgreSQL's 1 MB per tsvector are indexed in parts (issue 30): the
+"""Events beyond PostgreSQL's 1 MB per tsvector are indexed in parts: the
 document keeps its first lexemes, SearchPart rows hold the rest. `parts` has a database
 default (no table rewrite; bulk SQL writers need not name it). Events of LARGE characters
 or more, the only ones whose lexemes can pass the bound, are queued for the index worker,

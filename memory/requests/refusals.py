@@ -2,11 +2,7 @@
 first failing field, and `details` naming each failing field the one way the API names a
 place in a body (`events[1].kind`, `payload.a`).
 
-The code is the failing field's own code when every failing field shares one (a bad `limit`
-is `invalid_limit`, `events[0].thread` counts as `thread`), else `invalid_request`; an unknown
-field is a malformed request whatever its name. Text over the content limit is 413
-`too_large` (the size is the problem, not the form).
-"""
+How it works: docs/internals.md, section `memory/requests/refusals.py`."""
 
 from __future__ import annotations
 

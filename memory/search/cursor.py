@@ -1,21 +1,7 @@
-"""Search cursors (issue 30): page through every match, past `query.RANK_POOL`, with no
+"""Search cursors: page through every match, past `query.RANK_POOL`, with no
 repeats and no skips while new documents arrive.
 
-    bound() -> the largest document id now: a search sees the documents up to it
-    measured(ctx, include_tx, window, snapshot) -> (documents, average, since, bound)
-    issue(ctx, fingerprint, snapshot, offset) -> an opaque, signed cursor
-    read(cursor, ctx, fingerprint) -> (Snapshot, offset); InvalidRequest `invalid_cursor`
-    refused(message, reason) -> that InvalidRequest
-
-A ranking depends on the documents it ranks and on what it measured of them (the
-context's size and average length, each word's count, where its newest documents begin:
-`memory.search.statistics`). A cursor carries all of that as the first page saw it
-(`Snapshot`), so every page ranks the same documents, measured the same way, in the same
-order: documents indexed after the first page (ids above `bound`) wait for a new search.
-A document indexed again between two pages (a frame edited, retired) is ranked as it is
-now, and may move. The cursor is signed (Django's signing, SECRET_KEY): one altered,
-made up, of another context, or sent with another query or other filters is refused.
-"""
+How it works: docs/internals.md, section `memory/search/cursor.py`."""
 
 from __future__ import annotations
 

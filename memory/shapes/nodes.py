@@ -132,7 +132,7 @@ class SearchHit(TypedDict):
     next: dict[str, Any]
     coverage: NotRequired[dict[str, Any]]  # {matched, missing: [word], share} (R62)
     superseded_by: NotRequired[list[str]]  # live frames superseding this one (R60)
-    index_parts: NotRequired[int]  # tsvectors it is indexed in, when more than one (issue 30)
+    index_parts: NotRequired[int]  # tsvectors it is indexed in, when more than one
 
 
 def search_hit(
