@@ -76,10 +76,10 @@ B = 0.75
 SECONDARY_WEIGHT = 0.5  # a part of an identifier, or a payload word, is half a word
 # A word's stem (`vectors.stem_form`: ``cancel`` for ``cancelled``) is one more item: a
 # document saying another form of the word counts, the word itself counts more.
-STEM_WEIGHT = 0.5
+STEM_WEIGHT = 0.75
 # A word heard only in the turn a reply answers (`vectors.reply_form`, when replies are
 # indexed with their turn) is this share of a word the reply says.
-REPLY_WEIGHT = 0.5
+REPLY_WEIGHT = 0.6
 ID_WEIGHT = 1.0
 EXACT_LEAD = 0.01  # how far the frame named by the query scores above the next hit
 FRAME_FACTOR = 2.0

@@ -24,9 +24,9 @@ lexemes (`memory.search.documents`). Transaction events get none (they echo thei
 
 A head document scores ``s + WEIGHT * best * max(cos, 0)``: `s` its lexical score, `best` the
 best lexical score of the head (the frame named by the query aside), `cos` the cosine
-between the document's and the query's embeddings. WEIGHT 3/7 is the blend ``0.7 s / best +
-0.3 cos`` chosen on the development set (0.1 to 0.5 tried, heads of 20, 50 and 100), put in
-the lexical score's units so that scores stay in order: a head document never scores below
+between the document's and the query's embeddings. WEIGHT 1.25 is the blend ``0.44 s / best
++ 0.56 cos``, chosen on LoCoMo's development split (0.5 to 2 tried, heads of 30, 50 and 100;
+BENCHMARKS.md), put in the lexical score's units so that scores stay in order: a head document never scores below
 its lexical score, which is at least every later document's. A document without an
 embedding (a transaction event, or text without a word) adds nothing.
 """
@@ -43,7 +43,7 @@ from django.conf import settings
 
 MIN_WORDS = 3  # queries of fewer words (function words aside) keep the lexical order
 HEAD = 50  # the first HEAD lexical hits are reordered by meaning; the rest keep their order
-WEIGHT = 0.5 / 0.5
+WEIGHT = 1.25
 EMBED_CHARS = 4000
 DIMENSIONS = 256
 
