@@ -160,17 +160,7 @@ def plan(
         ):
             items.append(Item(literal, weight, first, 0.0, lexeme=lexeme))
     words = items[::2]  # each clause's primary form: the word as said
-    for token, parts in clauses:
-        stemmed = vectors.stem_form(token, other=True)
-        if stemmed is not None:
-            first = parts[0] if parts else token
-            root = vectors.STEM + (vectors.stem_root(token) or token)
-            items.append(Item(stemmed, STEM_WEIGHT, first, 0.0, lexeme=root))
-    if reply_context():
-        for token, parts in clauses:
-            first = parts[0] if parts else token
-            literal = vectors.reply_form(token, parts)
-            items.append(Item(literal, REPLY_WEIGHT, first, 0.0, lexeme=vectors.REPLY + token))
+    items += _other_forms(clauses)
     estimates = document_counts(
         ctx, [(item.literal, item.lexeme) for item in items], filters, params, documents
     )
@@ -199,6 +189,24 @@ def plan(
             items[-1].recent = idf(rarest, documents)  # if none of the newest holds it
             items[-1].phrase_scale = documents / statistics.RECENT_WINDOW
     return Plan(ctx, filters, params, items, documents, average, id_words, since)
+
+
+def _other_forms(clauses: list[tuple[str, list[str]]]) -> list[Item]:
+    """Each query word's stem item (another form of the word), and with reply context its
+    item as heard only in the turn a reply answers (`vectors.reply_form`)."""
+    items = []
+    for token, parts in clauses:
+        stemmed = vectors.stem_form(token, other=True)
+        if stemmed is not None:
+            first = parts[0] if parts else token
+            root = vectors.STEM + (vectors.stem_root(token) or token)
+            items.append(Item(stemmed, STEM_WEIGHT, first, 0.0, lexeme=root))
+    if reply_context():
+        for token, parts in clauses:
+            first = parts[0] if parts else token
+            literal = vectors.reply_form(token, parts)
+            items.append(Item(literal, REPLY_WEIGHT, first, 0.0, lexeme=vectors.REPLY + token))
+    return items
 
 
 def _page(count: str, order: str, lag_columns: str) -> str:
