@@ -133,9 +133,9 @@ FROM memory_event e WHERE e.id = ANY(%s)
 
 def reply_context() -> bool:
     """Whether replies are indexed with the turn they answer (MORPHZ_SEARCH_REPLY_CONTEXT,
-    off by default: +0.05 recall@10 on LoCoMo's chats between two people, but -0.06 MRR on
+    off by default: +0.05 recall@10 on LoCoMo's chats between two people, but -0.01 MRR on
     STATE-Bench's customer-service sessions, where an agent's reply repeats the user's
-    words and every turn then matches; see BENCHMARKS.md)."""
+    words; see BENCHMARKS.md)."""
     return bool(getattr(settings, "MORPHZ_SEARCH_REPLY_CONTEXT", False))
 
 

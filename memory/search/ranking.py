@@ -29,10 +29,10 @@ B = 0.75
 SECONDARY_WEIGHT = 0.5  # a part of an identifier, or a payload word, is half a word
 # A word's stem (`vectors.stem_form`: ``cancel`` for ``cancelled``) is one more item: a
 # document saying another form of the word counts, the word itself counts more.
-STEM_WEIGHT = 0.5
+STEM_WEIGHT = 0.75
 # A word heard only in the turn a reply answers (`vectors.reply_form`, when replies are
 # indexed with their turn) is this share of a word the reply says.
-REPLY_WEIGHT = 0.5
+REPLY_WEIGHT = 0.6
 ID_WEIGHT = 1.0
 EXACT_LEAD = 0.01  # how far the frame named by the query scores above the next hit
 FRAME_FACTOR = 2.0
@@ -154,17 +154,7 @@ def plan(
         ):
             items.append(Item(literal, weight, first, 0.0, lexeme=lexeme))
     words = items[::2]  # each clause's primary form: the word as said
-    for token, parts in clauses:
-        stemmed = vectors.stem_form(token, other=True)
-        if stemmed is not None:
-            first = parts[0] if parts else token
-            root = vectors.STEM + (vectors.stem_root(token) or token)
-            items.append(Item(stemmed, STEM_WEIGHT, first, 0.0, lexeme=root))
-    if reply_context():
-        for token, parts in clauses:
-            first = parts[0] if parts else token
-            literal = vectors.reply_form(token, parts)
-            items.append(Item(literal, REPLY_WEIGHT, first, 0.0, lexeme=vectors.REPLY + token))
+    items += _other_forms(clauses)
     estimates = _estimates(ctx, items, filters, params, documents, snapshot)
     _choose(items, documents, since is not None)
     if since is not None:
@@ -190,6 +180,24 @@ def holds(query: str, vector: str = "v") -> str:
     """SQL: whether the document `d` holds the tsquery `query`, in its vector (`vector`:
     `v`, read once, or `d`) or in its parts (`sql.HOLDS`)."""
     return sql.HOLDS.format(vector=vector, query=query)
+
+
+def _other_forms(clauses: list[tuple[str, list[str]]]) -> list[Item]:
+    """Each query word's stem item (another form of the word), and with reply context its
+    item as heard only in the turn a reply answers (`vectors.reply_form`)."""
+    items = []
+    for token, parts in clauses:
+        stemmed = vectors.stem_form(token, other=True)
+        if stemmed is not None:
+            first = parts[0] if parts else token
+            root = vectors.STEM + (vectors.stem_root(token) or token)
+            items.append(Item(stemmed, STEM_WEIGHT, first, 0.0, lexeme=root))
+    if reply_context():
+        for token, parts in clauses:
+            first = parts[0] if parts else token
+            literal = vectors.reply_form(token, parts)
+            items.append(Item(literal, REPLY_WEIGHT, first, 0.0, lexeme=vectors.REPLY + token))
+    return items
 
 
 def _page(count: str, order: str, lag_columns: str) -> str:

@@ -14,7 +14,7 @@ from django.conf import settings
 
 MIN_WORDS = 3  # queries of fewer words (function words aside) keep the lexical order
 HEAD = 50  # the first HEAD lexical hits are reordered by meaning; the rest keep their order
-WEIGHT = 0.5 / 0.5
+WEIGHT = 1.25
 EMBED_CHARS = 4000
 DIMENSIONS = 256
 
