@@ -1,4 +1,4 @@
-"""Each table's column lists, declared once (tests/memory/test_sql_columns_match_models.py
+"""Each table's column lists, declared once (tests/memory/sql/test_columns_match_models.py
 checks them against the models). `.sql` files use them as `{{name}}` or, with a table
 alias, `{{f.name}}`; Python reads rows with the same tuples (`memory.sql.by_name`).
 """

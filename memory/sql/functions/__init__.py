@@ -1,7 +1,7 @@
 """The current definition of each database function, one file per version.
 
 `CURRENT` names the file that holds what the migrated database runs; a test compares the
-database's text with it (tests/memory/test_sql_functions_match_database.py). A new version
+database's text with it (tests/memory/sql/test_functions_match_database.py). A new version
 is a new file (`name_v<n+1>.sql`) and a migration that runs `definition(name)`.
 """
 
