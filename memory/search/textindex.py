@@ -13,9 +13,6 @@ from itertools import chain
 from icu4py.breakers import WordBreaker
 
 LOCALE = "root"
-MAX_TOKEN_CHARS = 200
-MAX_POSITIONS = 16  # positions kept per lexeme: enough for ranking, keeps vectors small
-MAX_VECTOR_BYTES = 1_000_000  # PostgreSQL refuses more than 1 MB of lexemes per tsvector
 SECONDARY = "~"  # marks a secondary lexeme (see `index_terms`)
 
 _WORDLIKE = re.compile(r"[^\W_]")
