@@ -10,8 +10,8 @@ from typing import Any
 class ErrorCode(StrEnum):
     """Every code a client can meet as `error.code`, each with its HTTP status, declared once.
 
-    The API's status table, the OpenAPI schema's enum of codes and the docs' status table are
-    derived from this. A rejected transaction answers with its first failing operation's code
+    The API's status table and the OpenAPI schema's enum of codes are derived from this; the
+    docs' status table is checked against it (tests/test_docs.py). A rejected transaction answers with its first failing operation's code
     (422) and lists every failing operation in `details`; docs/transactions.md and
     docs/rest.md say what each code means and what to do about it.
     """

@@ -92,7 +92,7 @@ class SearchDocument(models.Model):
 class SearchPart(models.Model):
     """More lexemes of a document too large for one tsvector (PostgreSQL's 1 MB bound): a
     huge log is indexed in parts, so a word anywhere in it is found
-    (`memory.search.vectors.tsvector_parts`). Rewritten with its document."""
+    (`memory.search.vectors.weighted_tsvector_literals`). Rewritten with its document."""
 
     # Found by (document, number), the unique constraint's index.
     document = models.ForeignKey(

@@ -1,7 +1,7 @@
 """SQL as SQL: named statements read from `.sql` files, rows read by column name.
 
 A package keeps its statements in `<package>/queries.sql`, each after a header line
-`-- name: frame_for_update`; `statements("memory.tx")["frame_for_update"]` is its text,
+`-- name: load`; `statements("memory.tx")["load"]` is its text,
 byte for byte (prepared statements are keyed by their text). Files are read once, on first
 use, never at import. Rows come back by name (`named_rows`, `named_row`), never by position.
 """
