@@ -16,13 +16,14 @@ query at a million events), which the search is built not to read.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
 from typing import Any
 
 from bench_http import DATA, load_trajectories
 from bench_search_recall import content_words, test_queries
-from common import percentile
+from common import load_average, percentile, setup_django
 
 SLUGS = ("search", "search-small")
 BULK = 500
@@ -147,3 +148,44 @@ def search_against_bases(
 
 def available() -> bool:
     return DATA.is_dir()
+
+
+def main() -> None:
+    """The search rows alone, at each size: `--sizes 10000 100000 1000000` (the smallest is
+    the base; run_all.py measures them with everything else)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--runs", type=int, default=1, help="passes over the queries")
+    parser.add_argument("--trajectories", type=int, default=100, help="as --quick seeds")
+    args = parser.parse_args()
+    if not available():
+        raise SystemExit(f"not run: no STATE-Bench trajectories at {DATA}")
+    print(f"scale_search; {load_average()}", flush=True)
+    setup_django(fresh=True)
+    made = seed_search(args.trajectories)
+    first = args.sizes[0]
+    base, small = made["search"].pk, made["search-small"].pk
+    for pk in (base, small):
+        grow_search_history(pk, max(0, first - _events(pk)), made["search_originals"])
+    for size in args.sizes:
+        began = time.perf_counter()
+        grow_search_history(base, max(0, size - _events(base)), made["search_originals"])
+        grown = time.perf_counter() - began
+        got = search_against_bases(base, small, args.runs)
+        (p50, p95), (p50_small, p95_small) = got["search"], got["small"]
+        print(
+            f"{size:>9,} events (grown in {grown:.0f} s): p50 {p50:.1f} ms / {p50_small:.1f} ms "
+            f"= {p50 / p50_small:.2f}x, p95 {p95:.1f} / {p95_small:.1f} = "
+            f"{p95 / p95_small:.2f}x; {load_average()}",
+            flush=True,
+        )
+
+
+def _events(context_id: int) -> int:
+    from memory.models import Context
+
+    return int(Context.objects.get(pk=context_id).last_seq)
+
+
+if __name__ == "__main__":
+    main()
