@@ -33,6 +33,20 @@ def server_version() -> str:
         return "0+unknown"
 
 
+# What a search hit tells a model over MCP: the rest (scores, snippet parts, reads to
+# follow) is the REST answer's.
+SEARCH_HIT_FIELDS = (
+    "type",
+    "ref",
+    "status",
+    "kind",
+    "snippet",
+    "superseded_by",
+    "coverage",
+    "index_parts",
+)
+
+
 def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1)
 
@@ -158,15 +172,31 @@ def build_server(instructions: str | None = None) -> MCPServer:
         )
 
     @server.tool()
-    def search(q: str, type: str | None = None, status: str | None = None, limit: int = 10) -> str:
-        """Lexical search over frames and events (retired too); hits carry refs and snippets."""
+    def search(
+        q: str,
+        type: str | None = None,
+        status: str | None = None,
+        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        cursor: str | None = None,
+    ) -> str:
+        """Search frames and events (retired too) by their words, questions reordered by
+        meaning; live memory ranks first. Hits carry ref, status, kind, snippet, and when
+        they apply superseded_by (the live frames replacing it), coverage (the query's
+        content words it lacks) and index_parts. `next_cursor` (same q and filters) gives
+        the next page with no repeats; null on the last page."""
         mz = request_client()
-        result = tool_call(lambda: mz.search(q, type=type, status=status, limit=limit))
-        hits = [
-            {k: hit.get(k) for k in ("type", "ref", "status", "kind", "snippet")}
-            for hit in result["hits"]
-        ]
-        return _dump({"hits": hits, "lag": result.get("lag")})
+        result = tool_call(
+            lambda: mz.search(q, type=type, status=status, limit=limit, cursor=cursor)
+        )
+        hits = [{k: hit[k] for k in SEARCH_HIT_FIELDS if k in hit} for hit in result["hits"]]
+        return _dump(
+            {
+                "hits": hits,
+                "total": result.get("total"),
+                "next_cursor": result.get("next_cursor"),
+                "lag": result.get("lag"),
+            }
+        )
 
     @server.tool()
     def read_event(ref: str, offset: int = 0, length: int = 8000) -> str:
