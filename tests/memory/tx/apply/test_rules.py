@@ -12,6 +12,7 @@ from memory.tx.apply import (
     referenced_items,
 )
 from memory.tx.lang import parse_text
+from tests.memory.tx.memory_loader import MemoryLoader
 
 
 def frame(frame_id: str, status: str = "active", **kw) -> FrameState:
@@ -34,24 +35,6 @@ def frame(frame_id: str, status: str = "active", **kw) -> FrameState:
     )
     values.update(kw)
     return FrameState(**values)
-
-
-class MemoryLoader:
-    def __init__(self, frames=(), relations=()):
-        self._frames = {f.frame_id: f for f in frames}
-        self._relations = list(relations)
-
-    def frames(self, ids):
-        return {i: self._frames[i] for i in ids if i in self._frames}
-
-    def events(self, seqs):
-        return {}
-
-    def relations(self, keys):
-        return {}
-
-    def supersedes_into(self, object_ids):
-        return [k for k in self._relations if k.name == "supersedes" and k.object in object_ids]
 
 
 def apply(text: str, frames=(), events=(), relations=(), loader=None, tick=100, grace=8):
