@@ -3,8 +3,8 @@ key, its page sizes and its cursor; views and request shapes take them from here
 
 A cursor is opaque to clients: the last key seen plus a fingerprint of the context and the
 filters, so a cursor replayed on another context or with other filters is refused (400
-`invalid_cursor`) instead of silently paging another list. Recall pages by its own signed
-cursor (`memory.recall.checks`), bound to the version; search by offset.
+`invalid_cursor`) instead of silently paging another list. Recall and search page by a
+`SignedCursor`: an offset into a result bound to its query (and what the first page saw).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Generic, TypeVar
+
+from django.core import signing
 
 from memory.errors import InvalidField, InvalidRequest
 from memory.vocabulary import MAX_SEQ
@@ -101,6 +103,61 @@ class ListCursor:
         items = page.items
         next_cursor = self.encode(self.paging.key(items[-1])) if page.has_more else None
         return {self.paging.name: [present(item) for item in items], "next_cursor": next_cursor}
+
+
+@dataclass(frozen=True)
+class SignedCursor:
+    """A cursor into a ranked or walked result (recall, search): the offset of the next
+    page, signed with the server's key under `salt`, bound to the context and to a
+    fingerprint of the query, with whatever else the first page fixed (`extra`).
+    `restart` ends the refusal's message: what the caller does instead."""
+
+    salt: str
+    restart: str
+
+    @staticmethod
+    def fingerprint(params: dict[str, Any]) -> str:
+        """A short hash of a query's parameters: a cursor is bound to them."""
+        canonical = json.dumps(params, sort_keys=True, default=str)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+    def issue(self, context_id: int, fingerprint: str, offset: int, **extra: Any) -> str:
+        """The cursor of the page starting at `offset`."""
+        data = {"c": context_id, "q": fingerprint, "o": offset, **extra}
+        return signing.dumps(data, salt=self.salt, compress=True)
+
+    def read(self, cursor: Any, context_id: int, fingerprint: str) -> dict[str, Any]:
+        """What the cursor holds (`o` the offset, a non-negative integer, and the extras);
+        400 `invalid_cursor` with the reason (`malformed`, `bad_signature`,
+        `other_context`, `other_query`) in `details` otherwise."""
+        if not isinstance(cursor, str) or not cursor:
+            raise self.refused(
+                "cursor must be the next_cursor a previous page returned", "malformed"
+            )
+        try:
+            data = signing.loads(cursor, salt=self.salt)
+        except signing.BadSignature:
+            raise self.refused(
+                f"this cursor was not issued by this server or was altered; {self.restart}",
+                "bad_signature",
+            ) from None
+        if not isinstance(data, dict) or data.get("c") != context_id:
+            raise self.refused("this cursor belongs to another context", "other_context")
+        if data.get("q") != fingerprint:
+            raise self.refused(
+                "this cursor was issued for another query or other parameters; send the same "
+                f"ones, or {self.restart}",
+                "other_query",
+            )
+        offset = data.get("o")
+        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+            raise self.refused("malformed cursor", "malformed")
+        return data
+
+    @staticmethod
+    def refused(message: str, reason: str) -> InvalidRequest:
+        """400 `invalid_cursor`, naming the field and the reason."""
+        return InvalidField("cursor", message, reason=reason)
 
 
 EVENTS = Paging("events", attrgetter("seq"), int, 0, limit=100, max_limit=500)

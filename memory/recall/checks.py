@@ -3,15 +3,12 @@ and the cognitive version) and the evaluation view it runs in."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
-
-from django.core import signing
 
 from memory.errors import ErrorCode, InvalidField, InvalidRequest, StaleCursor, StaleView
 from memory.limits import RECALL_MAX_DEPTH, RECALL_MAX_NODES
 from memory.models import Context, Evaluation
+from memory.read.paging import SignedCursor
 
 DIRECTIONS = ("ancestors", "descendants", "both")
 CURSOR_SALT = "morphz.recall.cursor"
@@ -53,46 +50,32 @@ def check_params(
             raise InvalidField(name, f"{name} must be true or false")
 
 
+CURSOR = SignedCursor(CURSOR_SALT, restart="start the recall again")
+
+
 def params_hash(params: dict[str, Any]) -> str:
     """A short hash of the recall's parameters; a cursor is bound to it."""
-    return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:32]
+    return CURSOR.fingerprint(params)
 
 
-def _bad_cursor(message: str, reason: str) -> InvalidRequest:
-    """Malformed, altered or foreign cursors are the caller's input: 400 `invalid_cursor`
-    (like the lists); only an outdated one is 409 `stale_cursor`."""
-    return InvalidField("cursor", message, reason=reason)
+def issue_cursor(context_pk: int, qhash: str, offset: int, version: int) -> str:
+    """The cursor of the page starting at `offset` of the walk at `version`."""
+    return CURSOR.issue(context_pk, qhash, offset, v=version)
 
 
-def read_cursor(cursor: Any, context_pk: int, qhash: str) -> int:
-    """The offset a cursor stands for; its version is checked against the walk's snapshot
-    by `check_cursor_version`."""
-    if not isinstance(cursor, str):
-        raise _bad_cursor("cursor must be the string a previous page returned", "malformed")
-    try:
-        data = signing.loads(cursor, salt=CURSOR_SALT)
-    except signing.BadSignature:
-        raise _bad_cursor(
-            "this cursor was not issued by this server or was altered; start the recall again",
-            "bad_signature",
-        ) from None
-    if not isinstance(data, dict) or data.get("c") != context_pk:
-        raise _bad_cursor("this cursor belongs to another context", "other_context")
-    if data.get("q") != qhash:
-        raise _bad_cursor(
-            "this cursor was issued for other recall parameters; send the same parameters or start again",
-            "other_query",
-        )
-    offset = data.get("o")
-    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 1:
-        raise _bad_cursor("malformed cursor", "malformed")
-    return offset
+def read_cursor(cursor: Any, context_pk: int, qhash: str) -> tuple[int, Any]:
+    """(the offset, the version it was issued at) of a cursor; the version is checked
+    against the walk's snapshot by `check_cursor_version`. 400 `invalid_cursor` otherwise
+    (`memory.read.paging.SignedCursor`)."""
+    data = CURSOR.read(cursor, context_pk, qhash)
+    if data["o"] < 1:  # the first page is asked without a cursor
+        raise CURSOR.refused("malformed cursor", "malformed")
+    return data["o"], data.get("v")
 
 
-def check_cursor_version(cursor: str, version: int) -> None:
+def check_cursor_version(issued: Any, version: int) -> None:
     """StaleCursor (409) when the cursor was issued at another cognitive version than
     `version` (the graph it walked has changed)."""
-    issued = signing.loads(cursor, salt=CURSOR_SALT).get("v")
     if issued != version:
         raise StaleCursor(
             f"the context changed since this cursor was issued (version {issued} -> "

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core import signing
 from django.db import connection, transaction
 
 from memory.errors import NotFound
@@ -15,11 +14,11 @@ from memory.limits import RECALL_DEFAULT_DEPTH, RECALL_DEFAULT_NODES
 from memory.models import Context, Event, Frame
 from memory.read.history import resolve_context
 from memory.recall.checks import (
-    CURSOR_SALT,
     check_cursor_version,
     check_params,
     check_view,
     context_version,
+    issue_cursor,
     params_hash,
     read_cursor,
 )
@@ -199,16 +198,15 @@ def _recall(
         "max_nodes": query.max_nodes,
     }
     qhash = params_hash(params)
-    offset = read_cursor(cursor, context_pk, qhash) if cursor is not None else 0
-    walk = _checked_walk(context_pk, query, qhash, cursor, offset, view_version, evaluation_id)
+    offset, issued = read_cursor(cursor, context_pk, qhash) if cursor is not None else (0, None)
+    walk = _checked_walk(context_pk, query, qhash, cursor, issued, offset, view_version,
+                         evaluation_id)  # fmt: skip
     page, end, used = _page(walk, query, offset)
     if not _read_large(context_pk, walk, page, query, second_read):
         return None
     nodes = _nodes(walk, page, query.include_bodies, query.include_events)
     next_cursor = (
-        signing.dumps({"c": context_pk, "v": walk.version, "q": qhash, "o": end}, salt=CURSOR_SALT)
-        if len(walk.order) > end
-        else None
+        issue_cursor(context_pk, qhash, end, walk.version) if len(walk.order) > end else None
     )
     return {
         "nodes": nodes,
@@ -227,6 +225,7 @@ def _checked_walk(
     query: Query,
     qhash: str,
     cursor: str | None,
+    issued: Any,
     offset: int,
     view_version: int | None,
     evaluation_id: int | None,
@@ -252,7 +251,7 @@ def _checked_walk(
         # Pages after the first run in one repeatable-read snapshot (see `recall`).
         version = context_version(context_pk)
         check_view(context_pk, version, view_version, evaluation_id)
-        check_cursor_version(cursor, version)
+        check_cursor_version(issued, version)
         walk = continue_walk(context_pk, version, qhash, query, offset)
     if walk is None:
         raise NotFound(

@@ -5,16 +5,13 @@ How it works: docs/internals.md, section `memory/search/cursor.py`."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from django.core import signing
 from django.db import connection
 
-from memory.errors import ErrorCode, InvalidRequest
+from memory.read.paging import SignedCursor
 from memory.search.statistics import context_size, recent_since
 
 SALT = "morphz.search.cursor"
@@ -55,50 +52,26 @@ def measured(
     return documents, average, recent_since(ctx, include_tx) if window else None, bound()
 
 
+CURSOR = SignedCursor(SALT, restart="search again without a cursor")
+refused = CURSOR.refused  # a cursor the ranking cannot use: 400 `invalid_cursor`
+
+
 def fingerprint(q: str, filters: dict[str, Any]) -> str:
     """A short hash of the query and its filters: a cursor is bound to them."""
-    canonical = json.dumps({"q": q, **filters}, sort_keys=True, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+    return CURSOR.fingerprint({"q": q, **filters})
 
 
 def issue(ctx: int, query: str, snapshot: Snapshot, offset: int) -> str:
     """The cursor of the page starting at `offset` (`query`: `fingerprint`)."""
-    data = {"c": ctx, "q": query, "o": offset, "s": asdict(snapshot)}
-    return signing.dumps(data, salt=SALT, compress=True)
-
-
-def refused(message: str, reason: str) -> InvalidRequest:
-    """400 `invalid_cursor`, with the reason in `details`."""
-    return InvalidRequest(
-        message, code=ErrorCode.INVALID_CURSOR, details=[{"field": "cursor", "reason": reason}]
-    )
+    return CURSOR.issue(ctx, query, offset, s=asdict(snapshot))
 
 
 def read(cursor: Any, ctx: int, query: str) -> tuple[Snapshot, int]:
     """The snapshot and offset a cursor stands for; InvalidRequest `invalid_cursor` (reason
     `malformed`, `bad_signature`, `other_context` or `other_query`) otherwise."""
-    if not isinstance(cursor, str) or not cursor:
-        raise refused("cursor must be the next_cursor a previous page returned", "malformed")
-    try:
-        data = signing.loads(cursor, salt=SALT)
-    except signing.BadSignature:
-        raise refused(
-            "this cursor was not issued by this server or was altered; search again without it",
-            "bad_signature",
-        ) from None
-    if not isinstance(data, dict) or data.get("c") != ctx:
-        raise refused("this cursor belongs to another context", "other_context")
-    if data.get("q") != query:
-        raise refused(
-            "this cursor was issued for another query or other filters; send the same q and "
-            "filters, or search again without a cursor",
-            "other_query",
-        )
+    data = CURSOR.read(cursor, ctx, query)
     try:
         snapshot = Snapshot(**data["s"])
-        offset = data["o"]
     except (KeyError, TypeError):
-        raise refused("malformed cursor", "malformed") from None
-    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
-        raise refused("malformed cursor", "malformed")
-    return snapshot, offset
+        raise CURSOR.refused("malformed cursor", "malformed") from None
+    return snapshot, data["o"]
