@@ -95,6 +95,19 @@ CONTEXT_LOCKED = (
     "frozen",
 )
 
+# What a recall node shows of a frame and of an event, besides the key, the sources and the
+# texts the statements size and cut (memory.recall.rows).
+RECALL_FRAME = (
+    "frame_id",
+    "revision",
+    "status",
+    "protected",
+    "retire_requested_tick",
+    "retire_due_tick",
+    "retire_reason",
+)
+RECALL_EVENT = ("kind", "thread", "is_observation", "active", "created_at")
+
 # Lists by the name `.sql` files use, with the table each names columns of.
 REGISTRY: dict[str, tuple[str, tuple[str, ...]]] = {
     "frame_state": ("memory_frame", FRAME_STATE),
@@ -111,6 +124,8 @@ REGISTRY: dict[str, tuple[str, tuple[str, ...]]] = {
     "relation_all": ("memory_relation", RELATION_ALL),
     "event_loaded": ("memory_event", EVENT_LOADED),
     "context_locked": ("memory_context", CONTEXT_LOCKED),
+    "recall_frame": ("memory_frame", RECALL_FRAME),
+    "recall_event": ("memory_event", RECALL_EVENT),
 }
 
 
