@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import secrets
 import threading
@@ -34,6 +33,7 @@ __all__ = [
 from memory.models import ApiToken, Context, Evaluation, SettingsChange
 from memory.pressure import pressure_state
 from memory.sql import statements
+from memory.sql.columns import CONTEXT_ALL, TOKEN_ALL
 from memory.vocabulary import SLUG_MAX
 
 TOKEN_PREFIX = "mz_"
@@ -274,23 +274,6 @@ def revoke_token(token_id: int) -> None:
     forget_token(token_id)
 
 
-@functools.cache
-def _token_query() -> tuple[list[str], list[str], str]:
-    """The token and context columns, and the join `authenticate_token` runs (built once)."""
-    token_fields = [f.attname for f in ApiToken._meta.concrete_fields]
-    context_fields = [f.attname for f in Context._meta.concrete_fields]
-    columns = ", ".join(
-        [f"t.{connection.ops.quote_name(f)}" for f in token_fields]
-        + [f"c.{connection.ops.quote_name(f)}" for f in context_fields]
-    )
-    sql = (
-        f"SELECT {columns} FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id "  # noqa: S608 - column names from model fields, quoted by the backend
-        "WHERE t.key_hash = %s AND t.revoked_at IS NULL "
-        "AND (t.expires_at IS NULL OR t.expires_at > statement_timestamp())"
-    )
-    return token_fields, context_fields, sql
-
-
 # How long a token this process checked may be taken as known without the database, by a
 # write that checks the token itself inside its own database transaction
 # (`recently_authenticated`); also how often last use is recorded.
@@ -310,8 +293,7 @@ def authenticate_token(raw: str) -> ApiToken | None:
     if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
         return None
     key_hash = hash_token(raw)
-    sql = _token_query()[2]
-    row = fetch_one_prepared(sql, [key_hash])
+    row = fetch_one_prepared(statements("memory")["live_token"], [key_hash])
     if row is None:
         with _recent_guard:
             _recent.pop(key_hash, None)
@@ -360,9 +342,10 @@ def forget_token(token_id: int) -> None:
 
 
 def _token_of(row: tuple[Any, ...]) -> ApiToken:
-    token_fields, context_fields, _ = _token_query()
-    token = ApiToken.from_db("default", token_fields, row[: len(token_fields)])
-    token.context = Context.from_db("default", context_fields, row[len(token_fields) :])
+    """The token and its context from a `live_token` row: the two tables share column names
+    (id, name, created_at), so the row is split after the token's columns."""
+    token = ApiToken.from_db("default", list(TOKEN_ALL), row[: len(TOKEN_ALL)])
+    token.context = Context.from_db("default", list(CONTEXT_ALL), row[len(TOKEN_ALL) :])
     return token
 
 

@@ -108,6 +108,45 @@ RECALL_FRAME = (
 )
 RECALL_EVENT = ("kind", "thread", "is_observation", "active", "created_at")
 
+# Every column of memory_apitoken and memory_context, in the models' order: a token is
+# checked with its context on every API request (memory.contexts.authenticate_token).
+TOKEN_ALL = (
+    "id",
+    "context_id",
+    "name",
+    "key_prefix",
+    "key_hash",
+    "created_at",
+    "last_used_at",
+    "revoked_at",
+    "scope",
+    "expires_at",
+)
+CONTEXT_ALL = (
+    "id",
+    "slug",
+    "name",
+    "version",
+    "tick",
+    "last_seq",
+    "grace_ticks",
+    "capacity_tokens",
+    "pressure_percent",
+    "maintenance_percent",
+    "maintenance_exit_percent",
+    "observation_budget_tokens",
+    "used_tokens",
+    "in_maintenance",
+    "created_at",
+    "frozen",
+    "forked_from_id",
+    "forked_version",
+    "forked_tick",
+    "screening",
+    "unverified_import",
+    "scratch",
+)
+
 # Lists by the name `.sql` files use, with the table each names columns of.
 REGISTRY: dict[str, tuple[str, tuple[str, ...]]] = {
     "frame_state": ("memory_frame", FRAME_STATE),
@@ -126,6 +165,8 @@ REGISTRY: dict[str, tuple[str, tuple[str, ...]]] = {
     "context_locked": ("memory_context", CONTEXT_LOCKED),
     "recall_frame": ("memory_frame", RECALL_FRAME),
     "recall_event": ("memory_event", RECALL_EVENT),
+    "token_all": ("memory_apitoken", TOKEN_ALL),
+    "context_all": ("memory_context", CONTEXT_ALL),
 }
 
 
