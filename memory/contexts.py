@@ -33,7 +33,7 @@ __all__ = [
 from memory.models import ApiToken, Context, Evaluation, SettingsChange
 from memory.pressure import pressure_state
 from memory.sql import statements
-from memory.sql.columns import CONTEXT_ALL, TOKEN_ALL
+from memory.sql.columns import CONTEXT_ALL, CONTEXT_SETTINGS, TOKEN_ALL
 from memory.vocabulary import SLUG_MAX
 
 TOKEN_PREFIX = "mz_"
@@ -146,14 +146,7 @@ def create_context(
         ) from None
 
 
-SETTINGS_FIELDS = (
-    "grace_ticks",
-    "capacity_tokens",
-    "pressure_percent",
-    "maintenance_percent",
-    "maintenance_exit_percent",
-    "observation_budget_tokens",
-)
+SETTINGS_FIELDS = CONTEXT_SETTINGS
 
 
 def settings_of(context: Context) -> dict[str, int]:

@@ -77,21 +77,25 @@ EVENT_LOADED = (
     "token_estimate",
     "status_version",
 )
-# The context row the commit path locks (memory.locking.LockedContext, in its order).
+# A context's settings, in the model's order (memory.contexts.SETTINGS_FIELDS).
+CONTEXT_SETTINGS = (
+    "grace_ticks",
+    "capacity_tokens",
+    "pressure_percent",
+    "maintenance_percent",
+    "maintenance_exit_percent",
+    "observation_budget_tokens",
+)
+# The context row the commit path locks (memory.locking.LockedContext, read by name).
 CONTEXT_LOCKED = (
     "id",
     "slug",
     "version",
     "tick",
     "last_seq",
-    "grace_ticks",
-    "capacity_tokens",
-    "pressure_percent",
-    "maintenance_percent",
-    "maintenance_exit_percent",
+    *CONTEXT_SETTINGS,
     "used_tokens",
     "in_maintenance",
-    "observation_budget_tokens",
     "frozen",
 )
 
@@ -129,12 +133,7 @@ CONTEXT_ALL = (
     "version",
     "tick",
     "last_seq",
-    "grace_ticks",
-    "capacity_tokens",
-    "pressure_percent",
-    "maintenance_percent",
-    "maintenance_exit_percent",
-    "observation_budget_tokens",
+    *CONTEXT_SETTINGS,
     "used_tokens",
     "in_maintenance",
     "created_at",
