@@ -193,11 +193,7 @@ def set_frozen(context_id: int, frozen: bool) -> Context:
     under way finishes first; every later write is refused with ContextFrozen."""
     if not isinstance(frozen, bool):
         raise InvalidRequest("frozen must be true or false", details=[{"field": "frozen"}])
-    context = lock_context_model(context_id, allow_frozen=True)
-    if context.frozen != frozen:
-        context.frozen = frozen
-        context.save(update_fields=["frozen"])
-    return context
+    return _set_under_lock(context_id, "frozen", frozen)
 
 
 @transaction.atomic
@@ -209,10 +205,16 @@ def set_screening(context_id: int, mode: str) -> Context:
             f"screening must be one of {', '.join(SCREENING_MODES)}",
             details=[{"field": "screening"}],
         )
+    return _set_under_lock(context_id, "screening", mode)
+
+
+def _set_under_lock(context_id: int, field: str, value: object) -> Context:
+    """Set one field of the context under its row lock (caller's transaction), so a write
+    already under way finishes first; an unchanged value is not written."""
     context = lock_context_model(context_id, allow_frozen=True)
-    if context.screening != mode:
-        context.screening = mode
-        context.save(update_fields=["screening"])
+    if getattr(context, field) != value:
+        setattr(context, field, value)
+        context.save(update_fields=[field])
     return context
 
 
