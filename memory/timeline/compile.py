@@ -142,13 +142,7 @@ def compile_active_context(context: Context) -> CompiledInput:
         f"pressure {state.level} ({state.used_tokens}/{state.capacity_tokens} tokens)"
     )
     if open_requests:
-        last_sent: dict[str, LastSent] = {
-            row["thread"]: {
-                "ref": event_ref(row["seq"]),
-                "preview": _preview(row["text"], LAST_SENT_CHARS),
-            }
-            for row in rows.last_sent
-        }
+        last_sent = _last_sent(rows.last_sent)
         for request in open_requests:
             request["last_agent_message"] = last_sent.get(request["thread"])
         state_text += "\nopen requests:\n" + "\n".join(
@@ -244,6 +238,17 @@ def _read_rows(context: Context) -> _Rows:
         cursors[3].execute(sql["compile_actions"], [context.pk, REQUEST_OPEN, ACTION])
         cursors[4].execute(sql["compile_last_sent"], [LAST_SENT_CHARS + 8, context.pk, context.pk])
         return _Rows(*(named_rows(cursor) for cursor in cursors))
+
+
+def _last_sent(rows: list[dict[str, Any]]) -> dict[str, LastSent]:
+    """The agent's last message on each thread with an open request, by thread."""
+    return {
+        row["thread"]: {
+            "ref": event_ref(row["seq"]),
+            "preview": _preview(row["text"], LAST_SENT_CHARS),
+        }
+        for row in rows
+    }
 
 
 def _frame_items(rows: list[dict[str, Any]], tick: int) -> tuple[list[FrameItem], list[str]]:
