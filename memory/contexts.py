@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import secrets
 import threading
@@ -34,6 +33,7 @@ __all__ = [
 from memory.models import ApiToken, Context, Evaluation, SettingsChange
 from memory.pressure import pressure_state
 from memory.sql import statements
+from memory.sql.columns import CONTEXT_ALL, CONTEXT_SETTINGS, TOKEN_ALL
 from memory.vocabulary import SLUG_MAX
 
 TOKEN_PREFIX = "mz_"
@@ -146,14 +146,7 @@ def create_context(
         ) from None
 
 
-SETTINGS_FIELDS = (
-    "grace_ticks",
-    "capacity_tokens",
-    "pressure_percent",
-    "maintenance_percent",
-    "maintenance_exit_percent",
-    "observation_budget_tokens",
-)
+SETTINGS_FIELDS = CONTEXT_SETTINGS
 
 
 def settings_of(context: Context) -> dict[str, int]:
@@ -200,11 +193,7 @@ def set_frozen(context_id: int, frozen: bool) -> Context:
     under way finishes first; every later write is refused with ContextFrozen."""
     if not isinstance(frozen, bool):
         raise InvalidRequest("frozen must be true or false", details=[{"field": "frozen"}])
-    context = lock_context_model(context_id, allow_frozen=True)
-    if context.frozen != frozen:
-        context.frozen = frozen
-        context.save(update_fields=["frozen"])
-    return context
+    return _set_under_lock(context_id, "frozen", frozen)
 
 
 @transaction.atomic
@@ -216,10 +205,16 @@ def set_screening(context_id: int, mode: str) -> Context:
             f"screening must be one of {', '.join(SCREENING_MODES)}",
             details=[{"field": "screening"}],
         )
+    return _set_under_lock(context_id, "screening", mode)
+
+
+def _set_under_lock(context_id: int, field: str, value: object) -> Context:
+    """Set one field of the context under its row lock (caller's transaction), so a write
+    already under way finishes first; an unchanged value is not written."""
     context = lock_context_model(context_id, allow_frozen=True)
-    if context.screening != mode:
-        context.screening = mode
-        context.save(update_fields=["screening"])
+    if getattr(context, field) != value:
+        setattr(context, field, value)
+        context.save(update_fields=[field])
     return context
 
 
@@ -274,23 +269,6 @@ def revoke_token(token_id: int) -> None:
     forget_token(token_id)
 
 
-@functools.cache
-def _token_query() -> tuple[list[str], list[str], str]:
-    """The token and context columns, and the join `authenticate_token` runs (built once)."""
-    token_fields = [f.attname for f in ApiToken._meta.concrete_fields]
-    context_fields = [f.attname for f in Context._meta.concrete_fields]
-    columns = ", ".join(
-        [f"t.{connection.ops.quote_name(f)}" for f in token_fields]
-        + [f"c.{connection.ops.quote_name(f)}" for f in context_fields]
-    )
-    sql = (
-        f"SELECT {columns} FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id "  # noqa: S608 - column names from model fields, quoted by the backend
-        "WHERE t.key_hash = %s AND t.revoked_at IS NULL "
-        "AND (t.expires_at IS NULL OR t.expires_at > statement_timestamp())"
-    )
-    return token_fields, context_fields, sql
-
-
 # How long a token this process checked may be taken as known without the database, by a
 # write that checks the token itself inside its own database transaction
 # (`recently_authenticated`); also how often last use is recorded.
@@ -310,8 +288,7 @@ def authenticate_token(raw: str) -> ApiToken | None:
     if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
         return None
     key_hash = hash_token(raw)
-    sql = _token_query()[2]
-    row = fetch_one_prepared(sql, [key_hash])
+    row = fetch_one_prepared(statements("memory")["live_token"], [key_hash])
     if row is None:
         with _recent_guard:
             _recent.pop(key_hash, None)
@@ -360,9 +337,10 @@ def forget_token(token_id: int) -> None:
 
 
 def _token_of(row: tuple[Any, ...]) -> ApiToken:
-    token_fields, context_fields, _ = _token_query()
-    token = ApiToken.from_db("default", token_fields, row[: len(token_fields)])
-    token.context = Context.from_db("default", context_fields, row[len(token_fields) :])
+    """The token and its context from a `live_token` row: the two tables share column names
+    (id, name, created_at), so the row is split after the token's columns."""
+    token = ApiToken.from_db("default", list(TOKEN_ALL), row[: len(TOKEN_ALL)])
+    token.context = Context.from_db("default", list(CONTEXT_ALL), row[len(TOKEN_ALL) :])
     return token
 
 

@@ -1,8 +1,17 @@
--- Statements of the memory package's own modules (memory.locking).
+-- Statements of the memory package's own modules (memory.locking, memory.contexts,
+-- memory.replicas).
 
 -- name: lock_context
 -- The commit path's row lock: prepared (memory.locking.send_lock).
 SELECT {{context_locked}} FROM memory_context WHERE id = %s FOR UPDATE
+
+-- name: live_token
+-- The live token of a key hash with its context, on every API request (prepared): every
+-- column of both, the token's first (memory.contexts.authenticate_token).
+SELECT {{t.token_all}}, {{c.context_all}}
+FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id
+WHERE t.key_hash = %s AND t.revoked_at IS NULL
+AND (t.expires_at IS NULL OR t.expires_at > statement_timestamp())
 
 -- name: token_is_live
 -- Prepared: the commit path asks it inside its pipeline (memory.contexts.send_token_check).

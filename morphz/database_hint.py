@@ -17,6 +17,7 @@ import psycopg
 import psycopg.errors
 from psycopg.conninfo import make_conninfo
 
+from memory.sql import named_row, named_rows, statements
 from morphz.config import data_dir, database_config
 
 MIGRATE = ".venv/bin/python manage.py migrate"
@@ -80,9 +81,11 @@ def database_problem(db: Mapping[str, Any] | None = None) -> str | None:
     try:
         with psycopg.connect(make_conninfo(connect_timeout=3, **params)) as conn:
             applied: set[str] = set()
-            if conn.execute("SELECT to_regclass('django_migrations')").fetchone() != (None,):
-                rows = conn.execute("SELECT name FROM django_migrations WHERE app = 'memory'")
-                applied = {name for (name,) in rows}
+            sql = statements("morphz")
+            table = named_row(conn.execute(sql["migrations_table"]))
+            if table is not None and table["present"]:
+                rows = named_rows(conn.execute(sql["applied_migrations"]))
+                applied = {row["name"] for row in rows}
     except psycopg.OperationalError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "no answer"
         return (

@@ -7,44 +7,23 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from django.db import connection
 
 from memory.models import Frame
-from memory.recall.statements import (
-    PAGE_EVENTS_SQL,
-    PAGE_FRAMES_SQL,
-    PAGE_RELATIONS_SQL,
-    first_page_sql,
-    run_prepared,
-)
+from memory.recall.statements import first_page_sql, run_prepared
 from memory.recall.walk import Found, Key
 from memory.recall.walk import state_for as walk_state_for
-from memory.shapes import EVENT_ROW_COLUMNS
+from memory.sql import by_name, named_rows, statements
+from memory.sql.columns import RECALL_EVENT, RECALL_FRAME
 
 PREVIEW_CHARS = 280
 
-FRAME_COLUMNS = (
-    "pk",
-    "frame_id",
-    "revision",
-    "status",
-    "protected",
-    "sources",
-    "retire_requested_tick",
-    "retire_due_tick",
-    "retire_reason",
-    "body_bytes",
-    "body",
-)
-EVENT_COLUMNS = (
-    *EVENT_ROW_COLUMNS,
-    "preview",
-    "chars",
-    "content_bytes",
-    "content",
-)
+# A candidate's columns, by the names the statements give them (memory/recall/queries.sql).
+FRAME_COLUMNS = ("sources", *RECALL_FRAME, "body_bytes", "body")
+EVENT_COLUMNS = (*RECALL_EVENT, "preview", "chars", "content_bytes", "content")
 
 # Stands for a body or a text too large to come with the page: a second read fetches it.
 MISSING: Any = object()
@@ -107,25 +86,32 @@ def first_walk(
         "contents": include_events,
         "preview": PREVIEW_CHARS,
     }
-    rows = run_prepared(f"morphz_recall_{direction}", first_page_sql(direction), params)
+    names, rows = run_prepared(f"morphz_recall_{direction}", first_page_sql(direction), params)
     # The version row comes first (n = -1).
-    last = rows.pop(0)
-    walk = Walk(version=last[3])
-    walk.relations = [(r[0], r[1], r[2], r[3]) for r in _json(last[5])]
+    last = by_name(names, rows.pop(0))
+    walk = Walk(version=last["version"])
+    walk.relations = [(r[0], r[1], r[2], r[3]) for r in _json(last["relations"])]
     if not rows:
         return None
-    _read_first_rows(walk, rows, offset, max_nodes)
+    _read_first_rows(walk, names, rows, offset, max_nodes)
     return walk
 
 
-def _read_first_rows(walk: Walk, rows: list[tuple[Any, ...]], offset: int, max_nodes: int) -> None:
-    """Fill `walk` from the statement's node rows: the order and depths of every node, the
-    sources of every frame, and the columns of the page's candidates."""
+def _read_first_rows(
+    walk: Walk, names: list[str], rows: list[tuple[Any, ...]], offset: int, max_nodes: int
+) -> None:
+    """Fill `walk` from the statement's node rows (`names` are its columns): the order and
+    depths of every node, the sources of every frame, and the columns of the page's
+    candidates."""
+    at = {name: i for i, name in enumerate(names)}
+    node = itemgetter(*(at[c] for c in ("n", "level", "node", "id", "frame_id", "sources")))
+    frame_of = itemgetter(*(at[c] for c in FRAME_COLUMNS))
+    event_of = itemgetter(*(at[c] for c in EVENT_COLUMNS))
     # jsonb/json arrive as text: parse them all with one json.loads (one C-level parse
     # instead of a Python-level call per value, which was most of the time spent here).
     texts: list[str] = []
     for row in rows:
-        n, level, kind, pk, fid, sources = row[:6]
+        n, level, kind, pk, fid, sources = node(row)
         key: Key = (kind, pk)
         walk.order.append(key)
         walk.depth[key] = level
@@ -134,15 +120,14 @@ def _read_first_rows(walk: Walk, rows: list[tuple[Any, ...]], offset: int, max_n
             walk.pk_by_id[fid] = pk
             texts.append(sources or "[]")
             if offset <= n < offset + max_nodes:
-                values = (pk, fid, *row[6:9], sources, *row[9:14])
-                frame = dict(zip(FRAME_COLUMNS, values, strict=True))
+                frame = {"pk": pk, **dict(zip(FRAME_COLUMNS, frame_of(row), strict=True))}
                 # The size of the sources as JSON text, for the page budget.
                 frame["sources_chars"] = len(sources or "[]")
                 if frame["body"] is not None:
                     texts.append(frame["body"])
                 walk.frames[pk] = frame
-        elif offset <= n < offset + max_nodes and row[14] is not None:
-            event = dict(zip(EVENT_COLUMNS, (pk, *row[14:]), strict=True))
+        elif offset <= n < offset + max_nodes and row[at["kind"]] is not None:
+            event = {"seq": pk, **dict(zip(EVENT_COLUMNS, event_of(row), strict=True))}
             if event["content"] is None:
                 event["content"] = MISSING
             walk.events[pk] = event
@@ -212,21 +197,23 @@ def _read_page_rows(walk: Walk, params: dict[str, Any]) -> None:
     """A later page's rows in the caller's snapshot: its frames, events (text only when it
     fits the page) and the relations between its frames and the earlier ones."""
     frame_pks, seqs = params["ids"], params["seqs"]
+    sql = statements("memory.recall")
     with connection.cursor() as cursor:
-        cursor.execute(PAGE_FRAMES_SQL, params)
-        for row in cursor.fetchall():
-            frame = dict(zip(FRAME_COLUMNS, row, strict=True))
+        cursor.execute(sql["page_frames"], params)
+        for row in named_rows(cursor):
+            frame = {"pk": row.pop("id"), **row}
             frame["sources_chars"] = len(frame["sources"] or "[]")
             frame["sources"] = json.loads(frame["sources"] or "[]")
             frame["body"] = json.loads(frame["body"]) if frame["body"] is not None else MISSING
             walk.frames[frame["pk"]] = frame
         if seqs:
-            cursor.execute(PAGE_EVENTS_SQL, params)
-            for row in cursor.fetchall():
-                event = dict(zip(EVENT_COLUMNS, row, strict=True))
+            cursor.execute(sql["page_events"], params)
+            for event in named_rows(cursor):
                 if event["content"] is None:
                     event["content"] = MISSING
                 walk.events[event["seq"]] = event
         if frame_pks:
-            cursor.execute(PAGE_RELATIONS_SQL, params)
-            walk.relations = [(r[0], r[1], r[2], r[3]) for r in cursor.fetchall()]
+            cursor.execute(sql["page_relations"], params)
+            walk.relations = [
+                (r["id"], r["subject_id"], r["name"], r["object_id"]) for r in named_rows(cursor)
+            ]

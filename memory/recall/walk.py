@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import connection
 
+from memory.sql import named_rows, statements
 from memory.vocabulary import seq_of
 
 Key = tuple[str, int]
@@ -34,11 +35,20 @@ class Found:
 
 @dataclass(kw_only=True)
 class WalkState(Found):
-    ancestors: bool
-    descendants: bool
+    direction: str  # ancestors, descendants or both
     max_depth: int
     next_parent: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def ancestors(self) -> bool:
+        """Whether the walk follows sources and outgoing relations."""
+        return self.direction in ("ancestors", "both")
+
+    @property
+    def descendants(self) -> bool:
+        """Whether the walk follows citing frames and incoming relations."""
+        return self.direction in ("descendants", "both")
 
     @property
     def finished(self) -> bool:
@@ -57,15 +67,13 @@ class WalkState(Found):
         if not missing:
             return
         with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT id, frame_id, sources::text FROM memory_frame WHERE id = ANY(%s)",
-                [missing],
-            )
-            rows = cursor.fetchall()
-        for pk, fid, sources in rows:
+            cursor.execute(statements("memory.recall")["walk_frames"], [missing])
+            rows = named_rows(cursor)
+        for row in rows:
+            pk, fid = row["id"], row["frame_id"]
             self.frame_id[pk] = fid
             self.pk_by_id[fid] = pk
-            self.sources[pk] = json.loads(sources) or []
+            self.sources[pk] = json.loads(row["sources"]) or []
 
     def walk_until(self, context_pk: int, count: int, expanded: int = 0) -> None:
         """Expand parents until `count` nodes are known and the first `expanded` nodes are
@@ -120,33 +128,14 @@ class WalkState(Found):
         out_rel: dict[int, list[tuple[int, int]]] = {}
         in_rel: dict[int, list[tuple[int, int]]] = {}
         citing_rows: list[tuple[int, str]] = []
-        # One round trip for the parents' own rows and every neighbour but sources:
-        # (tag, pk, frame id, sources, other end, relation id).
-        parts = [
-            "SELECT 'p', id, frame_id, sources::text, NULL::bigint, NULL::bigint "
-            "FROM memory_frame WHERE id = ANY(%(missing)s)"
-        ]
-        if self.ancestors:
-            parts.append(
-                "SELECT 'o', subject_id, NULL, NULL, object_id, id FROM memory_relation "
-                "WHERE subject_id = ANY(%(pks)s) AND removed_version IS NULL"
-            )
-        if self.descendants:
-            parts.append(
-                "SELECT 'c', id, NULL, sources::text, NULL, NULL FROM memory_frame "
-                "WHERE context_id = %(ctx)s AND sources ?| ARRAY("
-                "SELECT frame_id::text FROM memory_frame WHERE id = ANY(%(pks)s))"
-            )
-            parts.append(
-                "SELECT 'i', object_id, NULL, NULL, subject_id, id FROM memory_relation "
-                "WHERE object_id = ANY(%(pks)s) AND removed_version IS NULL"
-            )
-        sql = " UNION ALL ".join(parts)
+        # One round trip for the parents' own rows and every neighbour but sources.
         params: dict[str, Any] = {"missing": missing, "pks": pks, "ctx": context_pk}
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
-        for tag, pk, fid, sources, other, rel_id in rows:
+            cursor.execute(statements("memory.recall")[f"expand_{self.direction}"], params)
+            rows = named_rows(cursor)
+        for row in rows:
+            tag, pk, sources = row["tag"], row["pk"], row["sources"]
+            fid, other, rel_id = row["frame_id"], row["other"], row["relation"]
             if tag == "p":
                 self.frame_id[pk] = fid
                 self.pk_by_id[fid] = pk
@@ -178,10 +167,9 @@ class WalkState(Found):
             return {}
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT frame_id, id FROM memory_frame WHERE context_id = %s AND frame_id = ANY(%s)",
-                [context_pk, list(unknown)],
+                statements("memory.recall")["frames_by_frame_id"], [context_pk, list(unknown)]
             )
-            return dict(cursor.fetchall())
+            return {row["frame_id"]: row["id"] for row in named_rows(cursor)}
 
 
 _states: OrderedDict[tuple[Any, ...], WalkState] = OrderedDict()
@@ -195,11 +183,7 @@ def state_for(key: tuple[Any, ...], root_pk: int, direction: str, max_depth: int
         if state is not None:
             _states.move_to_end(key)
             return state
-        state = WalkState(
-            ancestors=direction in ("ancestors", "both"),
-            descendants=direction in ("descendants", "both"),
-            max_depth=max_depth,
-        )
+        state = WalkState(direction=direction, max_depth=max_depth)
         state.add(("f", root_pk), 0)
         _states[key] = state
         while len(_states) > MAX_STATES:

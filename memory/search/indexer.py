@@ -21,6 +21,7 @@ from django.utils import timezone
 from psycopg.errors import InsufficientPrivilege
 
 from memory.models import Context, IndexIntent, SearchDocument
+from memory.processes import process_alive
 from memory.search import documents
 from memory.search.documents import WorkerInterrupted, rebuild
 from memory.shapes.recall import IndexerStatus, IndexLag
@@ -186,18 +187,7 @@ def supervisor_status() -> IndexerStatus:
 
 
 def _alive(pid: Any) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie (exited, not yet reaped by the supervisor) is dead
-        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][:1] != "Z"
-    except (OSError, IndexError):
-        return True
+    return isinstance(pid, int) and process_alive(pid)
 
 
 def run_forever(

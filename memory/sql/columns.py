@@ -77,22 +77,73 @@ EVENT_LOADED = (
     "token_estimate",
     "status_version",
 )
-# The context row the commit path locks (memory.locking.LockedContext, in its order).
+# A context's settings, in the model's order (memory.contexts.SETTINGS_FIELDS).
+CONTEXT_SETTINGS = (
+    "grace_ticks",
+    "capacity_tokens",
+    "pressure_percent",
+    "maintenance_percent",
+    "maintenance_exit_percent",
+    "observation_budget_tokens",
+)
+# The context row the commit path locks (memory.locking.LockedContext, read by name).
 CONTEXT_LOCKED = (
     "id",
     "slug",
     "version",
     "tick",
     "last_seq",
-    "grace_ticks",
-    "capacity_tokens",
-    "pressure_percent",
-    "maintenance_percent",
-    "maintenance_exit_percent",
+    *CONTEXT_SETTINGS,
     "used_tokens",
     "in_maintenance",
-    "observation_budget_tokens",
     "frozen",
+)
+
+# What a recall node shows of a frame and of an event, besides the key, the sources and the
+# texts the statements size and cut (memory.recall.rows).
+RECALL_FRAME = (
+    "frame_id",
+    "revision",
+    "status",
+    "protected",
+    "retire_requested_tick",
+    "retire_due_tick",
+    "retire_reason",
+)
+RECALL_EVENT = ("kind", "thread", "is_observation", "active", "created_at")
+
+# Every column of memory_apitoken and memory_context, in the models' order: a token is
+# checked with its context on every API request (memory.contexts.authenticate_token).
+TOKEN_ALL = (
+    "id",
+    "context_id",
+    "name",
+    "key_prefix",
+    "key_hash",
+    "created_at",
+    "last_used_at",
+    "revoked_at",
+    "scope",
+    "expires_at",
+)
+CONTEXT_ALL = (
+    "id",
+    "slug",
+    "name",
+    "version",
+    "tick",
+    "last_seq",
+    *CONTEXT_SETTINGS,
+    "used_tokens",
+    "in_maintenance",
+    "created_at",
+    "frozen",
+    "forked_from_id",
+    "forked_version",
+    "forked_tick",
+    "screening",
+    "unverified_import",
+    "scratch",
 )
 
 # Lists by the name `.sql` files use, with the table each names columns of.
@@ -111,6 +162,10 @@ REGISTRY: dict[str, tuple[str, tuple[str, ...]]] = {
     "relation_all": ("memory_relation", RELATION_ALL),
     "event_loaded": ("memory_event", EVENT_LOADED),
     "context_locked": ("memory_context", CONTEXT_LOCKED),
+    "recall_frame": ("memory_frame", RECALL_FRAME),
+    "recall_event": ("memory_event", RECALL_EVENT),
+    "token_all": ("memory_apitoken", TOKEN_ALL),
+    "context_all": ("memory_context", CONTEXT_ALL),
 }
 
 

@@ -31,6 +31,7 @@ from memory.shapes.compiled import (
     PendingAction,
 )
 from memory.shapes.frames import window_view
+from memory.sql import named_rows, statements
 from memory.timeline.render import (
     render_body,
     render_frame_header,
@@ -130,7 +131,10 @@ def compile_active_context(context: Context) -> CompiledInput:
     observation_items, open_requests = _observation_items(
         rows.observations, context.observation_budget_tokens
     )
-    relations = [InputRelation(subject=s, name=n, object=o) for s, n, o in rows.relations]
+    relations = [
+        InputRelation(subject=r["subject"], name=r["name"], object=r["object"])
+        for r in rows.relations
+    ]
     actions = _pending_actions(rows.actions)
     state = pressure_state(context)
     state_text = (
@@ -138,10 +142,7 @@ def compile_active_context(context: Context) -> CompiledInput:
         f"pressure {state.level} ({state.used_tokens}/{state.capacity_tokens} tokens)"
     )
     if open_requests:
-        last_sent: dict[str, LastSent] = {
-            thread: {"ref": event_ref(seq), "preview": _preview(text, LAST_SENT_CHARS)}
-            for thread, seq, text in rows.last_sent
-        }
+        last_sent = _last_sent(rows.last_sent)
         for request in open_requests:
             request["last_agent_message"] = last_sent.get(request["thread"])
         state_text += "\nopen requests:\n" + "\n".join(
@@ -149,7 +150,7 @@ def compile_active_context(context: Context) -> CompiledInput:
         )
     if actions:
         state_text += "\npending actions: " + ", ".join(render_pending_action(a) for a in actions)
-    relations_text = "\n".join(f"{s} {n} {o}" for s, n, o in rows.relations)
+    relations_text = "\n".join(f"{r['subject']} {r['name']} {r['object']}" for r in rows.relations)
     parts = [state_text, "## frames", *frame_texts]
     if relations:
         parts += ["## relations", relations_text]
@@ -180,41 +181,28 @@ def compile_active_context(context: Context) -> CompiledInput:
     }
 
 
-# The four reads of a compile, by hand (Django's row building cost more than the reads):
-# live frames and live relations between them (the partial index `frame_live_idx` matches
-# `NOT (status = 'retired')`), active observations (`event_active_idx`), open actions.
-_FRAMES_SQL = (
-    "SELECT frame_id, revision, status, protected, body::text, sources::text, token_estimate, "
-    "retire_due_tick, retire_requested_tick, retire_reason, id FROM memory_frame "
-    "WHERE context_id = %s AND NOT (status = 'retired') ORDER BY created_version, frame_id"
-)
-# For revisions (frame row id, revision > 1), the keys of the body before that the revision
-# left out, and its version (R59: fields dropped by a revise). Revisions never change, so
-# each is read once per process (`_DROPPED`).
-_DROPPED_SQL = (
-    "SELECT c.frame_id, c.revision, c.version, ARRAY(SELECT k FROM json_object_keys(p.body) "
-    "AS k WHERE (c.body -> k) IS NULL) FROM unnest(%s::bigint[], %s::bigint[]) AS w(id, rev) "
-    "JOIN memory_framerevision c ON c.frame_id = w.id AND c.revision = w.rev "
-    "JOIN memory_framerevision p ON p.frame_id = w.id AND p.revision = w.rev - 1 "
-    "WHERE json_typeof(p.body) = 'object' AND json_typeof(c.body) = 'object'"
-)
+# Revisions never change, so the fields each dropped are read once per process.
 _DROPPED: dict[tuple[int, int], tuple[int, list[str]] | None] = {}
 _DROPPED_MAX = 50_000
 
 
-def _dropped_fields(rows: list[tuple[Any, ...]]) -> dict[tuple[int, int], tuple[int, list[str]]]:
+def _dropped_fields(rows: list[dict[str, Any]]) -> dict[tuple[int, int], tuple[int, list[str]]]:
     """The dropped fields of the frames' current revisions, from `_DROPPED` or read for the
     revisions not seen before (one query, only after a revise)."""
-    wanted = [(row[10], row[1]) for row in rows if row[1] > 1]
+    wanted = [(row["id"], row["revision"]) for row in rows if row["revision"] > 1]
     missing = [key for key in wanted if key not in _DROPPED]
     if missing:
         if len(_DROPPED) + len(missing) > _DROPPED_MAX:
             _DROPPED.clear()
         found: dict[tuple[int, int], tuple[int, list[str]] | None] = dict.fromkeys(missing)
         with connection.cursor() as cursor:
-            cursor.execute(_DROPPED_SQL, [[k[0] for k in missing], [k[1] for k in missing]])
-            for frame_pk, revision, version, keys in cursor.fetchall():
-                found[(frame_pk, revision)] = (version, keys) if keys else None
+            cursor.execute(
+                statements("memory.timeline")["compile_dropped_fields"],
+                [[k[0] for k in missing], [k[1] for k in missing]],
+            )
+            for row in named_rows(cursor):
+                keys = row["fields"]
+                found[(row["frame_pk"], row["revision"])] = (row["version"], keys) if keys else None
         _DROPPED.update(found)
     out = {}
     for key in wanted:
@@ -224,45 +212,15 @@ def _dropped_fields(rows: list[tuple[Any, ...]]) -> dict[tuple[int, int], tuple[
     return out
 
 
-_OBSERVATIONS_SQL = (
-    "SELECT seq, kind, thread, substring(content, 1, %s), right(content, %s), size_chars, "
-    "token_estimate, request_state, delivers FROM memory_event "
-    "WHERE context_id = %s AND active ORDER BY seq"
-)
-_RELATIONS_SQL = (
-    "SELECT s.frame_id, r.name, o.frame_id FROM memory_relation r "
-    "JOIN memory_frame s ON s.id = r.subject_id JOIN memory_frame o ON o.id = r.object_id "
-    "WHERE r.context_id = %s AND r.removed_version IS NULL AND NOT (s.status = 'retired') "
-    "AND NOT (o.status = 'retired') ORDER BY r.id"
-)
-# With each pending action, the ticks since it was registered: the evaluations that
-# advanced the tick with the action already in the history (R59, stale actions).
-_ACTIONS_SQL = (
-    "SELECT e.seq, e.thread, e.payload::text, (SELECT count(*) FROM memory_evaluation v "
-    "WHERE v.context_id = e.context_id AND v.advanced_tick AND v.last_seq >= e.seq) "
-    "FROM memory_event e WHERE e.context_id = %s AND e.request_state = %s AND e.kind = %s "
-    "ORDER BY e.seq"
-)
-# For each thread with an open request, the agent's last message on it (event_thread_idx
-# read backwards from the thread's end).
-_LAST_SENT_SQL = (
-    # Constants written in (as the other reads do): a generic plan of a prepared statement
-    # cannot use the partial index for a state given as a parameter.
-    "SELECT t.thread, m.seq, substring(m.content, 1, %s) FROM (SELECT DISTINCT thread "
-    "FROM memory_event WHERE context_id = %s AND active AND request_state = 'open' "
-    "AND kind = 'user_message') t CROSS JOIN LATERAL (SELECT seq, content FROM memory_event "
-    "WHERE context_id = %s AND thread = t.thread AND kind = 'agent_message' "
-    "ORDER BY seq DESC LIMIT 1) m"
-)
 LAST_SENT_CHARS = 160
 
 
 class _Rows(NamedTuple):
-    frames: list[tuple[Any, ...]]
-    observations: list[tuple[Any, ...]]
-    relations: list[tuple[str, str, str]]
-    actions: list[tuple[Any, ...]]
-    last_sent: list[tuple[str, int, str]]
+    frames: list[dict[str, Any]]
+    observations: list[dict[str, Any]]
+    relations: list[dict[str, Any]]
+    actions: list[dict[str, Any]]
+    last_sent: list[dict[str, Any]]
 
 
 def _read_rows(context: Context) -> _Rows:
@@ -273,34 +231,52 @@ def _read_rows(context: Context) -> _Rows:
     with ExitStack() as stack:
         cursors = [stack.enter_context(connection.cursor()) for _ in range(5)]
         stack.enter_context(pipeline())
-        cursors[0].execute(_FRAMES_SQL, [context.pk])
-        cursors[1].execute(_OBSERVATIONS_SQL, [budget * 4 + 8, budget * 4, context.pk])
-        cursors[2].execute(_RELATIONS_SQL, [context.pk])
-        cursors[3].execute(_ACTIONS_SQL, [context.pk, REQUEST_OPEN, ACTION])
-        cursors[4].execute(_LAST_SENT_SQL, [LAST_SENT_CHARS + 8, context.pk, context.pk])
-        return _Rows(*(cursor.fetchall() for cursor in cursors))
+        sql = statements("memory.timeline")
+        cursors[0].execute(sql["compile_frames"], [context.pk])
+        cursors[1].execute(sql["compile_observations"], [budget * 4 + 8, budget * 4, context.pk])
+        cursors[2].execute(sql["compile_relations"], [context.pk])
+        cursors[3].execute(sql["compile_actions"], [context.pk, REQUEST_OPEN, ACTION])
+        cursors[4].execute(sql["compile_last_sent"], [LAST_SENT_CHARS + 8, context.pk, context.pk])
+        return _Rows(*(named_rows(cursor) for cursor in cursors))
 
 
-def _frame_items(rows: list[tuple[Any, ...]], tick: int) -> tuple[list[FrameItem], list[str]]:
+def _last_sent(rows: list[dict[str, Any]]) -> dict[str, LastSent]:
+    """The agent's last message on each thread with an open request, by thread."""
+    return {
+        row["thread"]: {
+            "ref": event_ref(row["seq"]),
+            "preview": _preview(row["text"], LAST_SENT_CHARS),
+        }
+        for row in rows
+    }
+
+
+def _frame_items(rows: list[dict[str, Any]], tick: int) -> tuple[list[FrameItem], list[str]]:
     """Active and retiring frames, oldest first (retiring ones carry their window), and each
     rendered as prompt text."""
     items: list[FrameItem] = []
     texts: list[str] = []
     dropped_by_revision = _dropped_fields(rows)
     for row in rows:
-        frame_id, revision, status, protected, body, sources, tokens, due, requested, why = row[:10]
-        dropped = dropped_by_revision.get((row[10], revision))
-        body_value, body_text = _body(body)
+        status, sources = row["status"], row["sources"]
+        dropped = dropped_by_revision.get((row["id"], row["revision"]))
+        body_value, body_text = _body(row["body"])
         item: FrameItem = {
-            "id": frame_id,
-            "revision": revision,
+            "id": row["frame_id"],
+            "revision": row["revision"],
             "status": status,
-            "protected": protected,
+            "protected": row["protected"],
             "body": body_value,
             "sources": json.loads(sources) if sources != "[]" else [],
-            "tokens": tokens,
+            "tokens": row["token_estimate"],
         }
-        retire = window_view(status, requested, due, why, tick)
+        retire = window_view(
+            status,
+            row["retire_requested_tick"],
+            row["retire_due_tick"],
+            row["retire_reason"],
+            tick,
+        )
         if retire is not None:
             item["retire"] = retire
         if dropped is not None:
@@ -311,35 +287,30 @@ def _frame_items(rows: list[tuple[Any, ...]], tick: int) -> tuple[list[FrameItem
 
 
 def _observation_items(
-    rows: list[tuple[Any, ...]], budget: int
+    rows: list[dict[str, Any]], budget: int
 ) -> tuple[list[Observation], list[OpenRequest]]:
     """Active observations, each within the per-item budget (R47), and the open requests."""
     items: list[Observation] = []
     open_requests: list[OpenRequest] = []
-    for seq, kind, thread, head, tail, size, tokens, request_state, delivers in rows:
+    for row in rows:
+        seq, kind, thread, head = row["seq"], row["kind"], row["thread"], row["head"]
+        request_state = row["request_state"]
         ref = event_ref(seq)
-        content, preview = bounded_content(ref, head, tail, size, budget)
+        content, preview = bounded_content(ref, head, row["tail"], row["size_chars"], budget)
         user_message = kind == USER_MESSAGE
-        row = {
-            "seq": seq,
-            "kind": kind,
-            "thread": thread,
-            "token_estimate": tokens,
-            "request_state": request_state,
-            "delivers": delivers,
-        }
         items.append(observation_json(row, content, preview, user_message))
         if user_message and request_state == REQUEST_OPEN:
             open_requests.append({"ref": ref, "thread": thread, "preview": _preview(head)})
     return items, open_requests
 
 
-def _pending_actions(rows: list[tuple[Any, ...]]) -> list[PendingAction]:
+def _pending_actions(rows: list[dict[str, Any]]) -> list[PendingAction]:
     """Registered external actions still waiting for their result: `ticks` since each was
     registered, `stale` from settings.MORPHZ_STALE_ACTION_TICKS on."""
     stale_after = settings.MORPHZ_STALE_ACTION_TICKS
     actions: list[PendingAction] = []
-    for seq, thread, payload, ticks in rows:
+    for row in rows:
+        seq, thread, payload, ticks = row["seq"], row["thread"], row["payload"], row["ticks"]
         name = (json.loads(payload) or {}).get("name") if payload is not None else None
         actions.append(
             {

@@ -9,7 +9,14 @@ import pytest
 from django.apps import apps
 
 from memory.locking import LockedContext
-from memory.sql.columns import EVENT_ALL, FRAME_ALL, REGISTRY, RELATION_ALL
+from memory.sql.columns import (
+    CONTEXT_ALL,
+    EVENT_ALL,
+    FRAME_ALL,
+    REGISTRY,
+    RELATION_ALL,
+    TOKEN_ALL,
+)
 from memory.tx.apply import EventState, FrameState
 
 
@@ -29,7 +36,13 @@ def test_each_list_names_columns_of_its_table(name: str) -> None:
 
 @pytest.mark.parametrize(
     ("table", "columns"),
-    [("memory_frame", FRAME_ALL), ("memory_event", EVENT_ALL), ("memory_relation", RELATION_ALL)],
+    [
+        ("memory_frame", FRAME_ALL),
+        ("memory_event", EVENT_ALL),
+        ("memory_relation", RELATION_ALL),
+        ("memory_apitoken", TOKEN_ALL),
+        ("memory_context", CONTEXT_ALL),
+    ],
 )
 def test_a_whole_row_is_every_column_of_its_table_in_order(
     table: str, columns: tuple[str, ...]

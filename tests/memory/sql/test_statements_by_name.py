@@ -71,7 +71,10 @@ def test_an_include_of_a_later_statement_is_refused() -> None:
 
 
 @pytest.mark.parametrize(
-    "package", sorted({p.parent for p in Path("memory").rglob("queries.sql")}, key=str)
+    "package",
+    sorted(
+        {p.parent for top in ("memory", "morphz") for p in Path(top).rglob("queries.sql")}, key=str
+    ),
 )
 def test_every_statement_file_loads_with_its_markers_filled_in(package: Path) -> None:
     found = statements(".".join(package.parts))

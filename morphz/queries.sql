@@ -1,0 +1,9 @@
+-- Statements of the project package (morphz.database_hint), sent on a direct connection
+-- before Django has touched the database.
+
+-- name: migrations_table
+-- Whether the database has Django's migration table at all (a new, empty database has not).
+SELECT to_regclass('django_migrations') IS NOT NULL AS present
+
+-- name: applied_migrations
+SELECT name FROM django_migrations WHERE app = 'memory'
