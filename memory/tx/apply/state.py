@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from memory.errors import ErrorCode
 from memory.kinds import ACTIVE, RETIRING
+from memory.shapes.results import OpResult
 from memory.vocabulary import event_ref, seq_of
 
 SUPERSEDES = "supersedes"
@@ -141,7 +142,7 @@ class ApplyOutcome:
     frames: dict[str, FrameState]
     events: dict[int, EventState]
     relations: dict[RelationKey, RelationState]
-    results: list[dict[str, Any]]
+    results: list[OpResult]
     errors: list[OpError]
     token_delta: int = 0
     released_tokens: int = 0
