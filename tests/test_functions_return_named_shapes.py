@@ -48,7 +48,6 @@ NOT_YET = {
     "memory/screening.py:screen_transaction_json",
     "memory/search/documents.py:_vector",
     "memory/timeline/compile.py:bounded_content",
-    "memory/tx/lang/names.py:as_dict",
     "memory/tx/store.py:_frame_state",
     "memory/tx/store.py:_frame_ref",
     "memory/tx/store.py:_record",
