@@ -114,24 +114,17 @@ class FrameOperations(ApplierBase):
             result["retirement_cancelled"] = True
         return result
 
-    def _relation_endpoints(self, index: int, op: dict[str, Any]) -> bool:
-        ok = True
-        for end in (op["subject"], op["object"]):
-            if end not in self.frames:
-                self._fail(
-                    index,
-                    op["op"],
-                    ErrorCode.UNKNOWN_REF,
-                    unknown_frame(end),
-                    end,
-                )
-                ok = False
-        return ok
+    def _relation_key(self, index: int, op: dict[str, Any]) -> RelationKey | None:
+        """The relation `op` names, or None after recording `unknown_ref` for each of its
+        ends that names no frame."""
+        ends = (op["subject"], op["object"])
+        missing = [end for end in ends if self._existing_frame(index, op["op"], end) is None]
+        return None if missing else RelationKey(op["subject"], op["name"], op["object"])
 
     def _op_relate(self, index: int, op: dict[str, Any]) -> RelationChanged | None:
-        if not self._relation_endpoints(index, op):
+        key = self._relation_key(index, op)
+        if key is None:
             return None
-        key = RelationKey(op["subject"], op["name"], op["object"])
         relation = self.relations.get(key)
         if relation is not None and relation.live:
             self._fail(
@@ -151,9 +144,9 @@ class FrameOperations(ApplierBase):
         return _changed("relate", key)
 
     def _op_unrelate(self, index: int, op: dict[str, Any]) -> RelationChanged | None:
-        if not self._relation_endpoints(index, op):
+        key = self._relation_key(index, op)
+        if key is None:
             return None
-        key = RelationKey(op["subject"], op["name"], op["object"])
         relation = self.relations.get(key)
         if relation is None or not relation.live:
             self._fail(
