@@ -3,11 +3,12 @@ after it; stored with the transaction and served with its id and event ref."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
 
 from memory.pressure import PressureState
 from memory.shapes.context import PressureJson, pressure_json
 from memory.shapes.fields import Doc
+from memory.shapes.results import OpResult
 
 
 class PendingRelease(TypedDict):
@@ -19,7 +20,7 @@ class PendingRelease(TypedDict):
 class ReceiptJson(TypedDict):
     version: int
     tick: int
-    results: Annotated[list[Any], Doc("one per operation")]
+    results: Annotated[list[OpResult], Doc("one per operation")]
     released_tokens: int
     pending_release: list[PendingRelease]
     completed_by_successor: list[str]
@@ -34,7 +35,7 @@ class ServedReceipt(ReceiptJson):
 def receipt_json(
     version: int,
     tick: int,
-    results: list[Any],
+    results: list[OpResult],
     released_tokens: int,
     retiring: list[PendingRelease],
     completed_by_successor: list[str],

@@ -86,14 +86,6 @@ class SqlLoader:
             cur.execute(_sql("frames_by_id"), [self.context_id, sorted(frame_ids)])
             return _frames_by_id(cur.fetchall())
 
-    def events(self, seqs: set[int]) -> dict[int, EventState]:
-        """The named events of the context that exist, by sequence number."""
-        if not seqs:
-            return {}
-        with connection.cursor() as cur:
-            cur.execute(_sql("events_by_seq"), [self.context_id, sorted(seqs)])
-            return _events_by_seq(cur.fetchall())
-
     def load(self, frame_ids: set[str], seqs: set[int], relation_keys: set[RelationKey]) -> Loaded:
         """The named frames, events and relations (current and past rows of each relation
         between two existing frames), in one round trip."""

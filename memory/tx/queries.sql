@@ -4,9 +4,6 @@
 -- name: frames_by_id
 SELECT {{frame_loaded}} FROM memory_frame WHERE context_id = %s AND frame_id = ANY(%s)
 
--- name: events_by_seq
-SELECT {{event_loaded}} FROM memory_event WHERE context_id = %s AND seq = ANY(%s)
-
 -- name: index_lookups_only
 -- The load is prepared, so its plan is kept for the connection's life, until ANALYZE
 -- changes the statistics (never inside one long transaction: an import, a replay). A plan

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db import connection
 from django.utils import timezone
@@ -16,9 +16,8 @@ from memory.hotsql import bound_cursor, pipeline
 from memory.locking import LockedContext
 from memory.shapes.receipt import ReceiptJson
 from memory.sql import named_row, statements
-from memory.sql.columns import FRAME_STATE
 from memory.tx.apply import ApplyOutcome, FrameState
-from memory.tx.retirement import PENDING, request_rows
+from memory.tx.retirement import PENDING, OpenedRequest, ResolvedRequest, request_rows
 
 
 @dataclass(frozen=True)
@@ -68,20 +67,126 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _frame_state(f: FrameState, body: str) -> dict[str, Any]:
-    """`f`'s stored state, by column (`FRAME_STATE`); the body as its JSON text."""
-    state = {column: getattr(f, column) for column in FRAME_STATE}
-    state["body"] = body
-    return state
+class FrameStateRow(TypedDict):
+    """A frame's stored state, by column (`FRAME_STATE`, in its order); the body as its JSON
+    text."""
+
+    revision: int
+    body: str
+    sources: list[str]
+    status: str
+    protected: bool
+    retire_requested_tick: int | None
+    retire_due_tick: int | None
+    retire_reason: str | None
+    retire_generation: int
+    token_estimate: int
 
 
-def _frame_ref(f: FrameState) -> dict[str, Any]:
+class CreatedFrame(FrameStateRow):
+    frame_id: str
+
+
+class UpdatedFrame(FrameStateRow):
+    id: int | None
+    changed_version: int
+
+
+class FrameRef(TypedDict):
     """A frame by row id, or by frame id when this commit creates it (no id yet)."""
+
+    id: int | None
+    frame_id: str
+
+
+class RevisionRow(FrameRef):
+    revision: int
+    body: str
+    sources: list[str]
+
+
+class RecordRow(TypedDict):
+    """The transaction record's own columns."""
+
+    author: str
+    author_kind: str
+    base_version: int
+    reason: str
+    ops: str  # JSON text
+    receipt: ReceiptJson
+    frame_ids: list[str]
+    evaluation_id: int | None
+    idempotency_key: str | None
+    request_hash: str
+
+
+class RelatedRow(TypedDict):
+    """A relation this commit creates: each end by row id, or by frame id when created here."""
+
+    subject_id: int | None
+    subject: str
+    name: str
+    object_id: int | None
+    object: str
+
+
+class EventStatus(TypedDict):
+    id: int
+    active: bool
+
+
+class TransactionPayload(TypedDict):
+    version: int
+    base_version: int
+
+
+class CommitDocument(TypedDict):
+    """What `morphz_write_commit` reads (see `commit_document`)."""
+
+    context: int
+    version: int
+    tick: int
+    seq: int
+    now: str
+    thread: str
+    text: str
+    size_chars: int
+    payload: TransactionPayload
+    record: RecordRow
+    created: list[CreatedFrame]
+    updated: list[UpdatedFrame]
+    revisions: list[RevisionRow]
+    pending: str
+    resolved: list[ResolvedRequest]
+    requested: list[OpenedRequest]
+    unrelated: list[int]
+    related: list[RelatedRow]
+    events: list[EventStatus]
+    used_tokens: int
+    in_maintenance: bool
+    touched: list[FrameRef]
+
+
+def _frame_state(f: FrameState, body: str) -> FrameStateRow:
+    return {
+        "revision": f.revision,
+        "body": body,
+        "sources": f.sources,
+        "status": f.status,
+        "protected": f.protected,
+        "retire_requested_tick": f.retire_requested_tick,
+        "retire_due_tick": f.retire_due_tick,
+        "retire_reason": f.retire_reason,
+        "retire_generation": f.retire_generation,
+        "token_estimate": f.token_estimate,
+    }
+
+
+def _frame_ref(f: FrameState) -> FrameRef:
     return {"id": f.pk, "frame_id": f.frame_id}
 
 
-def _record(row: CommitRow) -> dict[str, Any]:
-    """The transaction record's own columns."""
+def _record(row: CommitRow) -> RecordRow:
     return {
         "author": row.author_label,
         "author_kind": row.author_kind,
@@ -96,17 +201,17 @@ def _record(row: CommitRow) -> dict[str, Any]:
     }
 
 
-def _updated_row(f: FrameState, body: str) -> dict[str, Any]:
+def _updated_row(f: FrameState, body: str) -> UpdatedFrame:
     return {"id": f.pk, **_frame_state(f, body), "changed_version": f.changed_version}
 
 
-def _revision_row(f: FrameState, body: str) -> dict[str, Any]:
+def _revision_row(f: FrameState, body: str) -> RevisionRow:
     return {**_frame_ref(f), "revision": f.revision, "body": body, "sources": f.sources}
 
 
 def commit_document(
     context: LockedContext, outcome: ApplyOutcome, row: CommitRow
-) -> dict[str, Any]:
+) -> CommitDocument:
     """The JSON document `morphz_write_commit` stores: the transaction event (`seq`, `text`,
     `payload`) and its record (`record`), frames `created` and `updated`, their `revisions`,
     retirement requests `resolved` and `requested`, relations `unrelated` (row ids) and

@@ -13,10 +13,8 @@ from memory.tx.apply.state import (
     ConflictItem,
     EventState,
     FrameState,
-    OpError,
     RelationKey,
     RelationState,
-    StateLoader,
     find_conflicts,
     referenced_items,
 )
@@ -28,10 +26,8 @@ __all__ = [
     "ConflictItem",
     "EventState",
     "FrameState",
-    "OpError",
     "RelationKey",
     "RelationState",
-    "StateLoader",
     "TransactionApplier",
     "find_conflicts",
     "referenced_items",
@@ -44,16 +40,15 @@ class TransactionApplier(FrameOperations, StatusOperations):
     def apply(self, ops: list[dict[str, Any]]) -> ApplyOutcome:
         """Apply `ops` (the JSON form's operations) in order to the working copy, then the
         successor rule (R17) if none failed. Raises nothing for a broken rule: each failure
-        is an `OpError` in `outcome.errors` (R11) and its result is `{"op", "error": True}`.
-        Token counts are estimates in tokens. Writes nothing: the engine writes the outcome."""
+        is an `OpError` in `outcome.errors` (R11), and `outcome.results` holds the results of
+        the operations that did not fail (one per operation when none did). Token counts are
+        estimates in tokens. Writes nothing: the engine writes the outcome."""
         for index, op in enumerate(ops):
             handler = getattr(self, f"_op_{op['op']}")
             errors_before = len(self.errors)
             result = handler(index, op)
             if len(self.errors) == errors_before:
                 self.results.append(result)
-            else:
-                self.results.append({"op": op["op"], "error": True})
         completed = self._apply_successor_rule() if not self.errors else []
         return ApplyOutcome(
             frames=self.frames,

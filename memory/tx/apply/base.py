@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from memory.errors import ErrorCode
 from memory.kinds import ACTIVE, RETIRING
+from memory.shapes.results import OpResult
 from memory.tx.apply.state import (
     EventState,
     FrameState,
@@ -53,7 +53,7 @@ class ApplierBase:
         self.frames = frames
         self.events = events
         self.relations = relations
-        self.results: list[dict[str, Any]] = []
+        self.results: list[OpResult] = []
         self.errors: list[OpError] = []
         self.token_delta = 0
         self.released_tokens = 0

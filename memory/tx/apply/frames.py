@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from memory.errors import ErrorCode
 from memory.kinds import ACTIVE, RETIRED, RETIRING
+from memory.shapes.results import FrameWritten, RelationChanged
 from memory.tokens import estimate_frame_tokens
 from memory.tx.apply.base import ApplierBase, unknown_frame
 from memory.tx.apply.state import FrameState, RelationKey, RelationState
 
 
 class FrameOperations(ApplierBase):
-    def _op_derive(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
+    def _op_derive(self, index: int, op: dict[str, Any]) -> FrameWritten | None:
         frame_id = op["id"]
         existing = self._frame(frame_id)
         if existing is not None:
@@ -28,7 +29,7 @@ class FrameOperations(ApplierBase):
                 f"{existing.revision}); ids are unique forever: revise it or pick another id",
                 frame_id,
             )
-            return {}
+            return None
         sources = list(dict.fromkeys(op.get("from", [])))
         if frame_id in sources:
             self._fail(
@@ -38,9 +39,9 @@ class FrameOperations(ApplierBase):
                 f"frame {frame_id!r} cannot cite itself",
                 frame_id,
             )
-            return {}
+            return None
         if not all(self._resolve_source(index, "derive", ref) for ref in sources):
-            return {}
+            return None
         tokens = estimate_frame_tokens(frame_id, op["body"], sources)
         self.frames[frame_id] = FrameState(
             frame_id=frame_id,
@@ -62,9 +63,9 @@ class FrameOperations(ApplierBase):
             original_status=ACTIVE,
         )
         self.token_delta += tokens
-        return {"op": "derive", "id": frame_id, "revision": 1, "status": ACTIVE, "tokens": tokens}
+        return _written("derive", self.frames[frame_id])
 
-    def _op_revise(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
+    def _op_revise(self, index: int, op: dict[str, Any]) -> FrameWritten | None:
         frame_id = op["id"]
         frame = self._frame(frame_id)
         if frame is None:
@@ -75,7 +76,7 @@ class FrameOperations(ApplierBase):
                 unknown_frame(frame_id, "does not exist; derive it first"),
                 frame_id,
             )
-            return {}
+            return None
         if frame.status == RETIRED:
             self._fail(
                 index,
@@ -85,7 +86,7 @@ class FrameOperations(ApplierBase):
                 "stand in the same transaction)",
                 frame_id,
             )
-            return {}
+            return None
         new_sources = [s for s in dict.fromkeys(op.get("from", [])) if s not in frame.sources]
         if frame_id in new_sources:
             self._fail(
@@ -95,9 +96,9 @@ class FrameOperations(ApplierBase):
                 f"frame {frame_id!r} cannot cite itself",
                 frame_id,
             )
-            return {}
+            return None
         if not all(self._resolve_source(index, "revise", ref) for ref in new_sources):
-            return {}
+            return None
         cancelled = frame.status == RETIRING
         self._cancel_window(frame)
         frame.sources = frame.sources + new_sources
@@ -108,35 +109,22 @@ class FrameOperations(ApplierBase):
         frame.token_estimate = estimate_frame_tokens(frame_id, frame.body, frame.sources)
         self.token_delta += frame.token_estimate - old_tokens
         self._touch(frame)
-        result = {
-            "op": "revise",
-            "id": frame_id,
-            "revision": frame.revision,
-            "status": frame.status,
-            "tokens": frame.token_estimate,
-        }
+        result = _written("revise", frame)
         if cancelled:
             result["retirement_cancelled"] = True
         return result
 
-    def _relation_endpoints(self, index: int, op: dict[str, Any]) -> bool:
-        ok = True
-        for end in (op["subject"], op["object"]):
-            if end not in self.frames:
-                self._fail(
-                    index,
-                    op["op"],
-                    ErrorCode.UNKNOWN_REF,
-                    unknown_frame(end),
-                    end,
-                )
-                ok = False
-        return ok
+    def _relation_key(self, index: int, op: dict[str, Any]) -> RelationKey | None:
+        """The relation `op` names, or None after recording `unknown_ref` for each of its
+        ends that names no frame."""
+        ends = (op["subject"], op["object"])
+        missing = [end for end in ends if self._existing_frame(index, op["op"], end) is None]
+        return None if missing else RelationKey(op["subject"], op["name"], op["object"])
 
-    def _op_relate(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
-        if not self._relation_endpoints(index, op):
-            return {}
-        key = RelationKey(op["subject"], op["name"], op["object"])
+    def _op_relate(self, index: int, op: dict[str, Any]) -> RelationChanged | None:
+        key = self._relation_key(index, op)
+        if key is None:
+            return None
         relation = self.relations.get(key)
         if relation is not None and relation.live:
             self._fail(
@@ -146,19 +134,19 @@ class FrameOperations(ApplierBase):
                 f"relation {key.subject} {key.name} {key.object} already exists",
                 key.subject,
             )
-            return {}
+            return None
         if relation is None:
             relation = RelationState(key=key, live=False, changed_version=self.new_version)
             self.relations[key] = relation
         relation.live = True
         relation.created = True  # `removed` stays: a row unrelated earlier here still goes
         relation.changed_version = self.new_version
-        return {"op": "relate", "subject": key.subject, "name": key.name, "object": key.object}
+        return _changed("relate", key)
 
-    def _op_unrelate(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
-        if not self._relation_endpoints(index, op):
-            return {}
-        key = RelationKey(op["subject"], op["name"], op["object"])
+    def _op_unrelate(self, index: int, op: dict[str, Any]) -> RelationChanged | None:
+        key = self._relation_key(index, op)
+        if key is None:
+            return None
         relation = self.relations.get(key)
         if relation is None or not relation.live:
             self._fail(
@@ -168,11 +156,25 @@ class FrameOperations(ApplierBase):
                 f"there is no relation {key.subject} {key.name} {key.object} to remove",
                 key.subject,
             )
-            return {}
+            return None
         relation.live = False
         if relation.created:
             relation.created = False  # related and unrelated in one transaction: no row
         else:
             relation.removed = True
         relation.changed_version = self.new_version
-        return {"op": "unrelate", "subject": key.subject, "name": key.name, "object": key.object}
+        return _changed("unrelate", key)
+
+
+def _written(op: Literal["derive", "revise"], frame: FrameState) -> FrameWritten:
+    return {
+        "op": op,
+        "id": frame.frame_id,
+        "revision": frame.revision,
+        "status": frame.status,
+        "tokens": frame.token_estimate,
+    }
+
+
+def _changed(op: Literal["relate", "unrelate"], key: RelationKey) -> RelationChanged:
+    return {"op": op, "subject": key.subject, "name": key.name, "object": key.object}

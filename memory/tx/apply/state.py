@@ -13,6 +13,8 @@ from typing import Any, Protocol
 
 from memory.errors import ErrorCode
 from memory.kinds import ACTIVE, RETIRING
+from memory.shapes.rejections import ChangedItem, FailedOperation
+from memory.shapes.results import OpResult
 from memory.vocabulary import event_ref, seq_of
 
 SUPERSEDES = "supersedes"
@@ -100,9 +102,9 @@ class OpError:
     message: str
     ref: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> FailedOperation:
         """`{index, op, code, message, ref?}`: one entry of a rejection's `errors` (R11)."""
-        data: dict[str, Any] = {
+        data: FailedOperation = {
             "index": self.index,
             "op": self.op,
             "code": self.code,
@@ -121,10 +123,10 @@ class ConflictItem:
     revision: int | None = None
     status: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ChangedItem:
         """`{ref, kind, changed_version, revision?, status?}`: one item of a `conflict`
         rejection's details (R20); versions are context versions."""
-        data: dict[str, Any] = {
+        data: ChangedItem = {
             "ref": self.ref,
             "kind": self.kind,
             "changed_version": self.changed_version,
@@ -141,7 +143,7 @@ class ApplyOutcome:
     frames: dict[str, FrameState]
     events: dict[int, EventState]
     relations: dict[RelationKey, RelationState]
-    results: list[dict[str, Any]]
+    results: list[OpResult]
     errors: list[OpError]
     token_delta: int = 0
     released_tokens: int = 0

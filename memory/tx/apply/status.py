@@ -6,10 +6,18 @@ these operations decide when to call it and keep the token accounting.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from memory.errors import ErrorCode
 from memory.kinds import ACTIVE, REQUEST_OPEN, RETIRED, RETIRING
+from memory.shapes.results import (
+    Protected,
+    ProtectedRef,
+    Restored,
+    RestoredRef,
+    Retired,
+    RetiredRef,
+)
 from memory.tx.apply.base import ApplierBase
 from memory.tx.apply.state import SUPERSEDES, FrameState
 from memory.tx.retirement import close_window, open_window
@@ -17,8 +25,8 @@ from memory.vocabulary import seq_of
 
 
 class StatusOperations(ApplierBase):
-    def _op_retire(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
-        outcomes: list[dict[str, Any]] = []
+    def _op_retire(self, index: int, op: dict[str, Any]) -> Retired:
+        outcomes: list[RetiredRef] = []
         for ref in op["refs"]:
             seq = seq_of(ref)
             outcome = (
@@ -30,7 +38,7 @@ class StatusOperations(ApplierBase):
                 outcomes.append(outcome)
         return {"op": "retire", "refs": outcomes}
 
-    def _retire_event(self, index: int, ref: str, seq: int) -> dict[str, Any] | None:
+    def _retire_event(self, index: int, ref: str, seq: int) -> RetiredRef | None:
         event = self.events.get(seq)
         if event is None:
             self._fail(
@@ -74,7 +82,7 @@ class StatusOperations(ApplierBase):
             "released_tokens": event.token_estimate,
         }
 
-    def _retire_frame(self, index: int, frame_id: str) -> dict[str, Any] | None:
+    def _retire_frame(self, index: int, frame_id: str) -> RetiredRef | None:
         frame = self._existing_frame(index, "retire", frame_id)
         if frame is None:
             return None
@@ -116,8 +124,8 @@ class StatusOperations(ApplierBase):
         close_window(frame)
         self._set_status(frame, RETIRED)
 
-    def _op_restore(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
-        outcomes: list[dict[str, Any]] = []
+    def _op_restore(self, index: int, op: dict[str, Any]) -> Restored:
+        outcomes: list[RestoredRef] = []
         for ref in op["ids"]:
             seq = seq_of(ref)
             if seq is not None:
@@ -152,17 +160,17 @@ class StatusOperations(ApplierBase):
             outcomes.append({"ref": ref, "status": ACTIVE, "changed": changed})
         return {"op": "restore", "ids": outcomes}
 
-    def _op_protect(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
+    def _op_protect(self, index: int, op: dict[str, Any]) -> Protected:
         return self._set_protected(index, op, True)
 
-    def _op_unprotect(self, index: int, op: dict[str, Any]) -> dict[str, Any]:
+    def _op_unprotect(self, index: int, op: dict[str, Any]) -> Protected:
         return self._set_protected(index, op, False)
 
-    def _set_protected(self, index: int, op: dict[str, Any], protect: bool) -> dict[str, Any]:
+    def _set_protected(self, index: int, op: dict[str, Any], protect: bool) -> Protected:
         """protect or unprotect each frame of `op`; a retired frame cannot be protected and a
         protected one has no retirement window (R15)."""
-        name = "protect" if protect else "unprotect"
-        outcomes: list[dict[str, Any]] = []
+        name: Literal["protect", "unprotect"] = "protect" if protect else "unprotect"
+        outcomes: list[ProtectedRef] = []
         for frame_id in op["ids"]:
             frame = self._existing_frame(index, name, frame_id)
             if frame is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, TypeAlias, TypedDict
 
 from memory.vocabulary import (
     FRAME_ID_MAX,
@@ -42,6 +42,18 @@ class TxError(ValueError):
     """Base of the language's errors, so a caller can catch both forms' errors at once."""
 
 
+class ParseErrorJson(TypedDict):
+    message: str
+    line: int
+    column: int
+    expected: str | None
+
+
+class ValidationErrorJson(TypedDict):
+    message: str
+    path: str
+
+
 class TxParseError(TxError):
     """The text form is malformed; `line` and `column` (1-based, in characters) say where."""
 
@@ -52,7 +64,7 @@ class TxParseError(TxError):
         self.column = column
         self.expected = expected
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self) -> ParseErrorJson:
         """The error as JSON: `{message, line, column, expected}` (1-based, in characters)."""
         return {
             "message": str(self),
@@ -70,7 +82,7 @@ class TxValidationError(TxError):
         self.message = message
         self.path = path
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self) -> ValidationErrorJson:
         """The error as JSON: `{message, path}`."""
         return {"message": str(self), "path": self.path}
 
