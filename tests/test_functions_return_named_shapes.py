@@ -48,18 +48,6 @@ NOT_YET = {
     "memory/screening.py:screen_transaction_json",
     "memory/search/documents.py:_vector",
     "memory/timeline/compile.py:bounded_content",
-    "memory/versions/exchange.py:_rejected",
-    "memory/versions/export_file.py:_checked_header",
-    "memory/versions/steps.py:_evaluation_step",
-    "memory/versions/steps.py:initial_settings",
-    "memory/versions/steps.py:_placed_steps",
-    "memory/versions/steps.py:history_steps",
-    "memory/versions/steps.py:_event_step",
-    "memory/versions/replay.py:read_history",
-    "memory/versions/snapshot.py:_frames",
-    "memory/versions/snapshot.py:snapshot",
-    "memory/versions/snapshot.py:_frame",
-    "memory/versions/snapshot.py:_rows",
     "api/errors.py:validation_details",
 }
 

@@ -107,21 +107,32 @@ def list_relations(
     include_removed: bool = False,
     after_pk: int = 0,
     limit: int = 100,
+    version: int | None = None,
 ) -> Page[Relation]:
     """Relations by id after `after_pk`: live ones only unless `include_removed`; filters
-    `subject`, `object_id` (frame ids) and `name`; `limit` per page."""
+    `subject`, `object_id` (frame ids) and `name`; `limit` per page. With `version`, as they
+    were at its end (R52): created by then, and removed only if removed by then."""
     queryset = Relation.objects.filter(context=context, pk__gt=after_pk).select_related(
         "subject", "object"
     )
-    if not include_removed:
+    if version is not None:
+        queryset = queryset.filter(created_version__lte=version)
+    if not include_removed and version is None:
         queryset = queryset.filter(removed_version__isnull=True)
+    elif not include_removed:  # NULL or later than `version`
+        queryset = queryset.exclude(removed_version__lte=version)
     if subject:
         queryset = queryset.filter(subject__frame_id=subject)
     if object_id:
         queryset = queryset.filter(object__frame_id=object_id)
     if name:
         queryset = queryset.filter(name=name)
-    return _page(queryset.order_by("pk"), limit)
+    page = _page(queryset.order_by("pk"), limit)
+    if version is not None:
+        for relation in page.items:  # removed after the point: live at it
+            if relation.removed_version is not None and relation.removed_version > version:
+                relation.removed_version = None
+    return page
 
 
 def list_transactions(

@@ -11,6 +11,7 @@ from django.db import connection, transaction
 
 from memory.errors import InvalidRequest, NotFound
 from memory.models import Context, Frame, FrameRevision, Relation
+from memory.read.lists import list_relations
 from memory.read.paging import Page
 from memory.shapes.history import WriteEntry
 from memory.shapes.recall import RecallJson
@@ -71,52 +72,10 @@ def write_history_as_of(context: Context, frame_id: str, point: Point) -> list[W
     return [h for h in frame_write_history(context, frame_id) if h["version"] <= point.version]
 
 
-def relations_as_of(
-    context: Context,
-    point: Point,
-    *,
-    subject: str | None = None,
-    object_id: str | None = None,
-    name: str | None = None,
-    include_removed: bool = False,
-    after_pk: int = 0,
-    limit: int = 100,
-) -> Page[Relation]:
-    """Relations as they were at `point` (R52), live ones unless `include_removed`, filtered
-    by subject/object frame id and name, by id after `after_pk`, at most `limit`."""
-    where = ["r.id > %(after)s"]
-    if not include_removed:
-        where.append("r.removed_version IS NULL")
-    if subject:
-        where.append("s.frame_id = %(subject)s")
-    if object_id:
-        where.append("o.frame_id = %(object)s")
-    if name:
-        where.append("r.name = %(name)s")
-    sql = (
-        f"SELECT r.id, r.name, r.created_version, r.removed_version, s.frame_id, o.frame_id "  # noqa: S608 - constant SQL fragments; values are parameters
-        f"FROM ({as_of_sql('relations_at')}) r JOIN memory_frame s ON s.id = r.subject_id "
-        f"JOIN memory_frame o ON o.id = r.object_id WHERE {' AND '.join(where)} "
-        "ORDER BY r.id LIMIT %(limit)s"
-    )
-    params = {
-        **point.params(),
-        "after": after_pk,
-        "subject": subject,
-        "object": object_id,
-        "name": name,
-        "limit": limit + 1,
-    }
-    with connection.cursor() as cur:
-        cur.execute(sql, params)
-        rows = cur.fetchall()
-    items = []
-    for pk, rel_name, created, removed, subject_id, object_frame_id in rows[:limit]:
-        relation = Relation(pk=pk, name=rel_name, created_version=created, removed_version=removed)
-        relation.subject = Frame(frame_id=subject_id)
-        relation.object = Frame(frame_id=object_frame_id)
-        items.append(relation)
-    return Page(items=items, has_more=len(rows) > limit)
+def relations_as_of(context: Context, point: Point, **filters: Any) -> Page[Relation]:
+    """Relations as they were at `point` (R52): `memory.read.lists.list_relations`, same
+    filters, at the point's version."""
+    return list_relations(context, version=point.version, **filters)
 
 
 # -- recall --------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import gzip
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,7 @@ from memory.erasure.lines import erasure_lines, restore_erasures
 from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.models import Context, Evaluation, TransactionRecord
 from memory.processes import process_alive
+from memory.shapes.exports import ExportHeader, RejectedLine
 from memory.versions.export_file import (
     FORMAT,
     FORMAT_VERSION,
@@ -69,11 +70,11 @@ class ImportResult:
     steps: int
 
 
-def _line(value: dict[str, Any]) -> bytes:
+def _line(value: Mapping[str, Any]) -> bytes:
     return (json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def _rejected(context: Context) -> list[dict[str, Any]]:
+def _rejected(context: Context) -> list[RejectedLine]:
     evaluations = {
         pk: n
         for n, pk in enumerate(
@@ -136,7 +137,7 @@ def _remove_abandoned_partials(target: Path) -> None:
 def export_context(
     context: Context,
     path: str | Path | IO[bytes],
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    progress: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> dict[str, int]:
     """Write `context` to `path` (a file name or a binary file object)."""
     checksum, signer = hashlib.sha256(), Signer()
@@ -147,7 +148,7 @@ def export_context(
         with connection.cursor() as cur:
             cur.execute("SELECT id FROM memory_context WHERE id = %s FOR SHARE", [context.pk])
         context.refresh_from_db()
-        header = {
+        header: ExportHeader = {
             "type": "header",
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -163,7 +164,7 @@ def export_context(
         }
         with _export_output(path) as out:
 
-            def write(value: dict[str, Any]) -> None:
+            def write(value: Mapping[str, Any]) -> None:
                 data = _line(value)
                 checksum.update(data)
                 signer.update(data)
@@ -190,7 +191,7 @@ def export_context(
 def import_context(
     path: str | Path | IO[bytes] | ExportFile,
     slug: str | None = None,
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    progress: Callable[[Mapping[str, Any]], None] | None = None,
     *,
     allow_unverified: bool = False,
 ) -> ImportResult:
@@ -233,7 +234,7 @@ def _rebuild(
     context: Context,
     target: str,
     exported: ExportFile,
-    progress: Callable[[dict[str, Any]], None] | None,
+    progress: Callable[[Mapping[str, Any]], None] | None,
 ) -> ImportResult:
     try:
         apply_steps(context.pk, exported.steps, progress, compile_inputs=False)
@@ -246,7 +247,7 @@ def _rebuild(
         _restore_times(context, exported.steps)
         _restore_rejected(context, exported.rejected)
         restore_erasures(context, exported.erasures)
-        rebuilt = snapshot(context.pk)
+        rebuilt: Mapping[str, Any] = snapshot(context.pk)
         if exported.header.get("format_version") == 1:  # its state lacks the newer parts
             rebuilt = {key: value for key, value in rebuilt.items() if key in exported.state}
         differences = compare(exported.state, rebuilt)

@@ -11,9 +11,10 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from memory.errors import ErrorCode, MorphzError
+from memory.shapes.exports import ExportHeader
 from memory.strictjson import loads_strict
 from memory.versions.signing import Signer
 
@@ -29,7 +30,7 @@ class InvalidExport(MorphzError):
 
 @dataclass
 class ExportFile:
-    header: dict[str, Any]
+    header: ExportHeader
     steps: list[dict[str, Any]] = field(default_factory=list)
     rejected: list[dict[str, Any]] = field(default_factory=list)
     state: dict[str, Any] = field(default_factory=dict)
@@ -113,7 +114,7 @@ def read_export(
     return exported
 
 
-def _checked_header(lines: list[dict[str, Any]]) -> dict[str, Any]:
+def _checked_header(lines: list[dict[str, Any]]) -> ExportHeader:
     if not lines or lines[0].get("type") != "header":
         raise InvalidExport("the file does not start with a header line")
     header = lines[0]
@@ -124,7 +125,7 @@ def _checked_header(lines: list[dict[str, Any]]) -> dict[str, Any]:
             f"format version {header.get('format_version')!r} is not supported "
             f"(this server reads versions {', '.join(map(str, READABLE_VERSIONS))})"
         )
-    return header
+    return cast(ExportHeader, header)  # its other fields are checked where they are read
 
 
 def _sort_lines(exported: ExportFile, lines: list[dict[str, Any]]) -> None:

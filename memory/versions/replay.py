@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -17,6 +17,7 @@ from memory.contexts import create_context, update_context_settings
 from memory.kinds import ACTION, APPENDABLE_KINDS, RECALL_RESULT
 from memory.limits import MAX_BULK_EVENTS
 from memory.models import Context, Event
+from memory.shapes.exports import Snapshot, Step
 from memory.timeline.bulk import append_events
 from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event, append_recall_result, register_action
@@ -38,12 +39,14 @@ __all__ = [
     "verify_context",
 ]
 
-Progress = Callable[[dict[str, Any]], None]
+Progress = Callable[[Mapping[str, Any]], None]
+# A step as `history_steps` gives it or an export file holds it (checked as it is applied).
+StepLine = Mapping[str, Any]
 
 
 def apply_steps(
     context_id: int,
-    steps: Iterable[dict[str, Any]],
+    steps: Iterable[StepLine],
     progress: Progress | None = None,
     *,
     compile_inputs: bool = True,
@@ -54,7 +57,7 @@ def apply_steps(
     Without `compile_inputs` evaluations compile no model input (verifying compares what
     they did; an import keeps the inputs for `GET evaluations/{id}/`)."""
     evaluation_ids: dict[int, int] = {}
-    run: list[dict[str, Any]] = []  # plain appends waiting for one bulk append
+    run: list[StepLine] = []  # plain appends waiting for one bulk append
 
     def flush() -> None:
         _append_run(context_id, run, progress)
@@ -90,7 +93,7 @@ def apply_steps(
     flush()
 
 
-def _append_run(context_id: int, run: list[dict[str, Any]], progress: Progress | None) -> None:
+def _append_run(context_id: int, run: list[StepLine], progress: Progress | None) -> None:
     """Append a run of plain events in one bulk append (the same as appending them one by
     one, R50: a maintenance change is logged at the event that made it)."""
     if not run:
@@ -122,9 +125,7 @@ def _append_run(context_id: int, run: list[dict[str, Any]], progress: Progress |
             progress(step)
 
 
-def _apply_transaction(
-    context_id: int, step: dict[str, Any], evaluation_ids: dict[int, int]
-) -> None:
+def _apply_transaction(context_id: int, step: StepLine, evaluation_ids: dict[int, int]) -> None:
     ordinal = step.get("evaluation")
     receipt = submit_transaction(
         context_id,
@@ -141,7 +142,7 @@ def _apply_transaction(
         )
 
 
-def _apply_settings(context_id: int, step: dict[str, Any]) -> None:
+def _apply_settings(context_id: int, step: StepLine) -> None:
     """A settings change, through the one function that changes settings."""
     settings = step.get("settings") or {}
     context = update_context_settings(
@@ -153,7 +154,7 @@ def _apply_settings(context_id: int, step: dict[str, Any]) -> None:
         )
 
 
-def _apply_event(context_id: int, step: dict[str, Any]) -> None:
+def _apply_event(context_id: int, step: StepLine) -> None:
     """One event through the engine's single append."""
     kind = step["kind"]
     thread = step.get("thread")
@@ -169,7 +170,7 @@ def _apply_event(context_id: int, step: dict[str, Any]) -> None:
             replaying=True,
         ).event
     elif kind == ACTION:
-        payload = step.get("payload") or {}
+        payload: Mapping[str, Any] = step.get("payload") or {}
         event = register_action(
             context_id,
             name=payload.get("name", step["content"]),
@@ -187,7 +188,7 @@ def _apply_event(context_id: int, step: dict[str, Any]) -> None:
         raise ReplayError(f"@e{step['seq']} replayed as @e{event.seq}")
 
 
-def _evaluation_thread(context_id: int, step: dict[str, Any]) -> str | None:
+def _evaluation_thread(context_id: int, step: StepLine) -> str | None:
     """`evaluate(thread=None)` claims every pending input, `thread="main"` only main's, and
     both store "main": the claimed refs tell which one it was."""
     thread = step.get("thread") or "main"
@@ -342,9 +343,7 @@ def unsynchronised_commits() -> Iterator[None]:
             cur.execute("RESET synchronous_commit")
 
 
-def read_history(
-    context: Context,
-) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+def read_history(context: Context) -> tuple[list[Step], Snapshot, dict[str, int]]:
     """The history's steps, the stored state and the settings the context started with,
     read from one database snapshot."""
     nested = connection.in_atomic_block

@@ -5,17 +5,19 @@ How it works: docs/internals.md, section `memory/versions/snapshot.py`."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from django.db import connection
 
 from memory.contexts import settings_of
-from memory.models import Context, Evaluation, TransactionRecord
+from memory.models import Context, TransactionRecord
+from memory.shapes.exports import Snapshot, SnapshotFrame
 from memory.sql import named_rows, statements
-from memory.sql.columns import FRAME_LOADED
+from memory.versions.steps import ordered_evaluations
 
 
-def _rows(name: str, context_id: int) -> list[dict[str, Any]]:
+def _rows(name: str, context_id: int) -> Sequence[Mapping[str, Any]]:
     """The rows of the snapshot statement `name` (memory/versions/queries.sql), by name."""
     with connection.cursor() as cur:
         cur.execute(statements("memory.versions")[name], [context_id])
@@ -26,19 +28,30 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _frame(row: dict[str, Any]) -> dict[str, Any]:
+def _frame(row: Mapping[str, Any]) -> SnapshotFrame:
     """A frame's comparable state: its stored columns but ids (the estimate as `tokens`)."""
-    frame = {key: row[key] for key in FRAME_LOADED if key not in ("id", "frame_id")}
-    frame["body"] = _json(frame["body"])
-    frame["sources"] = _json(frame["sources"])
-    frame = {"tokens" if k == "token_estimate" else k: v for k, v in frame.items()}
-    return {**frame, "revisions": [], "retirements": []}
+    return {
+        "revision": row["revision"],
+        "body": _json(row["body"]),
+        "sources": _json(row["sources"]),
+        "status": row["status"],
+        "protected": row["protected"],
+        "retire_requested_tick": row["retire_requested_tick"],
+        "retire_due_tick": row["retire_due_tick"],
+        "retire_reason": row["retire_reason"],
+        "retire_generation": row["retire_generation"],
+        "tokens": row["token_estimate"],
+        "created_version": row["created_version"],
+        "changed_version": row["changed_version"],
+        "revisions": [],
+        "retirements": [],
+    }
 
 
-def _frames(context_id: int) -> dict[str, Any]:
+def _frames(context_id: int) -> dict[str, SnapshotFrame]:
     """Frames by frame id, each with its revisions and retirement requests."""
-    frames: dict[str, Any] = {}
-    by_pk: dict[int, dict[str, Any]] = {}
+    frames: dict[str, SnapshotFrame] = {}
+    by_pk: dict[int, SnapshotFrame] = {}
     for row in _rows("snapshot_frames", context_id):
         frames[row["frame_id"]] = by_pk[row["id"]] = _frame(row)
     for row in _rows("snapshot_revisions", context_id):
@@ -46,7 +59,9 @@ def _frames(context_id: int) -> dict[str, Any]:
             [row["revision"], _json(row["body"]), _json(row["sources"]), row["version"]]
         )
     for row in _rows("snapshot_retirements", context_id):
-        by_pk[row.pop("frame_id")]["retirements"].append(list(row.values()))
+        by_pk[row["frame_id"]]["retirements"].append(
+            [value for key, value in row.items() if key != "frame_id"]
+        )
     return frames
 
 
@@ -57,24 +72,15 @@ def _relations(context_id: int) -> list[list[Any]]:
 def _evaluations(context_id: int) -> tuple[dict[int, int], list[list[Any]]]:
     """Evaluation ordinals by id, and each evaluation's thread, continuation flag, tick,
     whether it advanced the tick, view version, claims and expiries."""
-    rows = list(
-        Evaluation.objects.filter(context_id=context_id)
-        .order_by("pk")
-        .values_list(
-            "pk",
-            "thread",
-            "continuation",
-            "tick",
-            "advanced_tick",
-            "view_version",
-            "claimed_seqs",
-            "result",
-        )
-    )
-    ordinal = {row[0]: n for n, row in enumerate(rows)}
+    evaluations = ordered_evaluations(context_id, "advanced_tick", "result")
+    ordinal = {e.pk: n for n, e in enumerate(evaluations)}
     return ordinal, [
-        [thread, cont, tick, adv, view, list(claimed), (result or {}).get("expired")]
-        for _pk, thread, cont, tick, adv, view, claimed, result in rows
+        [
+            *(e.thread, e.continuation, e.tick, e.advanced_tick, e.view_version),
+            list(e.claimed_seqs),
+            (e.result or {}).get("expired"),
+        ]
+        for e in evaluations
     ]
 
 
@@ -124,11 +130,11 @@ def _settings(context_id: int) -> list[list[Any]]:
     ]
 
 
-def snapshot(context_id: int) -> dict[str, Any]:
+def snapshot(context_id: int) -> Snapshot:
     """The comparable state of a context (JSON-able; no ids, no clock times)."""
     ctx = Context.objects.get(pk=context_id)
     ordinal, evaluations = _evaluations(context_id)
-    state = {
+    state: Snapshot = {
         "counters": {
             "version": ctx.version,
             "tick": ctx.tick,
@@ -144,7 +150,7 @@ def snapshot(context_id: int) -> dict[str, Any]:
         "maintenance": _maintenance(context_id),
         "settings": {"now": settings_of(ctx), "log": _settings(context_id)},
     }
-    return json.loads(json.dumps(state, ensure_ascii=False, default=str))
+    return cast(Snapshot, json.loads(json.dumps(state, ensure_ascii=False, default=str)))
 
 
 def compare(expected: Any, actual: Any, path: str = "", limit: int = 200) -> list[str]:

@@ -5,11 +5,17 @@ How it works: docs/internals.md, section `memory/versions/steps.py`."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from memory.contexts import SETTINGS_FIELDS, settings_of
 from memory.kinds import TRANSACTION
 from memory.models import Context, Evaluation, Event, SettingsChange, TransactionRecord
+from memory.shapes.exports import (
+    EvaluationStep,
+    EventStep,
+    SettingsStep,
+    Step,
+    TransactionStep,
+)
 
 SETTINGS = SETTINGS_FIELDS
 
@@ -18,7 +24,30 @@ class ReplayError(Exception):
     """A step of the history cannot be applied (the history is inconsistent)."""
 
 
-def _evaluation_step(evaluation: Evaluation, ordinal: int) -> dict[str, Any]:
+# What a history step reads of an evaluation.
+_EVALUATION_FIELDS = (
+    "pk",
+    "last_seq",
+    "claimed_seqs",
+    "thread",
+    "continuation",
+    "idempotency_key",
+    "tick",
+    "view_version",
+)
+
+
+def ordered_evaluations(context_id: int, *fields: str) -> list[Evaluation]:
+    """The context's evaluations in the order they ran (a history names one by its index,
+    its ordinal), loaded with what a history step reads and `fields`."""
+    return list(
+        Evaluation.objects.filter(context_id=context_id)
+        .order_by("pk")
+        .only(*_EVALUATION_FIELDS, *fields)
+    )
+
+
+def _evaluation_step(evaluation: Evaluation, ordinal: int) -> EvaluationStep:
     place = evaluation.last_seq
     if place is None:  # recorded before evaluations kept their place: after what they claimed
         place = max(evaluation.claimed_seqs, default=0)
@@ -35,7 +64,7 @@ def _evaluation_step(evaluation: Evaluation, ordinal: int) -> dict[str, Any]:
     }
 
 
-def initial_settings(context: Context) -> dict[str, Any]:
+def initial_settings(context: Context) -> dict[str, int]:
     """The settings the context was created with (its first `SettingsChange`); the present
     settings for a context without a log."""
     first = SettingsChange.objects.filter(context=context).order_by("pk").first()
@@ -44,32 +73,19 @@ def initial_settings(context: Context) -> dict[str, Any]:
     return settings_of(context)
 
 
-def _placed_steps(context: Context) -> tuple[dict[int, int], list[dict[str, Any]]]:
+def _placed_steps(context: Context) -> tuple[dict[int, int], list[EvaluationStep | SettingsStep]]:
     """Evaluation ordinals by id, and the evaluations and settings changes in history order
     (each goes after the event `after_seq`; a settings change made when the context had `c`
     evaluations goes before evaluation number `c`)."""
-    evaluations = list(
-        Evaluation.objects.filter(context=context)
-        .order_by("pk")
-        .only(
-            "pk",
-            "last_seq",
-            "claimed_seqs",
-            "thread",
-            "continuation",
-            "idempotency_key",
-            "tick",
-            "view_version",
-        )
-    )
+    evaluations = ordered_evaluations(context.pk)
     ordinal = {e.pk: n for n, e in enumerate(evaluations)}
-    placed = [
+    placed: list[tuple[tuple[int, int, int], EvaluationStep | SettingsStep]] = [
         ((s["after_seq"], n, 1), s)
         for n, s in ((n, _evaluation_step(e, n)) for n, e in enumerate(evaluations))
     ]
     changes = SettingsChange.objects.filter(context=context, kind="changed").order_by("pk")
     for change in changes:
-        step = {
+        step: SettingsStep = {
             "type": "settings",
             "after_seq": change.last_seq,
             "evaluations": change.evaluations,
@@ -81,7 +97,7 @@ def _placed_steps(context: Context) -> tuple[dict[int, int], list[dict[str, Any]
     return ordinal, [step for _key, step in placed]
 
 
-def history_steps(context: Context, batch: int = 2000) -> Iterator[dict[str, Any]]:
+def history_steps(context: Context, batch: int = 2000) -> Iterator[Step]:
     """The context's history, oldest first (events streamed in batches); the settings it
     started with are `initial_settings(context)`."""
     ordinal, pending = _placed_steps(context)
@@ -121,7 +137,7 @@ def history_steps(context: Context, batch: int = 2000) -> Iterator[dict[str, Any
 
 def _event_step(
     event: Event, records: dict[int | None, TransactionRecord], ordinal: dict[int, int]
-) -> dict[str, Any]:
+) -> EventStep | TransactionStep:
     if event.kind == TRANSACTION:
         record = records.get(event.pk)
         if record is None:
