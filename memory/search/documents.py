@@ -71,7 +71,13 @@ def _embed(documents: dict[int, Document]) -> dict[int, Document]:
     return documents
 
 
-def _vector(vector: tuple[list[str], int]) -> dict[str, Any]:
+class IndexedWords(TypedDict):
+    tokens: str  # the first tsvector literal
+    parts: list[str]  # the literals past PostgreSQL's bound
+    length: int
+
+
+def _vector(vector: tuple[list[str], int]) -> IndexedWords:
     return {"tokens": vector[0][0], "parts": vector[0][1:], "length": vector[1]}
 
 
