@@ -199,6 +199,9 @@ MORPHZ_INDEXER_IN_PROCESS = env_bool("MORPHZ_INDEXER_IN_PROCESS", True)
 MORPHZ_SEARCH_MEANING = env_bool("MORPHZ_SEARCH_MEANING", True)
 # Index a reply with the turn it answers (memory.search.documents.reply_context).
 MORPHZ_SEARCH_REPLY_CONTEXT = env_bool("MORPHZ_SEARCH_REPLY_CONTEXT", False)
+# Find the documents nearest a question in meaning in SQL where the database has pgvector
+# (memory.search.vector_column.used); off, they are compared in Python as without it.
+MORPHZ_SEARCH_PGVECTOR = env_bool("MORPHZ_SEARCH_PGVECTOR", True)
 # Search's embedder (memory.search.semantic.model_name): the bundled model unless an
 # OpenAI-compatible embeddings endpoint is named (its base URL, model and key).
 MORPHZ_EMBEDDINGS_URL = env_str("MORPHZ_EMBEDDINGS_URL", "")

@@ -46,7 +46,6 @@ NOT_YET = {
     "memory/erasure/lines.py:erasure_lines",
     "memory/screening.py:screen",
     "memory/screening.py:screen_transaction_json",
-    "memory/search/documents.py:_vector",
     "memory/timeline/compile.py:bounded_content",
     "api/errors.py:validation_details",
 }

@@ -17,7 +17,7 @@ from django.db.models.functions import Left
 
 from memory.kinds import AGENT_MESSAGE, TRANSACTION, USER_MESSAGE, event_status
 from memory.models import Context, Event, Frame, FrameRevision
-from memory.search import semantic
+from memory.search import semantic, vector_column
 from memory.search.vectors import event_text, event_vector, frame_text, frame_vector
 from memory.vocabulary import event_ref
 
@@ -71,7 +71,13 @@ def _embed(documents: dict[int, Document]) -> dict[int, Document]:
     return documents
 
 
-def _vector(vector: tuple[list[str], int]) -> dict[str, Any]:
+class IndexedWords(TypedDict):
+    tokens: str  # the first tsvector literal
+    parts: list[str]  # the literals past PostgreSQL's bound
+    length: int
+
+
+def _vector(vector: tuple[list[str], int]) -> IndexedWords:
     return {"tokens": vector[0][0], "parts": vector[0][1:], "length": vector[1]}
 
 
@@ -174,24 +180,24 @@ _STAGE_COLUMNS = (
     "context_id, frame_id, event_id, ref, status, kind, thread, created_at, tokens, length,"
     " embedding, embedding_model, parts"
 )
-_STAGED = _STAGE_COLUMNS + ", lexemes"
+_STAGED = _STAGE_COLUMNS + ", lexemes, embedding_vector"
 _STAGE = """
 CREATE TEMP TABLE IF NOT EXISTS morphz_search_staging (
   context_id bigint, frame_id bigint, event_id bigint, ref text, status text, kind text,
   thread text, created_at timestamptz, tokens tsvector, length integer, embedding bytea,
-  embedding_model text, parts integer, lexemes text[]
+  embedding_model text, parts integer, lexemes text[], embedding_vector text
 ) ON COMMIT DELETE ROWS
 """
 # S608: the column list is a constant; {target} is filled with a fixed column name below.
 _UPSERT = f"""
-INSERT INTO memory_searchdocument ({_STAGE_COLUMNS}, indexed_at)
-SELECT {_STAGE_COLUMNS}, now() FROM morphz_search_staging WHERE {{target}} IS NOT NULL
+INSERT INTO memory_searchdocument ({_STAGE_COLUMNS}{{column}}, indexed_at)
+SELECT {_STAGE_COLUMNS}{{value}}, now() FROM morphz_search_staging WHERE {{target}} IS NOT NULL
 ORDER BY {{target}}
 ON CONFLICT ({{target}}) DO UPDATE SET
   ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
   created_at = EXCLUDED.created_at, tokens = EXCLUDED.tokens, length = EXCLUDED.length,
   embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
-  parts = EXCLUDED.parts, indexed_at = EXCLUDED.indexed_at
+  parts = EXCLUDED.parts, indexed_at = EXCLUDED.indexed_at{{assign}}
 """  # noqa: S608
 # A document's parts (lexemes past one tsvector's bound) are rewritten with it: the old ones
 # go before (only documents that had parts are looked at), the new ones come after.
@@ -212,6 +218,7 @@ def _upsert(documents: list[Document], fail_after: int | None) -> int:
     """Write the documents (idempotent); with `fail_after`, only that many are written and
     WorkerInterrupted is raised before the caller commits (crash drills in tests)."""
     batch = documents if fail_after is None else documents[:fail_after]
+    vectors = vector_column.available()  # then its column is written too (`upsert_parts`)
     with connection.cursor() as cursor:
         cursor.execute(_STAGE)
         with cursor.cursor.copy(f"COPY morphz_search_staging ({_STAGED}) FROM STDIN") as copy:
@@ -232,12 +239,13 @@ def _upsert(documents: list[Document], fail_after: int | None) -> int:
                         doc.embedding_model,
                         len(doc.parts),
                         doc.parts or None,
+                        vector_column.literal(doc.embedding) if vectors else None,
                     )
                 )
         for target in ("frame_id", "event_id"):
             if any(getattr(doc, target) is not None for doc in batch):
                 cursor.execute(_DROP_PARTS.format(target=target))
-                cursor.execute(_UPSERT.format(target=target))
+                cursor.execute(_UPSERT.format(target=target, **vector_column.upsert_parts()))
                 if any(doc.parts for doc in batch):
                     cursor.execute(_ADD_PARTS.format(target=target))
         cursor.execute("TRUNCATE morphz_search_staging")

@@ -12,7 +12,7 @@ from django.db import connection
 
 from memory.hotsql import bound_cursor
 from memory.search import ranking_sql as sql
-from memory.search import semantic, statistics, vectors
+from memory.search import semantic, statistics, vector_column, vectors
 from memory.search.cursor import Snapshot, measured, refused
 from memory.search.documents import reply_context
 from memory.search.indexer import LAG_COLUMNS, lag
@@ -20,6 +20,7 @@ from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
 from memory.search.statistics import document_counts, idf
 from memory.search.textindex import SECONDARY
 from memory.shapes.recall import IndexLag
+from memory.sql import named_rows, statements
 
 K1 = 1.5
 # BM25's usual values, fixed beforehand: tuning them on the relevance benchmark's own queries
@@ -306,11 +307,30 @@ ORDER BY d.created_at DESC, d.id DESC LIMIT {scan}
 
 
 def _near(
-    plan: Plan, params: dict[str, Any], meaning: bytes, found: set[int]
+    plan: Plan, params: dict[str, Any], meaning: bytes, found: set[int], sql_vectors: bool = True
 ) -> list[tuple[int, bytes]]:
     """The documents nearest the query in meaning that the words did not find: at most
     semantic.NEAR of the newest semantic.NEAR_SCAN documents (filters applied), of cosine
-    semantic.NEAR_MIN or more (closer than that, a question shares no topic with them)."""
+    semantic.NEAR_MIN or more (closer than that, a question shares no topic with them).
+    Compared in SQL where the database holds the vectors (`vector_column.used`; not with
+    `sql_vectors` false), in Python otherwise: the same documents either way."""
+    if sql_vectors and vector_column.used():
+        statement = statements("memory.search")["near"]
+        wanted = {
+            "meaning": vector_column.literal(meaning),
+            "dims": len(meaning) // 2,
+            "found": sorted(found),
+            "floor": semantic.NEAR_MIN,
+            "near": semantic.NEAR,
+        }
+        if wanted["meaning"] is None:
+            return []
+        with connection.cursor() as cursor:
+            cursor.execute(
+                statement.format(filters=plan.filters, scan=semantic.NEAR_SCAN),
+                {**params, **wanted},
+            )
+            return [(row["id"], bytes(row["embedding"])) for row in named_rows(cursor)]
     with connection.cursor() as cursor:
         cursor.execute(
             _NEAR_SQL.format(filters=plan.filters, scan=semantic.NEAR_SCAN),

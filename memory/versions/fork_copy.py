@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from memory.search import vector_column
 from memory.sql.columns import column_list
 from memory.versions.points import Point, as_of_sql
 
@@ -20,6 +21,9 @@ def copy_statements(point: Point) -> list[str]:
     # The present state reads the plain tables (cheaper than the as-of queries).
     at = "_now" if point.present else "_at"
     frames, events, relations = (as_of_sql(name + at) for name in ("frames", "events", "relations"))
+    # pgvector's copy of each embedding goes with it (its trigger would decode them again)
+    vector = f", {vector_column.COLUMN}" if vector_column.available() else ""
+    d_vector = f", d.{vector_column.COLUMN}" if vector else ""
     return [
         "SET LOCAL morphz.copying = 'on'",
         # (dropped first too: inside an enclosing transaction ON COMMIT comes later)
@@ -112,18 +116,18 @@ def copy_statements(point: Point) -> list[str]:
         "WHERE q.requested_version <= %(v)s",
         # the search index: documents whose facts read the same at the point are copied (one
         # indexed in parts is indexed again in the fork: few, and its parts stay one write)
-        "INSERT INTO memory_searchdocument (context_id, frame_id, event_id, ref, status, kind, "
-        "thread, created_at, tokens, length, embedding, embedding_model, indexed_at) "
+        "INSERT INTO memory_searchdocument (context_id, frame_id, event_id, ref, status, kind, "  # noqa: S608 - constant SQL fragments; values are parameters
+        f"thread, created_at, tokens, length, embedding, embedding_model, indexed_at{vector}) "
         "SELECT %(dst)s, NULL, me.new, d.ref, "
         "CASE WHEN e.is_observation THEN CASE WHEN e.active THEN 'active' ELSE 'retired' END "
         "ELSE 'recorded' END, d.kind, d.thread, d.created_at, d.tokens, d.length, d.embedding, "
-        "d.embedding_model, d.indexed_at "
+        f"d.embedding_model, d.indexed_at{d_vector} "
         "FROM memory_searchdocument d JOIN fork_event me ON me.old = d.event_id "
         "JOIN memory_event e ON e.id = me.new WHERE d.parts = 0",
-        "INSERT INTO memory_searchdocument (context_id, frame_id, event_id, ref, status, kind, "
-        "thread, created_at, tokens, length, embedding, embedding_model, indexed_at) "
+        "INSERT INTO memory_searchdocument (context_id, frame_id, event_id, ref, status, kind, "  # noqa: S608 - constant SQL fragments; values are parameters
+        f"thread, created_at, tokens, length, embedding, embedding_model, indexed_at{vector}) "
         "SELECT %(dst)s, mf.new, NULL, d.ref, f.status, d.kind, d.thread, d.created_at, "
-        "d.tokens, d.length, d.embedding, d.embedding_model, d.indexed_at "
+        f"d.tokens, d.length, d.embedding, d.embedding_model, d.indexed_at{d_vector} "
         "FROM memory_searchdocument d JOIN fork_frame mf ON mf.old = d.frame_id "
         "JOIN memory_frame f ON f.id = mf.new JOIN memory_frame s ON s.id = d.frame_id "
         "WHERE s.revision = f.revision AND d.parts = 0",

@@ -1,0 +1,31 @@
+-- Search's statements (most still inline in their modules, to be moved here).
+
+-- name: vector_column
+-- Whether migration 0031 added the documents' pgvector column (`vector_column.available`).
+SELECT EXISTS (
+  SELECT 1 FROM pg_attribute
+  WHERE attrelid = to_regclass('memory_searchdocument') AND attname = 'embedding_vector'
+    AND NOT attisdropped
+) AS present
+
+-- name: near
+-- The documents nearest the query in meaning that the words did not find (`ranking._near`):
+-- the candidates are the Python path's (`semantic.nearest`), the newest {scan} documents of
+-- the context the filters keep; each scores its inner product with the query (embeddings
+-- are of unit length: the cosine), of %(floor)s or more, closest first. The CASE keeps a
+-- vector of other dimensions from being compared (pgvector raises on that).
+SELECT s.id, s.embedding FROM (
+  SELECT n.id, n.embedding,
+         CASE WHEN vector_dims(n.embedding_vector) = %(dims)s
+              THEN (n.embedding_vector <#> %(meaning)s::vector) * -1 END AS cosine
+  FROM (
+    SELECT d.id, d.embedding, d.embedding_vector FROM memory_searchdocument d
+    WHERE d.context_id = %(ctx)s AND d.embedding IS NOT NULL
+      AND octet_length(d.embedding) > 0 AND d.kind <> 'transaction'
+      AND d.embedding_model = %(model)s{filters}
+    ORDER BY d.created_at DESC, d.id DESC LIMIT {scan}
+  ) n
+  WHERE n.id <> ALL(%(found)s::bigint[])
+) s
+WHERE s.cosine >= %(floor)s
+ORDER BY s.cosine DESC LIMIT %(near)s
