@@ -5,6 +5,8 @@ language gets no other stems."""
 
 from __future__ import annotations
 
+import importlib
+
 from memory.search.indexer import drain
 from memory.search.query import search
 from memory.search.vectors import event_vector
@@ -67,3 +69,23 @@ def test_a_text_of_no_recognised_language_gets_no_other_stems(release_team):
     assert refs(search(agent.context, "annuler")) == []
     lexemes = event_vector("tool_result", "ID 4471 annulées", None)[0][0]
     assert "'=" not in lexemes
+
+
+def test_documents_written_before_in_another_script_are_queued_again(release_team):
+    from django.db import connection
+
+    from memory.models import IndexIntent
+
+    migration = importlib.import_module("memory.migrations.0032_stems_beyond_english")
+    agent = release_team
+    english = agent.observe("the order was cancelled yesterday", kind="tool_result")
+    french = agent.observe("La commande du client a été annulée hier soir", kind="tool_result")
+    agent.commit('(context-tx (derive note (text "Die Kündigungen wurden bearbeitet")))')
+    agent.commit('(context-tx (derive plain (text "the release was delayed")))')
+    drain()
+    with connection.cursor() as cursor:
+        cursor.execute(migration.QUEUE)
+    queued = IndexIntent.objects.filter(context=agent.context)
+    events = {i.event.ref for i in queued if i.event}
+    assert french in events and english not in events
+    assert [i.frame.frame_id for i in queued if i.frame] == ["note"]
