@@ -12,6 +12,8 @@ Four query groups, each over its own context (labels in bench/relevance_queries.
   and the relevant documents are the train trajectories of the same domain and
   `task_type` (a trajectory is ranked where its first event is);
 - multilingual: Korean, Chinese, Japanese and Thai documents and queries;
+- inflected: French, German, Spanish, Italian, Portuguese, Russian, Dutch, Swedish and
+  English documents, each query another form of their words (`canceladas` / `cancelada`);
 - code: identifiers and log lines (snake_case, camelCase, dotted, `::`, paths, versions).
 
 For each group, side by side over the same documents (frames and non-transaction events,
@@ -56,6 +58,8 @@ from relevance_queries import (
     CODE_DOCS,
     CODE_QUERIES,
     DEMO_QUERIES,
+    INFLECTED_DOCS,
+    INFLECTED_QUERIES,
     MULTILINGUAL_DOCS,
     MULTILINGUAL_QUERIES,
 )
@@ -609,6 +613,7 @@ def main() -> None:
         groups.append(statebench_group())
     groups.append(events_group("multilingual", MULTILINGUAL_DOCS, MULTILINGUAL_QUERIES))
     groups.append(events_group("code", CODE_DOCS, CODE_QUERIES))
+    groups.append(events_group("inflected", INFLECTED_DOCS, INFLECTED_QUERIES))
     drain(batch_size=500)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memory_searchdocument")

@@ -105,6 +105,55 @@ MULTILINGUAL_QUERIES: list[tuple[str, dict[str, int]]] = [
     ("สวัสดี", {"th-hello": 2}),
 ]
 
+# -- inflected languages: a query says another form of a document's words ----------------
+INFLECTED_DOCS: list[tuple[str, str]] = [
+    ("fr-cancel", "La commande du client a été annulée hier soir."),
+    ("fr-delivery", "La livraison des colis est prévue pour lundi prochain."),
+    ("fr-invoice", "Les factures de mars ont été envoyées au service comptable."),
+    ("fr-password", "Le mot de passe de l'utilisateur a été réinitialisé."),
+    ("de-termination", "Die Kündigungen wurden gestern vom Kundendienst bearbeitet."),
+    ("de-invoice", "Die Rechnung für Februar wurde noch nicht bezahlt."),
+    ("de-deploy", "Das Deployment auf den Produktionsservern ist fehlgeschlagen."),
+    ("de-meeting", "Die Besprechungen mit den Lieferanten finden donnerstags statt."),
+    ("es-booking", "Las reservas fueron canceladas ayer por el cliente."),
+    ("es-payment", "Los pagos pendientes se procesarán el viernes."),
+    ("es-tests", "Todas las pruebas automáticas pasaron sin errores."),
+    ("it-order", "Gli ordini spediti oggi arriveranno domani a Milano."),
+    ("it-refund", "Il cliente ha chiesto un rimborso per il prodotto difettoso."),
+    ("pt-account", "As contas bloqueadas foram desbloqueadas pelo administrador."),
+    ("ru-order", "Заказ был отменён вчера вечером."),
+    ("ru-server", "Серверы базы данных перезапущены после обновления."),
+    ("ru-payment", "Платежи клиентов обработаны без ошибок."),
+    ("nl-invoice", "De facturen zijn gisteren verstuurd naar de klanten."),
+    ("sv-meeting", "Mötena med leverantörerna flyttades till tisdag."),
+    ("en-cancel", "The customer cancelled the order yesterday."),
+    ("en-invoice", "Invoices for March were sent to accounting."),
+]
+
+INFLECTED_QUERIES: list[tuple[str, dict[str, int]]] = [
+    ("commandes annulées", {"fr-cancel": 2}),
+    ("facture", {"fr-invoice": 2}),
+    ("livraisons", {"fr-delivery": 2}),
+    ("mots de passe réinitialisés", {"fr-password": 2}),
+    ("Kündigung", {"de-termination": 2}),
+    ("Rechnungen bezahlen", {"de-invoice": 2}),
+    ("Besprechung Lieferant", {"de-meeting": 2}),
+    ("fehlgeschlagene Deployments", {"de-deploy": 2}),
+    ("reserva cancelada", {"es-booking": 2}),
+    ("pago pendiente", {"es-payment": 2}),
+    ("prueba automática", {"es-tests": 2}),
+    ("ordine spedito", {"it-order": 2}),
+    ("rimborsi", {"it-refund": 2}),
+    ("conta bloqueada", {"pt-account": 2}),
+    ("отменить заказ", {"ru-order": 2}),
+    ("сервер базы данных", {"ru-server": 2}),
+    ("платёж", {"ru-payment": 2}),
+    ("factuur", {"nl-invoice": 2}),
+    ("möte leverantör", {"sv-meeting": 2}),
+    ("cancel order", {"en-cancel": 2, "es-booking": 1, "fr-cancel": 1}),
+    ("invoices", {"en-invoice": 2}),
+]
+
 # -- code identifiers and logs -------------------------------------------------------------
 CODE_DOCS: list[tuple[str, str]] = [
     ("pytest-fail", "FAILED tests/test_api.py::test_create_user - AssertionError: 400 != 201"),

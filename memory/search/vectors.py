@@ -11,6 +11,7 @@ from typing import Any
 import Stemmer
 
 from memory.kinds import TRANSACTION
+from memory.search import languages
 from memory.search.textindex import SECONDARY, index_terms
 
 MAX_TOKEN_CHARS = 200
@@ -28,8 +29,10 @@ APOSTROPHES = ("'", "\u2019", "\u2018")
 # Stems (R62): an English word's Snowball stem (PyStemmer), marked STEM, is indexed beside
 # the word when it differs (``cancelled`` -> ``=cancel``); a query word matches its stem
 # as the stem itself or marked (`stem_form`), so ``cancel`` finds ``cancelled`` and back.
-# Plain lower-case Latin words only: Snowball's other languages would need the text's
-# language, which the index does not know. Chosen by measurement (BENCHMARKS.md).
+# Plain lower-case Latin words, whatever the text's language, as they always were. A text
+# in another language Snowball stems (`languages`) has its words' stems in that language
+# too, marked with it (``=fr:annul``); a query word matches them in every language of its
+# script. Chosen by measurement (BENCHMARKS.md).
 STEM = "="
 _STEMMABLE = re.compile(r"[a-z]{3,40}")
 _stemmer = Stemmer.Stemmer("english")
@@ -52,8 +55,10 @@ def stem_root(word: str) -> str | None:
     return stem(word) or word
 
 
-def _stems(terms: list[str]) -> list[str]:
-    return [STEM + found for term in dict.fromkeys(terms) if (found := stem(term))]
+def _stems(terms: list[str], text: str) -> list[str]:
+    """The English stems of `terms`, then their stems in `text`'s language (`languages`)."""
+    english = [STEM + found for term in dict.fromkeys(terms) if (found := stem(term))]
+    return english + languages.stems(terms, languages.language(text))
 
 
 # Reply context (`memory.search.documents.reply_context`): the words of the turn a reply
@@ -68,17 +73,21 @@ def reply_form(token: str, token_parts: list[str]) -> str:
     word (or its stem) marked REPLY, in a document not saying any form of it itself."""
     root = stem_root(token)
     forms = [_lexeme(REPLY + token)] + ([_quote(REPLY + STEM + root)] if root else [])
+    forms += [_quote(REPLY + lexeme) for lexeme in languages.query_stems(token)]
     return f"(({' | '.join(forms)}) & !{clause_any(token, token_parts)})"
 
 
 def stem_form(word: str, *, other: bool = False) -> str | None:
     """The tsquery literal of a query word's stem: the stem said, or marked STEM. With
     `other`, only in a document not saying the word itself (another form of it: the
-    ranking's stem item, so a document saying the word does not count it twice)."""
+    ranking's stem item, so a document saying the word does not count it twice). Its
+    stems in other languages (`languages.query_stems`) match only as marked."""
     root = stem_root(word)
-    if root is None:
+    forms = [_quote(root), _quote(STEM + root)] if root is not None else []
+    forms += map(_quote, languages.query_stems(word))
+    if not forms:
         return None
-    literal = f"({_quote(root)} | {_quote(STEM + root)})"
+    literal = f"({' | '.join(forms)})"
     return f"({literal} & !{_lexeme(word)})" if other else literal
 
 
@@ -87,7 +96,8 @@ def frame_vector(frame_id: str, body: Any) -> tuple[list[str], int]:
     (tsvector literals: the document's, then its parts'); and its length."""
     name, name_words = index_terms(frame_id)
     body_terms, body_words = index_terms(flatten(body))
-    sections = [(name, "A"), (body_terms, "B"), (_stems(name + body_terms), "D")]
+    stems = _stems(name + body_terms, flatten(body))
+    sections = [(name, "A"), (body_terms, "B"), (stems, "D")]
     return weighted_tsvector_literals(sections), name_words + body_words
 
 
@@ -100,14 +110,17 @@ def event_vector(
     marked REPLY (a reply like "yes, last week" is about what it replies to); not counted in
     the length."""
     text_terms, words = index_terms(content)
-    sections = [(text_terms, "C" if kind != TRANSACTION else "D"), (_stems(text_terms), "D")]
+    sections = [
+        (text_terms, "C" if kind != TRANSACTION else "D"),
+        (_stems(text_terms, content), "D"),
+    ]
     if payload is not None:
         extra, extra_words = index_terms(flatten(payload), secondary=True)
         sections.append((extra, "D"))
         words += extra_words
     if context:
         context_terms = index_terms(context)[0]
-        marked = [REPLY + term for term in context_terms + _stems(context_terms)]
+        marked = [REPLY + term for term in context_terms + _stems(context_terms, context)]
         sections.append((marked, "D"))
     return weighted_tsvector_literals(sections), words
 
