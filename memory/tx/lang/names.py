@@ -111,11 +111,8 @@ def _name_problem(value: str, what: str, max_length: int) -> str:
 
 def frame_id_problem(value: str) -> str | None:
     """Why `value` is not a frame id, or None when it is."""
-    if is_frame_id(value):
-        return None
-    if value.startswith("@"):
-        return "event refs name events, not frames; a frame id is needed here"
-    return _name_problem(value, "frame id", FRAME_ID_MAX)
+    at_sign = "event refs name events, not frames; a frame id is needed here"
+    return None if is_frame_id(value) else _frame_id_or_ref_problem(value, at_sign)
 
 
 def relation_name_problem(value: str) -> str | None:
@@ -127,10 +124,15 @@ def relation_name_problem(value: str) -> str | None:
 
 def ref_problem(value: str) -> str | None:
     """Why `value` is not an event ref or frame id, or None when it is."""
-    if is_ref(value):
-        return None
+    at_sign = "an event ref is @e and the event number without leading zeros, e.g. @e42"
+    return None if is_ref(value) else _frame_id_or_ref_problem(value, at_sign)
+
+
+def _frame_id_or_ref_problem(value: str, at_sign: str) -> str:
+    """Why `value`, refused where a frame id (or a ref) stands: `at_sign` when it starts
+    with @, else what breaks the frame id rule."""
     if value.startswith("@"):
-        return "an event ref is @e and the event number without leading zeros, e.g. @e42"
+        return at_sign
     return _name_problem(value, "frame id", FRAME_ID_MAX)
 
 
