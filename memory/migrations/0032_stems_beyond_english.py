@@ -22,7 +22,7 @@ WHERE f.body::jsonb::text ~ '{LETTERS}'
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memory", "0030_search_parts"),
+        ("memory", "0031_search_vector_column"),
     ]
 
     operations = [migrations.RunSQL(QUEUE, migrations.RunSQL.noop)]
