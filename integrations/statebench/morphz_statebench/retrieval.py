@@ -1,20 +1,10 @@
 """Retrieving learnings from a learned context: Morphz search and the graph, read-only.
 
-`Retriever.retrieve(query, top_k)`:
-1. Morphz search (`GET search/?type=frame`) once per content word of the query, so a
-   sentence finds frames that share some of its words (search requires every word of one
-   query); each matching frame gains the word's inverse document frequency, computed from
-   the hit counts (a word most frames hold weighs nothing), in full when the word is in
-   the frame's request and a quarter when it matched elsewhere (tools, outcome).
-2. The graph groups what matched: a case superseded by a procedure belongs to that
-   procedure (`supersedes` relations). The best-scoring frame of each group stands for it
-   and groups are taken best first, so the `top_k` learnings come from `top_k` different
-   workflows rather than three near-copies of one.
-3. Each learning is rendered from its frame (a case: the request, the tool calls in order,
-   the state changes, the outcome; a procedure: its steps and where it was seen), with the
-   frame id and what it stands on.
-
-Nothing here writes: no event, no evaluation, no transaction (search and reads only).
+`Retriever.retrieve(query, top_k)` fuses two rankings of frames: one search per content
+word (its idf, in full when the frame's request holds the word or its stem) and the whole
+query searched status by status; it takes the best frame of each group (a case superseded
+by a procedure belongs to it), so the `top_k` learnings are different workflows, each
+rendered from its frame. Nothing here writes: search and reads only.
 """
 
 from __future__ import annotations
@@ -24,13 +14,21 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import Stemmer
 from morphz_client import MorphzClient
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MAX_TERMS = 24
 SEARCH_LIMIT = 100
 # A word matching a frame outside its request (tools, outcome, ...) counts this much.
-OTHER_FIELDS_WEIGHT = 0.25
+OTHER_FIELDS_WEIGHT = 0.1
+# Reciprocal rank fusion of the per-word ranking and the whole query's (RRF_K as usual);
+# the share of the whole query's ranking was chosen on development queries (BENCHMARKS.md).
+WHOLE_QUERY_SHARE = 0.8
+RRF_K = 60
+# A frame's status is no reason to rank it lower here: each status is searched apart.
+STATUSES = ("active", "retiring", "retired")
+_stemmer = Stemmer.Stemmer("english")
 # Words too common in any request to tell one from another.
 STOPWORDS = frozenset(
     [
@@ -197,6 +195,13 @@ def request_words(text: str) -> list[str]:
     return seen
 
 
+def word_form(word: str) -> str:
+    """The form words are compared by: the English stem, as Morphz search matches them
+    (``cancelled`` is ``cancel``)."""
+    stemmed: str = _stemmer.stemWord(word)
+    return stemmed
+
+
 def query_terms(query: str) -> list[str]:
     return request_words(query)[:MAX_TERMS]
 
@@ -271,7 +276,7 @@ class Retriever:
         for frame_id, frame in frames.items():
             body = frame.get("body") or {}
             text = body.get("request") or " ".join(body.get("requests_like") or [])
-            requests[frame_id] = set(request_words(str(text)))
+            requests[frame_id] = {word_form(w) for w in request_words(str(text))}
         self._frames, self._group, self._version = frames, group, version
         self._request = requests
 
@@ -283,6 +288,32 @@ class Retriever:
         return frame_id
 
     def scores(self, query: str) -> dict[str, float]:
+        """Each matching frame's fused score (higher is better)."""
+        by_words = self.word_scores(query)
+        if not by_words:
+            return {}
+        whole = self.whole_query_scores(query)
+        fused: dict[str, float] = {}
+        for share, ranking in ((1 - WHOLE_QUERY_SHARE, by_words), (WHOLE_QUERY_SHARE, whole)):
+            ordered = sorted(ranking.items(), key=lambda item: (-item[1], item[0]))
+            for rank, (frame_id, _) in enumerate(ordered):
+                fused[frame_id] = fused.get(frame_id, 0.0) + share / (RRF_K + rank)
+        return fused
+
+    def whole_query_scores(self, query: str) -> dict[str, float]:
+        """Morphz search's own scores for the whole query, status by status."""
+        self._load()
+        found: dict[str, float] = {}
+        for status in STATUSES:
+            hits = self.client.search(query, type="frame", status=status, limit=SEARCH_LIMIT)
+            for hit in hits["hits"]:
+                if hit.get("id") in self._frames:
+                    found[str(hit["id"])] = float(hit["score"])
+        return found
+
+    def word_scores(self, query: str) -> dict[str, float]:
+        """Per content word of `query`: its idf to each frame holding it (fully when the
+        frame's request holds it, else OTHER_FIELDS_WEIGHT of it)."""
         self._load()
         total = max(len(self._frames), 1)
         scores: dict[str, float] = {}
@@ -294,7 +325,8 @@ class Retriever:
             df = len(ids)
             idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
             for frame_id in ids:
-                weight = 1.0 if term in self._request[frame_id] else OTHER_FIELDS_WEIGHT
+                in_request = word_form(term) in self._request[frame_id]
+                weight = 1.0 if in_request else OTHER_FIELDS_WEIGHT
                 scores[frame_id] = scores.get(frame_id, 0.0) + idf * weight
         return scores
 
