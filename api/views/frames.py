@@ -16,6 +16,7 @@ from api.shapes import (
     RevisionSerializer,
 )
 from api.views.common import receipt_response
+from memory.limits import INLINE_CHARS
 from memory.read.at import reading
 from memory.read.pages import revision_detail
 from memory.read.paging import FRAMES
@@ -82,7 +83,7 @@ class FrameDetailView(ContextAPIView):
         summary="One frame with a page of its revisions and write history",
         description="The newest `history_limit` revisions (default 20), oldest first, in "
         "`revisions` and `write_history`; `history.next_before` pages further back. A body or "
-        "transaction text longer than 16,384 characters is left out of the page "
+        f"transaction text longer than {INLINE_CHARS:,} characters is left out of the page "
         "(`body_omitted`, `text_truncated`): read it with `frames/{id}/revisions/{n}/` or the "
         "transaction's event in chunks.",
         parameters=[
