@@ -36,6 +36,7 @@ from memory.requests.strict import (
     Text,
     ThreadName,
 )
+from memory.search.query import RANK_POOL
 from memory.vocabulary import FRAME_ID_MAX, MAX_SEQ, RELATION_NAME_MAX
 
 
@@ -160,7 +161,7 @@ class SearchQuery(StrictModel):
     offset: QInt = Field(
         0,
         ge=0,
-        le=999,
+        le=RANK_POOL - 1,
         description="skip this many ranked hits (next page: the result's `next_offset`)",
     )
     cursor: Name | None = Field(
