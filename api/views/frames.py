@@ -15,7 +15,7 @@ from api.shapes import (
     ReceiptSerializer,
     RevisionSerializer,
 )
-from api.views.common import receipt_response
+from api.views.common import list_response, receipt_response
 from memory.limits import INLINE_CHARS
 from memory.read.at import reading
 from memory.read.pages import revision_detail
@@ -68,12 +68,16 @@ class FrameListView(ContextAPIView):
         at = reading(self.ctx, asked.as_of)
         if at.as_of is not None:
             filters["as_of"] = at.as_of
-        cursor = FRAMES.cursor(self.ctx.pk, filters)
-        after = cursor.after(asked.cursor)
-        page = at.frames(
-            status=asked.status, source=asked.source, after_id=after, limit=asked.limit
+        return list_response(
+            FRAMES,
+            self.ctx.pk,
+            filters,
+            asked.cursor,
+            lambda after: at.frames(
+                status=asked.status, source=asked.source, after_id=after, limit=asked.limit
+            ),
+            lambda f: frame_json(f, at.tick),
         )
-        return Response(cursor.answer(page, lambda f: frame_json(f, at.tick)))
 
 
 class FrameDetailView(ContextAPIView):

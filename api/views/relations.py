@@ -10,6 +10,7 @@ from api.base import ContextAPIView
 from api.requests import query, query_parameters
 from api.schema import READ_ERRORS, responses
 from api.shapes import RelationListSerializer
+from api.views.common import list_response
 from memory.read.at import reading
 from memory.read.paging import RELATIONS
 from memory.requests.frames import RelationListQuery
@@ -31,14 +32,18 @@ class RelationListView(ContextAPIView):
         at = reading(self.ctx, asked.as_of)
         if at.as_of is not None:
             filters["as_of"] = at.as_of
-        cursor = RELATIONS.cursor(self.ctx.pk, filters)
-        after = cursor.after(asked.cursor)
-        page = at.relations(
-            subject=asked.subject,
-            object_id=asked.object,
-            name=asked.name,
-            include_removed=asked.include_removed,
-            after_pk=after,
-            limit=asked.limit,
+        return list_response(
+            RELATIONS,
+            self.ctx.pk,
+            filters,
+            asked.cursor,
+            lambda after: at.relations(
+                subject=asked.subject,
+                object_id=asked.object,
+                name=asked.name,
+                include_removed=asked.include_removed,
+                after_pk=after,
+                limit=asked.limit,
+            ),
+            relation_json,
         )
-        return Response(cursor.answer(page, relation_json))
