@@ -11,8 +11,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from memory.limits import EVENT_PREVIEW_CHARS
-from memory.models import ApiToken, Event
+from memory.models import ApiToken, Context, Event
 from memory.read.access import contexts_for_person
+from memory.read.at import Present, reading
 from memory.read.paging import Page, Paging
 from memory.shapes import EventJson, event_json, served_receipt
 from memory.tx.engine import CommitResult
@@ -43,6 +44,15 @@ def list_response(
     and the filters (a cursor made for others is 400 `invalid_cursor`)."""
     listing = paging.cursor(context_id, filters)
     return Response(listing.answer(read(listing.after(cursor, start)), present))
+
+
+def listed_reading(context: Context, as_of: int | None, filters: dict[str, Any]) -> Present:
+    """The reading of a list at `as_of` (the present when None), the version it reads added
+    to the list's `filters` so a cursor pages at one version."""
+    at = reading(context, as_of)
+    if at.as_of is not None:
+        filters["as_of"] = at.as_of
+    return at
 
 
 def visible_contexts(request: Request) -> list[Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,7 +17,7 @@ from api.shapes import (
     ReceiptSerializer,
     RevisionSerializer,
 )
-from api.views.common import list_response, receipt_response
+from api.views.common import list_response, listed_reading, receipt_response
 from memory.limits import INLINE_CHARS
 from memory.read.at import reading
 from memory.read.pages import revision_detail
@@ -64,10 +66,8 @@ class FrameListView(ContextAPIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         asked = query(FrameListQuery, request.query_params)
-        filters: dict[str, object] = {"status": asked.status, "source": asked.source}
-        at = reading(self.ctx, asked.as_of)
-        if at.as_of is not None:
-            filters["as_of"] = at.as_of
+        filters: dict[str, Any] = {"status": asked.status, "source": asked.source}
+        at = listed_reading(self.ctx, asked.as_of, filters)
         return list_response(
             FRAMES,
             self.ctx.pk,
