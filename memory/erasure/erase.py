@@ -33,6 +33,7 @@ from memory.models import (
     Frame,
 )
 from memory.shapes.erasures import ErasureJson
+from memory.sql import statements
 from memory.vocabulary import is_frame_id, seq_of
 
 
@@ -225,7 +226,7 @@ def erase(
     request = secrets.token_hex(8)
     now = timezone.now()
     with connection.cursor() as cur:  # the status log records memory, not masking
-        cur.execute("SET LOCAL morphz.copying = 'on'")
+        cur.execute(statements("memory.erasure")["copying_on"])
     result = ErasureResult(request=request, tombstones=[])
     for pk in members:
         context = contexts[pk]
@@ -244,7 +245,7 @@ def erase(
         if pk == context_id:
             result.tombstones = tombstones
     with connection.cursor() as cur:
-        cur.execute("SET LOCAL morphz.copying = 'off'")
+        cur.execute(statements("memory.erasure")["copying_off"])
     return result
 
 
