@@ -1,21 +1,12 @@
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.db.models import Field
 
-from memory.contexts import create_context, issue_token
+from memory.contexts import create_context, issue_token, setting_default
 from memory.errors import MorphzError
 from memory.management.data_command import DataCommand
-from memory.models import Context
-
-
-def model_default(field: str) -> int:
-    """The default the Context model declares for `field` (one place for each setting)."""
-    found = Context._meta.get_field(field)
-    assert isinstance(found, Field)
-    return cast(int, found.default)
 
 
 class Command(DataCommand):
@@ -24,12 +15,12 @@ class Command(DataCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
         parser.add_argument("--name", default="")
-        parser.add_argument("--grace-ticks", type=int, default=model_default("grace_ticks"))
+        parser.add_argument("--grace-ticks", type=int, default=setting_default("grace_ticks"))
         parser.add_argument("--capacity-tokens", type=int, default=None)
         parser.add_argument(
             "--observation-budget",
             type=int,
-            default=model_default("observation_budget_tokens"),
+            default=setting_default("observation_budget_tokens"),
             help="tokens one observation may take in the model input; larger ones are previewed",
         )
         parser.add_argument(
