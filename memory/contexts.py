@@ -10,9 +10,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Field
 from django.utils import timezone
 
 from memory.errors import ErrorCode, InvalidRequest, NotFound
@@ -28,6 +29,7 @@ __all__ = [
     "issue_token",
     "revoke_token",
     "set_frozen",
+    "setting_default",
     "validate_settings",
 ]
 from memory.models import ApiToken, Context, Evaluation, SettingsChange
@@ -99,17 +101,24 @@ def check_slug_free(slug: str) -> None:
         )
 
 
+def setting_default(field: str) -> int:
+    """The default the Context model declares for the setting `field` (its one place)."""
+    found = Context._meta.get_field(field)
+    assert isinstance(found, Field)
+    return cast(int, found.default)
+
+
 @transaction.atomic
 def create_context(
     slug: str,
     *,
     name: str = "",
-    grace_ticks: int = 8,
+    grace_ticks: int = setting_default("grace_ticks"),
     capacity_tokens: int | None = None,
-    pressure_percent: int = 70,
-    maintenance_percent: int = 90,
-    maintenance_exit_percent: int = 80,
-    observation_budget_tokens: int = 2000,
+    pressure_percent: int = setting_default("pressure_percent"),
+    maintenance_percent: int = setting_default("maintenance_percent"),
+    maintenance_exit_percent: int = setting_default("maintenance_exit_percent"),
+    observation_budget_tokens: int = setting_default("observation_budget_tokens"),
     scratch: bool = False,
 ) -> Context:
     """Create a context at version 0, tick 0 with these settings (capacity defaults to

@@ -17,8 +17,18 @@ MAX_BULK_EVENTS: Final = 1000  # events in one bulk append
 CHUNK_DEFAULT: Final = 65_536  # characters of an event's text per chunk read
 CHUNK_MAX: Final = 1_048_576
 
+MAX_CANCEL_REASON_CHARS: Final = 1000  # why a pending action is cancelled
+
 # Transactions
 MAX_OPS: Final = 500  # operations in one transaction
+
+# Frames and their history
+INLINE_CHARS: Final = 16_384  # a body or transaction text longer than this is left out of a page
+HISTORY_PAGE: Final = 20  # revisions per page of a frame's history, by default
+MAX_HISTORY_PAGE: Final = 100
+
+# Pages
+CURSOR_MAX_CHARS: Final = 500  # a page cursor as a client sends it back
 
 # Recall
 RECALL_DEFAULT_DEPTH: Final = 1
@@ -30,3 +40,9 @@ RECALL_MAX_NODES: Final = 128
 SEARCH_MAX_QUERY_CHARS: Final = 1000
 SEARCH_DEFAULT_LIMIT: Final = 20
 SEARCH_MAX_LIMIT: Final = 100
+
+# Erasure
+MAX_ERASURE_ITEMS: Final = 100  # refs, spans and patterns in one erasure
+MAX_ERASURE_REASON_CHARS: Final = 2000
+MIN_ERASURE_PATTERN_CHARS: Final = 4
+MAX_ERASURE_PATTERN_CHARS: Final = 1000

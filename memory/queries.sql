@@ -21,3 +21,7 @@ AND (expires_at IS NULL OR expires_at > statement_timestamp())
 -- name: replica_context_state
 -- The context's row as a replica has replayed it (memory.replicas).
 SELECT version, last_seq FROM memory_context WHERE id = %s
+
+-- name: ping
+-- Whether a replica still answers after a read on it failed (memory.replicas).
+SELECT 1 AS answered

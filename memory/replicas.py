@@ -134,7 +134,7 @@ class ReplicaRead:
         self.end()
         try:
             with connections[self.alias].cursor() as cursor:
-                cursor.execute("SELECT 1")
+                cursor.execute(statements("memory")["ping"])
         except DatabaseError as probe:
             mark_down(self.alias, probe)
 

@@ -55,8 +55,7 @@ def estimate_frame_tokens(frame_id: str, body: Any, sources: list[str]) -> int:
     )
 
 
-# Per-item observation budget (R47): what one observation may cost in the model input.
-DEFAULT_OBSERVATION_BUDGET = 2000
+# Per-item observation budget (R47): the context's observation_budget_tokens.
 ITEM_OVERHEAD = 4  # the item's header line
 
 

@@ -68,6 +68,35 @@ def test_the_docs_give_each_error_code_its_status() -> None:
     assert wrong == []
 
 
+def _outside_parentheses(text: str) -> str:
+    """`text` without its parenthesised notes (nested ones, and links inside them, too)."""
+    kept, depth = [], 0
+    for char in text:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif depth == 0:
+            kept.append(char)
+    return "".join(kept)
+
+
+def test_the_rest_status_table_lists_every_error_code_and_no_other() -> None:
+    """docs/rest.md's status table names each ErrorCode once, and only ErrorCode members (the
+    backticked words of its codes column, outside the notes in parentheses)."""
+    text = (ROOT / "docs" / "rest.md").read_text()
+    section = text.split("\n## Errors\n", 1)[1].split("\n## ", 1)[0]
+    listed = [
+        code
+        for row in re.finditer(r"^\| ([\d, ]+) \| ([^|]*) \|", section, re.M)
+        for code in re.findall(r"`(\w+)`", _outside_parentheses(row.group(2)))
+    ]
+    declared = {code.value for code in ErrorCode}
+    assert sorted(declared - set(listed)) == [], "codes missing from the table"
+    assert sorted(set(listed) - declared) == [], "the table names codes ErrorCode does not"
+    assert len(listed) == len(set(listed)), "a code listed twice"
+
+
 def test_the_readme_lists_every_docs_page() -> None:
     text = (ROOT / "README.md").read_text()
     section = text.split("## Documentation", 1)[1].split("\n## ", 1)[0]

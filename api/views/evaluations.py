@@ -11,7 +11,7 @@ from api.bounds import bounded_input
 from api.requests import body, query, query_parameters
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.shapes import EvaluationDetailSerializer, EvaluationListSerializer, EvaluationSerializer
-from api.views.common import IDEMPOTENCY_HEADER, MAX_VERSION
+from api.views.common import IDEMPOTENCY_HEADER, MAX_VERSION, list_response
 from memory.read.paging import EVALUATIONS
 from memory.requests.events import EvaluationIn, EvaluationListQuery
 from memory.timeline.evaluation import evaluate_or_replay
@@ -54,12 +54,16 @@ class EvaluationView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         asked = query(EvaluationListQuery, request.query_params)
         filters = {"thread": asked.thread}
-        cursor = EVALUATIONS.cursor(self.ctx.pk, filters)
-        after = cursor.after(asked.cursor)
-        page = list_evaluations(
-            self.ctx, thread=filters["thread"], after_pk=after, limit=asked.limit
+        return list_response(
+            EVALUATIONS,
+            self.ctx.pk,
+            filters,
+            asked.cursor,
+            lambda after: list_evaluations(
+                self.ctx, thread=asked.thread, after_pk=after, limit=asked.limit
+            ),
+            evaluation_summary,
         )
-        return Response(cursor.answer(page, evaluation_summary))
 
 
 class EvaluationDetailView(ContextAPIView):

@@ -18,7 +18,7 @@ from api.shapes import (
     EventListSerializer,
     EventSerializer,
 )
-from api.views.common import IDEMPOTENCY_HEADER, event_answer
+from api.views.common import IDEMPOTENCY_HEADER, event_answer, list_response
 from memory.errors import ErrorCode
 from memory.kinds import SCREENING_OFF
 from memory.read import lists as reads
@@ -50,10 +50,17 @@ class EventListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         asked = query(EventListQuery, request.query_params)
         filters = {"kind": asked.kind, "thread": asked.thread, "status": asked.status}
-        cursor = EVENTS.cursor(self.ctx.pk, filters)
-        after = cursor.after(asked.cursor, asked.after)
-        page = reads.list_events(self.ctx, after_seq=after, limit=asked.limit, **filters)
-        return Response(cursor.answer(page, event_answer))
+        return list_response(
+            EVENTS,
+            self.ctx.pk,
+            filters,
+            asked.cursor,
+            lambda after: reads.list_events(
+                self.ctx, after_seq=after, limit=asked.limit, **filters
+            ),
+            event_answer,
+            start=asked.after,
+        )
 
     @extend_schema(
         tags=TAG_EVENTS,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,7 +17,8 @@ from api.shapes import (
     ReceiptSerializer,
     RevisionSerializer,
 )
-from api.views.common import receipt_response
+from api.views.common import list_response, listed_reading, receipt_response
+from memory.limits import INLINE_CHARS
 from memory.read.at import reading
 from memory.read.pages import revision_detail
 from memory.read.paging import FRAMES
@@ -63,16 +66,18 @@ class FrameListView(ContextAPIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         asked = query(FrameListQuery, request.query_params)
-        filters: dict[str, object] = {"status": asked.status, "source": asked.source}
-        at = reading(self.ctx, asked.as_of)
-        if at.as_of is not None:
-            filters["as_of"] = at.as_of
-        cursor = FRAMES.cursor(self.ctx.pk, filters)
-        after = cursor.after(asked.cursor)
-        page = at.frames(
-            status=asked.status, source=asked.source, after_id=after, limit=asked.limit
+        filters: dict[str, Any] = {"status": asked.status, "source": asked.source}
+        at = listed_reading(self.ctx, asked.as_of, filters)
+        return list_response(
+            FRAMES,
+            self.ctx.pk,
+            filters,
+            asked.cursor,
+            lambda after: at.frames(
+                status=asked.status, source=asked.source, after_id=after, limit=asked.limit
+            ),
+            lambda f: frame_json(f, at.tick),
         )
-        return Response(cursor.answer(page, lambda f: frame_json(f, at.tick)))
 
 
 class FrameDetailView(ContextAPIView):
@@ -82,7 +87,7 @@ class FrameDetailView(ContextAPIView):
         summary="One frame with a page of its revisions and write history",
         description="The newest `history_limit` revisions (default 20), oldest first, in "
         "`revisions` and `write_history`; `history.next_before` pages further back. A body or "
-        "transaction text longer than 16,384 characters is left out of the page "
+        f"transaction text longer than {INLINE_CHARS:,} characters is left out of the page "
         "(`body_omitted`, `text_truncated`): read it with `frames/{id}/revisions/{n}/` or the "
         "transaction's event in chunks.",
         parameters=[

@@ -10,7 +10,7 @@ from api.base import ContextAPIView
 from api.requests import query, query_parameters
 from api.schema import READ_ERRORS, responses
 from api.shapes import RelationListSerializer
-from memory.read.at import reading
+from api.views.common import list_response, listed_reading
 from memory.read.paging import RELATIONS
 from memory.requests.frames import RelationListQuery
 from memory.shapes import relation_json
@@ -28,17 +28,19 @@ class RelationListView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         asked = query(RelationListQuery, request.query_params)
         filters = asked.model_dump(include={"subject", "object", "name", "include_removed"})
-        at = reading(self.ctx, asked.as_of)
-        if at.as_of is not None:
-            filters["as_of"] = at.as_of
-        cursor = RELATIONS.cursor(self.ctx.pk, filters)
-        after = cursor.after(asked.cursor)
-        page = at.relations(
-            subject=asked.subject,
-            object_id=asked.object,
-            name=asked.name,
-            include_removed=asked.include_removed,
-            after_pk=after,
-            limit=asked.limit,
+        at = listed_reading(self.ctx, asked.as_of, filters)
+        return list_response(
+            RELATIONS,
+            self.ctx.pk,
+            filters,
+            asked.cursor,
+            lambda after: at.relations(
+                subject=asked.subject,
+                object_id=asked.object,
+                name=asked.name,
+                include_removed=asked.include_removed,
+                after_pk=after,
+                limit=asked.limit,
+            ),
+            relation_json,
         )
-        return Response(cursor.answer(page, relation_json))

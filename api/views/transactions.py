@@ -13,7 +13,7 @@ from api.errors import ApiError
 from api.requests import body, query, query_parameters
 from api.schema import READ_ERRORS, WRITE_ERRORS, responses
 from api.shapes import ReceiptSerializer, TransactionListSerializer
-from api.views.common import IDEMPOTENCY_HEADER, receipt_response
+from api.views.common import IDEMPOTENCY_HEADER, list_response, receipt_response
 from memory.errors import ErrorCode
 from memory.read import lists as reads
 from memory.read.paging import TRANSACTIONS
@@ -128,7 +128,14 @@ class TransactionView(ContextAPIView):
     def get(self, request: Request, slug: str) -> Response:
         asked = query(TransactionListQuery, request.query_params)
         filters = {"frame": asked.frame, "status": asked.status}
-        cursor = TRANSACTIONS.cursor(self.ctx.pk, filters)
-        after = cursor.after(asked.cursor, asked.after)
-        page = reads.list_transactions(self.ctx, after_pk=after, limit=asked.limit, **filters)
-        return Response(cursor.answer(page, transaction_json))
+        return list_response(
+            TRANSACTIONS,
+            self.ctx.pk,
+            filters,
+            asked.cursor,
+            lambda after: reads.list_transactions(
+                self.ctx, after_pk=after, limit=asked.limit, **filters
+            ),
+            transaction_json,
+            start=asked.after,
+        )

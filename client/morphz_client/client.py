@@ -269,6 +269,11 @@ class MorphzClient:
             if isinstance(value, int) and not isinstance(value, bool):
                 self.seen_version = max(self.seen_version or 0, value)
 
+    def _get(self, path: str, scope: Mapping[str, Any]) -> Any:
+        """GET the context's `path` with the calling method's arguments (its `locals()`) as
+        the query string."""
+        return self._request("GET", self._ctx(path), params=_params(**_arguments(scope)))
+
     def _ctx(self, path: str = "") -> str:
         return f"/api/v1/contexts/{quote(self.slug, safe='')}/{path}"
 
@@ -352,8 +357,7 @@ class MorphzClient:
         recorded, pending, open, delivered), after seq `after`; `limit` per page (1-500). Pass
         `next_cursor` back as `cursor` for the next page (InvalidRequestError for a cursor made
         for other filters)."""
-        params = _params(**_arguments(locals()))
-        return cast(EventPage, self._request("GET", self._ctx("events/"), params=params))
+        return cast(EventPage, self._get("events/", locals()))
 
     def iter_events(self, **filters: Any) -> Iterator[Event]:
         """Every event matching the filters (as `events` takes them), oldest first,
@@ -469,10 +473,7 @@ class MorphzClient:
         """One page of submitted transactions, oldest first (filters `frame`, `status`
         committed/rejected), `limit` per page (1-200); texts over 16,384 characters are cut
         (`text_truncated`)."""
-        params = _params(**_arguments(locals()))
-        return cast(
-            TransactionPage, self._request("GET", self._ctx("transactions/"), params=params)
-        )
+        return cast(TransactionPage, self._get("transactions/", locals()))
 
     def register_action(
         self,
@@ -499,8 +500,7 @@ class MorphzClient:
         as_of: int | None = None,
     ) -> FramePage:
         """Frames by id; `as_of=N` answers them as they were at the end of version N."""
-        params = _params(**_arguments(locals()))
-        return cast(FramePage, self._request("GET", self._ctx("frames/"), params=params))
+        return cast(FramePage, self._get("frames/", locals()))
 
     def frame(
         self, frame_id: str, *, as_of: int | None = None, history_limit: int | None = None
@@ -527,8 +527,7 @@ class MorphzClient:
     ) -> RelationPage:
         """One page of relations, by id: filters `subject`, `object`, `name`; removed ones too with
         `include_removed`; `as_of=N` as they were at the end of version N."""
-        params = _params(**_arguments(locals()))
-        return cast(RelationPage, self._request("GET", self._ctx("relations/"), params=params))
+        return cast(RelationPage, self._get("relations/", locals()))
 
     # -- recall and search ---------------------------------------------------------------
 
@@ -579,8 +578,7 @@ class MorphzClient:
         up to 1,000), `lag` says how far the index is behind. Pages: `cursor` (the previous
         page's `next_cursor`, same `q` and filters) goes through every match with no repeats;
         `offset` / `next_offset` through the first 1,000."""
-        params = _params(**_arguments(locals()))
-        return cast(SearchResult, self._request("GET", self._ctx("search/"), params=params))
+        return cast(SearchResult, self._get("search/", locals()))
 
     # -- agents: the model protocol and model replies ------------------------------------
 
@@ -641,8 +639,7 @@ class MorphzClient:
     ) -> EvaluationPage:
         """One page of past evaluations, oldest first (filter `thread`): view version, tick,
         claimed refs, expired frames, tokens."""
-        params = _params(**_arguments(locals()))
-        return cast(EvaluationPage, self._request("GET", self._ctx("evaluations/"), params=params))
+        return cast(EvaluationPage, self._get("evaluations/", locals()))
 
     def evaluation(self, evaluation_id: int) -> EvaluationDetail:
         """One evaluation with the compiled input the model was given."""

@@ -19,6 +19,12 @@ from memory.erasure.mask import (
 from memory.erasure.masker import Items, Masker, Span, first_body, md5_of
 from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.kinds import TRANSACTION
+from memory.limits import (
+    MAX_ERASURE_ITEMS,
+    MAX_ERASURE_PATTERN_CHARS,
+    MAX_ERASURE_REASON_CHARS,
+    MIN_ERASURE_PATTERN_CHARS,
+)
 from memory.locking import lock_context_model
 from memory.models import (
     Context,
@@ -27,12 +33,8 @@ from memory.models import (
     Frame,
 )
 from memory.shapes.erasures import ErasureJson
+from memory.sql import statements
 from memory.vocabulary import is_frame_id, seq_of
-
-MAX_ITEMS = 100
-MAX_REASON = 2000
-MIN_PATTERN = 4
-MAX_PATTERN = 1000
 
 
 class NotErasable(MorphzError):
@@ -72,17 +74,17 @@ def _check(
 ) -> tuple[list[str], list[Span], list[str], str]:
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidRequest("reason: say why this is erased", details=[{"field": "reason"}])
-    if len(reason) > MAX_REASON:
+    if len(reason) > MAX_ERASURE_REASON_CHARS:
         raise InvalidRequest(
-            f"reason: at most {MAX_REASON} characters", details=[{"field": "reason"}]
+            f"reason: at most {MAX_ERASURE_REASON_CHARS} characters", details=[{"field": "reason"}]
         )
     if not refs and not spans and not patterns:
         raise InvalidRequest(
             "name something to erase: refs, spans or patterns", details=[{"field": "refs"}]
         )
-    if len(refs) + len(spans) + len(patterns) > MAX_ITEMS:
+    if len(refs) + len(spans) + len(patterns) > MAX_ERASURE_ITEMS:
         raise InvalidRequest(
-            f"at most {MAX_ITEMS} items in one erasure", details=[{"field": "refs"}]
+            f"at most {MAX_ERASURE_ITEMS} items in one erasure", details=[{"field": "refs"}]
         )
     for i, ref in enumerate(refs):
         if not isinstance(ref, str) or (seq_of(ref) is None and not is_frame_id(ref)):
@@ -112,9 +114,12 @@ def _check(
             )
         checked_spans.append(Span(ref, start, end))
     for i, pattern in enumerate(patterns):
-        if not isinstance(pattern, str) or not MIN_PATTERN <= len(pattern) <= MAX_PATTERN:
+        if (
+            not isinstance(pattern, str)
+            or not MIN_ERASURE_PATTERN_CHARS <= len(pattern) <= MAX_ERASURE_PATTERN_CHARS
+        ):
             raise InvalidRequest(
-                f"patterns[{i}]: a text of {MIN_PATTERN} to {MAX_PATTERN} characters",
+                f"patterns[{i}]: a text of {MIN_ERASURE_PATTERN_CHARS} to {MAX_ERASURE_PATTERN_CHARS} characters",
                 details=[{"field": f"patterns[{i}]"}],
             )
     return list(dict.fromkeys(refs)), checked_spans, list(dict.fromkeys(patterns)), reason
@@ -189,7 +194,7 @@ def _items(context_id: int, refs: list[str], spans: list[Span], patterns: list[s
             )
         items.spans.append((span, md5_of(event.content)))
         text = event.content[span.start : span.end]
-        if len(text.strip()) >= MIN_PATTERN:
+        if len(text.strip()) >= MIN_ERASURE_PATTERN_CHARS:
             items.quotes.append(text)
     return items
 
@@ -221,7 +226,7 @@ def erase(
     request = secrets.token_hex(8)
     now = timezone.now()
     with connection.cursor() as cur:  # the status log records memory, not masking
-        cur.execute("SET LOCAL morphz.copying = 'on'")
+        cur.execute(statements("memory.erasure")["copying_on"])
     result = ErasureResult(request=request, tombstones=[])
     for pk in members:
         context = contexts[pk]
@@ -240,7 +245,7 @@ def erase(
         if pk == context_id:
             result.tombstones = tombstones
     with connection.cursor() as cur:
-        cur.execute("SET LOCAL morphz.copying = 'off'")
+        cur.execute(statements("memory.erasure")["copying_off"])
     return result
 
 

@@ -16,15 +16,13 @@ from django.db.models import TextField
 from django.db.models.functions import Cast, Left, Length
 
 from memory.errors import ErrorCode, InvalidRequest, NotFound
+from memory.limits import HISTORY_PAGE, INLINE_CHARS, MAX_HISTORY_PAGE
 from memory.models import Frame, FrameRevision, TransactionRecord
 from memory.shapes import RevisionJson, revision_json
 from memory.shapes.history import FrameHistoryPage, WriteEntry
 from memory.vocabulary import event_ref
 
 # Larger bodies and texts are left out of lists and history pages and read on demand.
-INLINE_CHARS = 16_384
-HISTORY_PAGE = 20
-MAX_HISTORY_PAGE = 100
 
 
 def frame_history_page(

@@ -25,7 +25,6 @@ from memory.vocabulary import MAX_SEQ
 T = TypeVar("T")
 
 # The request's `cursor` and the answer's `next_cursor`, as the schema describes them.
-CURSOR_MAX_CHARS = 500
 CURSOR_HELP = "`next_cursor` of the previous page"
 NEXT_CURSOR_HELP = "pass as `cursor` for the next page; null on the last page"
 

@@ -33,6 +33,7 @@ from memory.recall.rows import (
 from memory.recall.walk import Key
 from memory.shapes import EventNode, FrameNode, event_node, frame_node
 from memory.shapes.recall import RecallEdge, RecallJson
+from memory.sql import statements
 from memory.timeline.events import append_recall_result, check_thread
 from memory.vocabulary import seq_of
 
@@ -162,7 +163,7 @@ def recall(
         else:
             with transaction.atomic():
                 with connection.cursor() as c:
-                    c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    c.execute(statements("memory.recall")["snapshot"])
                 result = _recall(
                     ctx.pk, query, cursor, view_version, evaluation_id, second_read=True
                 )

@@ -211,3 +211,7 @@ WHERE object_id = ANY(%(pks)s) AND removed_version IS NULL
 -- name: frames_by_frame_id
 -- The pks of frames a parent's sources name.
 SELECT frame_id, id FROM memory_frame WHERE context_id = %s AND frame_id = ANY(%s)
+
+-- name: snapshot
+-- A later page outside a caller's transaction reads in one snapshot (memory.recall.graph).
+SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY

@@ -11,7 +11,8 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from memory.idempotency import KEY_HELP
-from memory.read.paging import CURSOR_HELP, CURSOR_MAX_CHARS
+from memory.limits import CURSOR_MAX_CHARS
+from memory.read.paging import CURSOR_HELP
 from memory.requests.strict import QueryInt
 from memory.vocabulary import MAX_SEQ
 

@@ -7,9 +7,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-from memory.erasure.erase import MAX_ITEMS, MAX_PATTERN, MAX_REASON
 from memory.idempotency import Key
 from memory.kinds import SCREENING_MODES
+from memory.limits import MAX_ERASURE_ITEMS, MAX_ERASURE_PATTERN_CHARS, MAX_ERASURE_REASON_CHARS
 from memory.requests import common
 from memory.requests.common import QInt
 from memory.requests.model import StrictModel
@@ -71,15 +71,15 @@ class SpanIn(StrictModel):
 class ErasureIn(StrictModel):
     refs: list[Annotated[Name, Field(max_length=200)]] = Field(
         default_factory=list,
-        max_length=MAX_ITEMS,
+        max_length=MAX_ERASURE_ITEMS,
         description='whole events and frames: ["@e12", "card-number", ...]',
     )
     spans: list[SpanIn] = Field(
-        default_factory=list, max_length=MAX_ITEMS, description="parts of events' text"
+        default_factory=list, max_length=MAX_ERASURE_ITEMS, description="parts of events' text"
     )
-    patterns: list[Annotated[Name, Field(max_length=MAX_PATTERN)]] = Field(
+    patterns: list[Annotated[Name, Field(max_length=MAX_ERASURE_PATTERN_CHARS)]] = Field(
         default_factory=list,
-        max_length=MAX_ITEMS,
+        max_length=MAX_ERASURE_ITEMS,
         description="texts erased wherever they occur (card numbers however they are spaced)",
     )
-    reason: Name = Field(max_length=MAX_REASON, description="why")
+    reason: Name = Field(max_length=MAX_ERASURE_REASON_CHARS, description="why")

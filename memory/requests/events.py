@@ -16,7 +16,13 @@ from pydantic_core import PydanticCustomError
 from memory.errors import InvalidRequest, MorphzError
 from memory.idempotency import Key
 from memory.kinds import APPENDABLE_KINDS, EVENT_KINDS, USER_MESSAGE
-from memory.limits import CHUNK_DEFAULT, CHUNK_MAX, MAX_BULK_EVENTS, MAX_DELIVERS
+from memory.limits import (
+    CHUNK_DEFAULT,
+    CHUNK_MAX,
+    MAX_BULK_EVENTS,
+    MAX_CANCEL_REASON_CHARS,
+    MAX_DELIVERS,
+)
 from memory.read.lists import EVENT_STATUS_FILTERS
 from memory.read.paging import EVALUATIONS, EVENTS
 from memory.requests import common
@@ -174,6 +180,6 @@ class ActionCancelIn(StrictModel):
 
     reason: Name | None = Field(
         None,
-        max_length=1000,
+        max_length=MAX_CANCEL_REASON_CHARS,
         description="why the action is cancelled; the model reads it in the cancellation",
     )

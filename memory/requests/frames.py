@@ -10,6 +10,8 @@ from pydantic import Field
 from memory.idempotency import Key
 from memory.kinds import EVENT_KINDS, FRAME_STATUSES, TRANSACTION_STATUSES
 from memory.limits import (
+    HISTORY_PAGE,
+    MAX_HISTORY_PAGE,
     RECALL_DEFAULT_DEPTH,
     RECALL_DEFAULT_NODES,
     RECALL_MAX_DEPTH,
@@ -18,7 +20,6 @@ from memory.limits import (
     SEARCH_MAX_LIMIT,
     SEARCH_MAX_QUERY_CHARS,
 )
-from memory.read.pages import HISTORY_PAGE, MAX_HISTORY_PAGE
 from memory.read.paging import FRAMES, RELATIONS, TRANSACTIONS
 from memory.requests import common
 from memory.requests.common import QInt
@@ -35,6 +36,7 @@ from memory.requests.strict import (
     Text,
     ThreadName,
 )
+from memory.search.query import RANK_POOL
 from memory.vocabulary import FRAME_ID_MAX, MAX_SEQ, RELATION_NAME_MAX
 
 
@@ -159,7 +161,7 @@ class SearchQuery(StrictModel):
     offset: QInt = Field(
         0,
         ge=0,
-        le=999,
+        le=RANK_POOL - 1,
         description="skip this many ranked hits (next page: the result's `next_offset`)",
     )
     cursor: Name | None = Field(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, NotRequired, TypedDict
 
+from memory.limits import INLINE_CHARS
 from memory.models import TransactionRecord
 from memory.shapes.fields import Doc, Timestamp
 
@@ -59,12 +60,12 @@ class TransactionJson(TypedDict):
     base_version: int | None
     committed_version: int | None
     reason: str
-    text: Annotated[str, Doc("cut at 16,384 characters in lists")]
+    text: Annotated[str, Doc(f"cut at {INLINE_CHARS:,} characters in lists")]
     text_truncated: Annotated[
         bool, Doc("the text was cut: read the transaction's event (`ref`) in chunks")
     ]
     ops: Any | None
-    ops_omitted: Annotated[bool, Doc("ops longer than 16,384 characters left out")]
+    ops_omitted: Annotated[bool, Doc(f"ops longer than {INLINE_CHARS:,} characters left out")]
     receipt: Any | None
     errors: Any | None
     frames: list[str]

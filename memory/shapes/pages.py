@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, TypedDict
 
+from memory.limits import INLINE_CHARS
 from memory.models import Frame
 from memory.read.paging import NEXT_CURSOR_HELP
 from memory.shapes.context import ContextJson
@@ -65,7 +66,7 @@ class FrameDetail(FrameJson):
         list[WriteEntry],
         OPAQUE,
         Doc(
-            "the transactions that wrote the frame (R32): text (cut at 16,384 "
+            f"the transactions that wrote the frame (R32): text (cut at {INLINE_CHARS:,} "
             "characters, `text_truncated`), base and committed version"
         ),
     ]

@@ -14,11 +14,10 @@ from django.db import transaction
 
 from memory.errors import ErrorCode, InvalidRequest, RuleViolation
 from memory.kinds import ACTION, REQUEST_OPEN, TOOL_RESULT
+from memory.limits import MAX_CANCEL_REASON_CHARS
 from memory.locking import lock_context
 from memory.models import Event
 from memory.timeline.events import append_event, parse_event_ref
-
-MAX_REASON_CHARS = 1000
 
 
 def _checked_ref(ref: Any, reason: Any, extra: list[str] | None) -> int:
@@ -29,9 +28,11 @@ def _checked_ref(ref: Any, reason: Any, extra: list[str] | None) -> int:
             f"cancel_action takes ref and reason, not {', '.join(extra)}",
             code=ErrorCode.INVALID_ARGUMENTS,
         )
-    if reason is not None and (not isinstance(reason, str) or len(reason) > MAX_REASON_CHARS):
+    if reason is not None and (
+        not isinstance(reason, str) or len(reason) > MAX_CANCEL_REASON_CHARS
+    ):
         raise InvalidRequest(
-            f"reason must be text of at most {MAX_REASON_CHARS} characters",
+            f"reason must be text of at most {MAX_CANCEL_REASON_CHARS} characters",
             code=ErrorCode.INVALID_ARGUMENTS,
         )
     if not isinstance(ref, str):

@@ -9,7 +9,7 @@ from typing import Any
 from django.test import Client
 
 from memory.contexts import create_context, issue_token
-from memory.read.pages import INLINE_CHARS
+from memory.limits import INLINE_CHARS
 from memory.tx.engine import submit_transaction
 from morphz.serving import SEND_CHUNK, run_wsgi
 from tests.api.conftest import Api, error_of

@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from memory.contexts import create_context, issue_token
+from memory.contexts import create_context, issue_token, setting_default
 from memory.errors import MorphzError
 from memory.management.data_command import DataCommand
 
@@ -15,12 +15,12 @@ class Command(DataCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
         parser.add_argument("--name", default="")
-        parser.add_argument("--grace-ticks", type=int, default=8)
+        parser.add_argument("--grace-ticks", type=int, default=setting_default("grace_ticks"))
         parser.add_argument("--capacity-tokens", type=int, default=None)
         parser.add_argument(
             "--observation-budget",
             type=int,
-            default=2000,
+            default=setting_default("observation_budget_tokens"),
             help="tokens one observation may take in the model input; larger ones are previewed",
         )
         parser.add_argument(
