@@ -8,6 +8,14 @@ SELECT EXISTS (
     AND NOT attisdropped
 ) AS present
 
+-- name: near_candidates
+-- The candidates of the Python path (`semantic.nearest`), where the database has no vectors:
+-- the newest {scan} embedded documents of the context the filters keep.
+SELECT d.id, d.embedding FROM memory_searchdocument d
+WHERE d.context_id = %(ctx)s AND d.embedding IS NOT NULL AND octet_length(d.embedding) > 0
+  AND d.kind <> 'transaction' AND d.embedding_model = %(model)s{filters}
+ORDER BY d.created_at DESC, d.id DESC LIMIT {scan}
+
 -- name: near
 -- The documents nearest the query in meaning that the words did not find (`ranking._near`):
 -- the candidates are the Python path's (`semantic.nearest`), the newest {scan} documents of

@@ -298,23 +298,15 @@ def ranked(plan: Plan, limit: int, offset: int, meaning: bytes | None = None) ->
     return Ranked(hits, matched, not more and not _windowed(plan), lag(pending, oldest))
 
 
-_NEAR_SQL = """
-SELECT d.id, d.embedding FROM memory_searchdocument d
-WHERE d.context_id = %(ctx)s AND d.embedding IS NOT NULL AND octet_length(d.embedding) > 0
-  AND d.kind <> 'transaction' AND d.embedding_model = %(model)s{filters}
-ORDER BY d.created_at DESC, d.id DESC LIMIT {scan}
-"""
-
-
 def _near(
-    plan: Plan, params: dict[str, Any], meaning: bytes, found: set[int], sql_vectors: bool = True
+    plan: Plan, params: dict[str, Any], meaning: bytes, found: set[int]
 ) -> list[tuple[int, bytes]]:
     """The documents nearest the query in meaning that the words did not find: at most
     semantic.NEAR of the newest semantic.NEAR_SCAN documents (filters applied), of cosine
     semantic.NEAR_MIN or more (closer than that, a question shares no topic with them).
-    Compared in SQL where the database holds the vectors (`vector_column.used`; not with
-    `sql_vectors` false), in Python otherwise: the same documents either way."""
-    if sql_vectors and vector_column.used():
+    Compared in SQL where the database holds the vectors (`vector_column.used`), in Python
+    otherwise: the same documents either way."""
+    if vector_column.used():
         statement = statements("memory.search")["near"]
         wanted = {
             "meaning": vector_column.literal(meaning),
@@ -333,10 +325,16 @@ def _near(
             return [(row["id"], bytes(row["embedding"])) for row in named_rows(cursor)]
     with connection.cursor() as cursor:
         cursor.execute(
-            _NEAR_SQL.format(filters=plan.filters, scan=semantic.NEAR_SCAN),
+            statements("memory.search")["near_candidates"].format(
+                filters=plan.filters, scan=semantic.NEAR_SCAN
+            ),
             params,
         )
-        rows = [(pk, bytes(blob)) for pk, blob in cursor.fetchall() if pk not in found]
+        rows = [
+            (row["id"], bytes(row["embedding"]))
+            for row in named_rows(cursor)
+            if row["id"] not in found
+        ]
     return semantic.nearest(rows, meaning)
 
 
