@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView
 from api.schema import READ_ERRORS, responses
+from api.shape_schema import shape_serializer
 from memory.agents.protocol import context_protocol
-
-
-class ProtocolSerializer(serializers.Serializer):
-    version = serializers.CharField()
-    instructions = serializers.CharField(help_text="teaches a model the memory protocol")
-    tools = serializers.JSONField(help_text="`openai` and `anthropic` tool definitions")
-    settings = serializers.JSONField(help_text="the context settings filled in")
+from memory.shapes.protocol import ProtocolJson
 
 
 class ProtocolView(ContextAPIView):
@@ -28,7 +22,7 @@ class ProtocolView(ContextAPIView):
         "tools (`context_tx`, `recall`, `search`, `read_event`, `frame`, `cancel_action`) in the OpenAI and "
         "the Anthropic function-calling shapes. The same is in the Python client, offline "
         "(`morphz_protocol`).",
-        responses=responses({200: ProtocolSerializer}, *READ_ERRORS),
+        responses=responses({200: shape_serializer(ProtocolJson)}, *READ_ERRORS),
     )
     def get(self, request: Request, slug: str) -> Response:
         return Response(context_protocol(self.ctx))

@@ -14,6 +14,7 @@ from memory.agents.reads import READ_TOOLS
 from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.shapes.errors import ErrorJson
 from memory.shapes.errors import error_json as shaped_error
+from memory.shapes.replies import CallOutcome, TxSource
 from memory.strictjson import loads_strict
 
 TX_TOOL = "context_tx"
@@ -29,9 +30,19 @@ _DELIVERS_NEAR_RE = re.compile(r"\(\s*delivers\s*(?::|\[|\s+e[0-9]|\s+\"@)")
 _FORM_START = "(context-tx"
 
 
-def check_reply(reply: Any) -> tuple[str, list[dict[str, Any]], list[str]]:
-    """The reply's text, its tool calls `{id, name, arguments}` and the refs it says it
-    delivers; InvalidRequest when the reply is not shaped as documented (docs/agents.md)."""
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call of a reply: its `arguments` as given (an object or its JSON text) until
+    sorted, decoded to an object after."""
+
+    id: str | None
+    name: str
+    arguments: Any
+
+
+def check_reply(reply: Any) -> tuple[str, list[ToolCall], list[str]]:
+    """The reply's text, its tool calls and the refs it says it delivers; InvalidRequest
+    when the reply is not shaped as documented (docs/agents.md)."""
     if not isinstance(reply, dict):
         raise InvalidRequest("the reply must be an object with `text` and/or `tool_calls`")
     text = reply.get("text") or ""
@@ -65,7 +76,7 @@ def check_reply(reply: Any) -> tuple[str, list[dict[str, Any]], list[str]]:
                 f"tool call {index}: `id` must be a string of at most 200 characters",
                 details=[{"tool_call": index}],
             )
-        checked.append({"id": call_id, "name": name, "arguments": call.get("arguments")})
+        checked.append(ToolCall(call_id, name, call.get("arguments")))
     delivers = reply.get("delivers") or []
     if not isinstance(delivers, list) or not all(isinstance(r, str) for r in delivers):
         raise InvalidRequest(
@@ -156,11 +167,12 @@ class Parts:
 
     rest: str
     delivers: list[str]
-    transactions: list[tuple[str, str | None, Any]] = field(default_factory=list)
-    reads: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
-    cancels: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
-    externals: list[dict[str, Any]] = field(default_factory=list)
-    bad_calls: list[dict[str, Any]] = field(default_factory=list)
+    # (source, tool call id, the transaction's text as given)
+    transactions: list[tuple[TxSource, str | None, Any]] = field(default_factory=list)
+    reads: list[ToolCall] = field(default_factory=list)
+    cancels: list[ToolCall] = field(default_factory=list)
+    externals: list[ToolCall] = field(default_factory=list)
+    bad_calls: list[CallOutcome] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
 
 
@@ -216,7 +228,7 @@ def delivery_hints(text: str) -> list[str]:
 
 def sort_parts(
     text: str,
-    calls: list[dict[str, Any]],
+    calls: list[ToolCall],
     given_delivers: list[str],
     tools: list[str] | None = None,
 ) -> Parts:
@@ -229,22 +241,27 @@ def sort_parts(
     delivers = list(given_delivers)
     delivers.extend(r for r in written if r not in delivers)
     parts = Parts(rest, delivers, [("text", None, form) for form in forms], hints=hints)
-    for call in calls:
+    for given in calls:
         try:
-            args = _arguments(call["arguments"])
-            if tools is not None and call["name"] not in (*MEMORY_TOOLS, *tools):
-                raise unknown_tool(call["name"], tools)
+            call = ToolCall(given.id, given.name, _arguments(given.arguments))
+            if tools is not None and call.name not in (*MEMORY_TOOLS, *tools):
+                raise unknown_tool(call.name, tools)
         except InvalidRequest as exc:
             parts.bad_calls.append(
-                {"tool_call_id": call["id"], "name": call["name"], "error": error_json(exc)}
+                {
+                    "tool_call_id": given.id,
+                    "name": given.name,
+                    "error": error_json(exc),
+                    "status": "refused",
+                }
             )
             continue
-        if call["name"] == TX_TOOL:
-            parts.transactions.append(("tool_call", call["id"], args.get("tx")))
-        elif call["name"] in READ_TOOLS:
-            parts.reads.append((call, args))
-        elif call["name"] == CANCEL_TOOL:
-            parts.cancels.append((call, args))
+        if call.name == TX_TOOL:
+            parts.transactions.append(("tool_call", call.id, call.arguments.get("tx")))
+        elif call.name in READ_TOOLS:
+            parts.reads.append(call)
+        elif call.name == CANCEL_TOOL:
+            parts.cancels.append(call)
         else:
-            parts.externals.append({**call, "arguments": args})
+            parts.externals.append(call)
     return parts
