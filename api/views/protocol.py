@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from api.base import ContextAPIView
 from api.schema import READ_ERRORS, responses
 from api.shape_schema import shape_serializer
-from memory.agents.protocol import context_protocol
+from memory.agents.protocol import MEMORY_TOOLS, context_protocol
 from memory.shapes.protocol import ProtocolJson
 
 
@@ -19,7 +19,7 @@ class ProtocolView(ContextAPIView):
         operation_id="protocol_read",
         summary="The model protocol: instructions and memory tools for this context",
         description="`instructions` (this context's settings filled in) and the memory "
-        "tools (`context_tx`, `recall`, `search`, `read_event`, `frame`, `cancel_action`) in the OpenAI and "
+        f"tools ({', '.join(f'`{name}`' for name in MEMORY_TOOLS)}) in the OpenAI and "
         "the Anthropic function-calling shapes. The same is in the Python client, offline "
         "(`morphz_protocol`).",
         responses=responses({200: shape_serializer(ProtocolJson)}, *READ_ERRORS),

@@ -10,8 +10,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory.agents.protocol import MEMORY_TOOLS
 from memory.agents.reads import READ_TOOLS
 from memory.errors import ErrorCode, InvalidRequest, MorphzError
+from memory.limits import MAX_AGENT_TOOLS, MAX_REPLY_TEXT_CHARS, MAX_TOOL_CALLS, MAX_TOOL_NAME_CHARS
 from memory.shapes.errors import ErrorJson
 from memory.shapes.errors import error_json as shaped_error
 from memory.shapes.replies import CallOutcome, TxSource
@@ -19,9 +21,6 @@ from memory.strictjson import loads_strict
 
 TX_TOOL = "context_tx"
 CANCEL_TOOL = "cancel_action"
-MEMORY_TOOLS = (TX_TOOL, *READ_TOOLS, CANCEL_TOOL)
-MAX_TOOL_CALLS = 64
-MAX_TEXT_CHARS = 1_000_000
 
 _FENCE_RE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(\s*)```")
 _DELIVERS_RE = re.compile(r"[ \t]*\(\s*delivers((?:\s+@e[1-9][0-9]{0,17})+)\s*\)")
@@ -48,9 +47,9 @@ def check_reply(reply: Any) -> tuple[str, list[ToolCall], list[str]]:
     text = reply.get("text") or ""
     if not isinstance(text, str):
         raise InvalidRequest("text must be a string", details=[{"field": "text"}])
-    if len(text) > MAX_TEXT_CHARS:
+    if len(text) > MAX_REPLY_TEXT_CHARS:
         raise InvalidRequest(
-            f"text is longer than {MAX_TEXT_CHARS} characters", code=ErrorCode.TOO_LARGE
+            f"text is longer than {MAX_REPLY_TEXT_CHARS} characters", code=ErrorCode.TOO_LARGE
         )
     calls = reply.get("tool_calls") or []
     if not isinstance(calls, list) or len(calls) > MAX_TOOL_CALLS:
@@ -65,15 +64,18 @@ def check_reply(reply: Any) -> tuple[str, list[ToolCall], list[str]]:
                 f"tool call {index} must be an object", details=[{"tool_call": index}]
             )
         name = call.get("name")
-        if not isinstance(name, str) or not 0 < len(name) <= 200:
+        if not isinstance(name, str) or not 0 < len(name) <= MAX_TOOL_NAME_CHARS:
             raise InvalidRequest(
-                f"tool call {index} needs a `name` of 1-200 characters",
+                f"tool call {index} needs a `name` of 1-{MAX_TOOL_NAME_CHARS} characters",
                 details=[{"tool_call": index}],
             )
         call_id = call.get("id")
-        if call_id is not None and (not isinstance(call_id, str) or len(call_id) > 200):
+        if call_id is not None and (
+            not isinstance(call_id, str) or len(call_id) > MAX_TOOL_NAME_CHARS
+        ):
             raise InvalidRequest(
-                f"tool call {index}: `id` must be a string of at most 200 characters",
+                f"tool call {index}: `id` must be a string of at most "
+                f"{MAX_TOOL_NAME_CHARS} characters",
                 details=[{"tool_call": index}],
             )
         checked.append(ToolCall(call_id, name, call.get("arguments")))
@@ -178,16 +180,18 @@ class Parts:
 
 def check_tools(tools: Any) -> list[str] | None:
     """The agent's own tool names as the reply names them (None: not named, any name is
-    registered); InvalidRequest unless a list of at most 128 names of 1-200 characters."""
+    registered); InvalidRequest unless a list of at most MAX_AGENT_TOOLS names of 1 to
+    MAX_TOOL_NAME_CHARS characters."""
     if tools is None:
         return None
     if (
         not isinstance(tools, list)
-        or len(tools) > 128
-        or not all(isinstance(t, str) and 0 < len(t) <= 200 for t in tools)
+        or len(tools) > MAX_AGENT_TOOLS
+        or not all(isinstance(t, str) and 0 < len(t) <= MAX_TOOL_NAME_CHARS for t in tools)
     ):
         raise InvalidRequest(
-            "tools must be a list of at most 128 tool names of 1-200 characters",
+            f"tools must be a list of at most {MAX_AGENT_TOOLS} tool names of "
+            f"1-{MAX_TOOL_NAME_CHARS} characters",
             details=[{"field": "tools"}],
         )
     return list(tools)

@@ -11,6 +11,9 @@ import morphz_protocol as model_protocol
 from memory.models import Context
 from memory.shapes.protocol import ProtocolJson, ProtocolSettings
 
+# The memory tools a model is given, in the protocol's order.
+MEMORY_TOOLS: tuple[str, ...] = tuple(tool["name"] for tool in model_protocol.TOOLS)
+
 
 def protocol_settings(context: Context) -> ProtocolSettings:
     """The settings the model protocol's instructions quote for this context: its slug,
