@@ -33,7 +33,6 @@ OPAQUE = {
 
 # Not converted yet: remove an entry when its function returns a named shape.
 NOT_YET = {
-    "memory/erasure/lines.py:erasure_lines",
     "memory/screening.py:screen",
     "memory/screening.py:screen_transaction_json",
     "memory/search/documents.py:_vector",

@@ -9,7 +9,7 @@ import gzip
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +69,7 @@ class ImportResult:
     steps: int
 
 
-def _line(value: dict[str, Any]) -> bytes:
+def _line(value: Mapping[str, Any]) -> bytes:
     return (json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
@@ -163,7 +163,7 @@ def export_context(
         }
         with _export_output(path) as out:
 
-            def write(value: dict[str, Any]) -> None:
+            def write(value: Mapping[str, Any]) -> None:
                 data = _line(value)
                 checksum.update(data)
                 signer.update(data)
