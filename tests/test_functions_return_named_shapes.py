@@ -33,10 +33,7 @@ OPAQUE = {
 
 # Not converted yet: remove an entry when its function returns a named shape.
 NOT_YET = {
-    "memory/screening.py:screen",
-    "memory/screening.py:screen_transaction_json",
     "memory/search/documents.py:_vector",
-    "memory/timeline/compile.py:bounded_content",
     "memory/tx/apply/frames.py:_op_derive",
     "memory/tx/apply/frames.py:_op_revise",
     "memory/tx/apply/frames.py:_op_relate",
@@ -68,7 +65,6 @@ NOT_YET = {
     "memory/versions/snapshot.py:_frame",
     "memory/versions/snapshot.py:_rows",
     "memory/tx/apply/status.py:_set_protected",
-    "api/errors.py:validation_details",
 }
 
 
