@@ -20,7 +20,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from memory.errors import ErrorCode, MorphzError
 from memory.requests.refusals import validation_code
-from memory.shapes.errors import error_body
+from memory.shapes.errors import FieldProblem, error_body
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +56,9 @@ class TooLarge(ApiError):
         )
 
 
-def validation_details(detail: Any, prefix: str = "") -> list[dict[str, Any]]:
+def validation_details(detail: Any, prefix: str = "") -> list[FieldProblem]:
     """Flatten DRF's nested validation errors into [{"field": "a.b", "message": ...}]."""
-    out: list[dict[str, Any]] = []
+    out: list[FieldProblem] = []
     if isinstance(detail, dict):
         for key, value in detail.items():
             name = (

@@ -30,6 +30,12 @@ MAX_HISTORY_PAGE: Final = 100
 # Pages
 CURSOR_MAX_CHARS: Final = 500  # a page cursor as a client sends it back
 
+# Model replies
+MAX_REPLY_TEXT_CHARS: Final = 1_000_000  # a reply's text
+MAX_TOOL_CALLS: Final = 64  # tool calls in one reply
+MAX_TOOL_NAME_CHARS: Final = 200  # a tool's name, and a tool call's id
+MAX_AGENT_TOOLS: Final = 128  # the agent's own tool names a reply may list
+
 # Recall
 RECALL_DEFAULT_DEPTH: Final = 1
 RECALL_MAX_DEPTH: Final = 4

@@ -5,12 +5,14 @@ How it works: docs/internals.md, section `memory/screening.py`."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, TypeVar, cast
 
 from memory.erasure.mask import Matcher, mask_json
 from memory.errors import ErrorCode, MorphzError
 from memory.kinds import SCREENING_MASK, SCREENING_OFF, SCREENING_REFUSE
+from memory.shapes.screening import ScreeningNote
 
 PLUGINS = (
     "AWSKeyDetector",
@@ -43,6 +45,17 @@ class SecretDetected(MorphzError):
 class Finding:
     kind: str
     value: str
+
+
+class Screened(NamedTuple):
+    """Written fields as they may be stored (by the caller's names), a note per finding."""
+
+    fields: dict[str, Any]
+    notes: list[ScreeningNote]
+
+
+# A transaction's JSON form as the client wrote it: screening keeps its keys.
+WrittenTx = TypeVar("WrittenTx", bound=Mapping[str, Any])
 
 
 def luhn(digits: str) -> bool:
@@ -95,19 +108,21 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def screen(mode: str, fields: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]]]:
+def screen(mode: str, fields: dict[str, Any]) -> Screened:
     """The fields as they may be stored, and a note per finding `{field, kind}`. Raises
     SecretDetected in `refuse` mode when anything is found."""
     if mode == SCREENING_OFF:
-        return fields, []
+        return Screened(fields, [])
     found: dict[str, list[Finding]] = {}
     for name, value in fields.items():
         hits = [f for text in _strings(value) for f in findings(text)]
         if hits:
             found[name] = hits
-    notes = [{"field": name, "kind": f.kind} for name, hits in found.items() for f in hits]
+    notes: list[ScreeningNote] = [
+        {"field": name, "kind": f.kind} for name, hits in found.items() for f in hits
+    ]
     if not found:
-        return fields, []
+        return Screened(fields, [])
     if mode == SCREENING_REFUSE:
         kinds = sorted({n["kind"] for n in notes})
         raise SecretDetected(
@@ -117,10 +132,11 @@ def screen(mode: str, fields: dict[str, Any]) -> tuple[dict[str, Any], list[dict
         )
     assert mode == SCREENING_MASK
     matcher = Matcher(f.value for hits in found.values() for f in hits)
-    return {name: mask_json(value, matcher)[0] for name, value in fields.items()}, notes
+    masked = {name: mask_json(value, matcher)[0] for name, value in fields.items()}
+    return Screened(masked, notes)
 
 
-def noted_payload(payload: Any, notes: list[dict[str, str]]) -> Any:
+def noted_payload(payload: Any, notes: list[ScreeningNote]) -> Any:
     """An event's payload with the screening note (a payload that is not a map is kept
     under `payload`)."""
     if not notes:
@@ -150,11 +166,11 @@ def screen_transaction_text(mode: str, text: str) -> str:
     return txlang.to_text({**tx, "reason": masked["reason"], "ops": masked["ops"]})
 
 
-def screen_transaction_json(mode: str, tx: dict[str, Any]) -> dict[str, Any]:
+def screen_transaction_json(mode: str, tx: WrittenTx) -> WrittenTx:
     """A JSON-form transaction screened: refused (fields `ops`, `reason`), or its strings
     masked."""
     if mode == SCREENING_OFF:
         return tx
     fields: dict[str, Any] = {key: tx[key] for key in ("ops", "reason") if key in tx}
     screened, _notes = screen(mode, fields)
-    return {**tx, **screened}
+    return cast(WrittenTx, {**tx, **screened})

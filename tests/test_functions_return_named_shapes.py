@@ -33,21 +33,6 @@ OPAQUE = {
 
 # Not converted yet: remove an entry when its function returns a named shape.
 NOT_YET = {
-    "memory/agents/commits.py:commit_all",
-    "memory/agents/parts.py:check_reply",
-    "memory/agents/protocol.py:protocol_settings",
-    "memory/agents/protocol.py:context_protocol",
-    "memory/agents/replies.py:_run_reads",
-    "memory/agents/replies.py:_register_actions",
-    "memory/agents/replies.py:_withheld",
-    "memory/agents/replies.py:take_apart_reply",
-    "memory/agents/replies.py:_answer",
-    "memory/agents/replies.py:_record_message",
-    "memory/erasure/lines.py:erasure_lines",
-    "memory/screening.py:screen",
-    "memory/screening.py:screen_transaction_json",
-    "memory/timeline/compile.py:bounded_content",
-    "api/errors.py:validation_details",
 }
 
 

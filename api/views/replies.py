@@ -3,31 +3,17 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, extend_schema
-from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ContextAPIView, idempotency_key
 from api.requests import body
 from api.schema import WRITE_ERRORS, responses
+from api.shape_schema import shape_serializer
 from memory.agents.replies import take_apart_reply
 from memory.idempotency import REPLY_KEY_MAX
 from memory.requests.agents import ReplyIn
-
-
-class ReplyResultSerializer(serializers.Serializer):
-    transactions = serializers.ListField(child=serializers.JSONField())
-    reads = serializers.ListField(child=serializers.JSONField())
-    actions = serializers.ListField(child=serializers.JSONField())
-    message = serializers.JSONField(allow_null=True)
-    rejected = serializers.BooleanField(
-        help_text="a transaction was rejected: the actions and message were withheld"
-    )
-    conflict = serializers.BooleanField()
-    hints = serializers.ListField(child=serializers.CharField())
-    version = serializers.IntegerField()
-    tick = serializers.IntegerField()
-    feedback = serializers.CharField(help_text="what the model should read next")
+from memory.shapes.replies import ReplyResult
 
 
 class ReplyView(ContextAPIView):
@@ -65,7 +51,7 @@ class ReplyView(ContextAPIView):
                 request_only=True,
             )
         ],
-        responses=responses({200: ReplyResultSerializer}, *WRITE_ERRORS),
+        responses=responses({200: shape_serializer(ReplyResult)}, *WRITE_ERRORS),
     )
     def post(self, request: Request, slug: str) -> Response:
         reply = body(ReplyIn, request.data)

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from memory.agents.parts import Parts, error_json
 from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.models import Frame
+from memory.shapes.errors import ErrorJson
+from memory.shapes.errors import error_json as shaped_error
+from memory.shapes.replies import TransactionOutcome
 from memory.tx.engine import Author, submit_transaction
 from memory.tx.lang import TxError, parse_text
 
@@ -38,25 +42,17 @@ def _same_ops(tx_text: Any) -> str | None:
         return " ".join(tx_text.split())
 
 
+@dataclass(frozen=True, kw_only=True)
 class Commits:
     """The reply's transactions as they commit; see `commit_all`."""
 
-    def __init__(
-        self,
-        context_id: int,
-        *,
-        author: Author,
-        thread: str,
-        evaluation_id: int | None,
-        key: str | None,
-    ) -> None:
-        self.context_id = context_id
-        self.author = author
-        self.thread = thread
-        self.evaluation_id = evaluation_id
-        self.key = key
+    context_id: int
+    author: Author
+    thread: str
+    evaluation_id: int | None
+    key: str | None
 
-    def submit(self, index: int, tx_text: Any, entry: dict[str, Any]) -> None:
+    def submit(self, index: int, tx_text: Any, entry: TransactionOutcome) -> None:
         """Commit one transaction; `entry` gets its status and receipt or error."""
         try:
             if not isinstance(tx_text, str) or not tx_text.strip():
@@ -74,15 +70,14 @@ class Commits:
                 idempotency_key=part_key(self.key, "tx", index),
             )
         except MorphzError as exc:
-            entry.update(status="rejected", error=error_json(exc))
+            entry["status"] = "rejected"
+            entry["error"] = error_json(exc)
             return
         entry.pop("error", None)
-        entry.update(
-            status="committed",
-            ref=result.event_ref,
-            transaction=result.record_id,
-            receipt=result.receipt,
-        )
+        entry["status"] = "committed"
+        entry["ref"] = result.event_ref
+        entry["transaction"] = result.record_id
+        entry["receipt"] = result.receipt
         notes = [
             f"revise {frame_id} dropped {', '.join(keys)} (revise replaces the whole body; "
             "write every field you keep)"
@@ -92,46 +87,46 @@ class Commits:
             entry["notes"] = notes
 
 
-def commit_all(commits: Commits, parts: Parts) -> list[dict[str, Any]]:
+def commit_all(commits: Commits, parts: Parts) -> list[TransactionOutcome]:
     """Commit the reply's transactions in order. After a rejection the rest are skipped; a
     repeat of an earlier transaction is `duplicate` (committed once); one refused only for
     retiring a request this reply delivers is `waiting` (committed after the delivery)."""
-    out: list[dict[str, Any]] = []
+    out: list[TransactionOutcome] = []
     seen: dict[str, int] = {}
     failed = False
     for index, (source, call_id, tx_text) in enumerate(parts.transactions):
-        entry: dict[str, Any] = {"source": source, "tool_call_id": call_id}
+        # Every path below sets the status; `skipped` is the one that sets nothing else.
+        entry: TransactionOutcome = {"source": source, "tool_call_id": call_id, "status": "skipped"}
         out.append(entry)
         same = _same_ops(tx_text)
         if same is not None and same in seen:
-            first = out[seen[same]]
-            entry.update(
-                status="duplicate",
-                duplicate_of=seen[same],
-                ref=first.get("ref"),
-                error={
-                    "code": ErrorCode.DUPLICATE_TRANSACTION,
-                    "message": f"the same transaction as transaction {seen[same]} of this "
-                    "reply (written twice); it was taken once",
-                    "details": [{"index": index, "duplicate_of": seen[same]}],
-                },
+            first = seen[same]
+            entry["status"] = "duplicate"
+            entry["duplicate_of"] = first
+            entry["ref"] = out[first].get("ref")
+            entry["error"] = shaped_error(
+                ErrorCode.DUPLICATE_TRANSACTION,
+                f"the same transaction as transaction {first} of this reply (written twice); "
+                "it was taken once",
+                [{"index": index, "duplicate_of": first}],
             )
             continue
         if same is not None:
             seen[same] = index
         if failed:
-            entry.update(status="skipped", error=None)
+            entry["error"] = None
             continue
         commits.submit(index, tx_text, entry)
-        if entry["status"] == "rejected":
-            if _waits_for_delivery(entry["error"], parts.delivers):
+        error = entry.get("error")
+        if entry["status"] == "rejected" and error is not None:
+            if _waits_for_delivery(error, parts.delivers):
                 entry["status"] = "waiting"
             else:
                 failed = True
     return out
 
 
-def _waits_for_delivery(error: dict[str, Any], delivers: list[str]) -> bool:
+def _waits_for_delivery(error: ErrorJson, delivers: list[str]) -> bool:
     """Whether a rejection is only `request_pending` for requests this reply delivers."""
     ops = [d for d in error.get("details") or [] if isinstance(d, dict) and "index" in d]
     return bool(ops) and all(

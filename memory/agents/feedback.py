@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from memory.errors import Conflict
+from memory.shapes.errors import ErrorJson
+from memory.shapes.replies import MessageOutcome, ReplyOutcome, TransactionOutcome
 
 
-def _receipt_line(entry: dict[str, Any]) -> str:
+def _receipt_line(entry: TransactionOutcome) -> str:
     receipt = entry["receipt"]
     pressure = receipt["pressure"]
     line = (
@@ -23,8 +23,7 @@ def _receipt_line(entry: dict[str, Any]) -> str:
     return line
 
 
-def _rejection_lines(entry: dict[str, Any]) -> list[str]:
-    error = entry["error"]
+def _rejection_lines(error: ErrorJson) -> list[str]:
     if error["code"] == Conflict.code:
         return [
             f"- transaction NOT written (conflict): {error['message']}. The context below is "
@@ -43,14 +42,14 @@ def _rejection_lines(entry: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _transaction_lines(transactions: list[dict[str, Any]]) -> list[str]:
+def _transaction_lines(transactions: list[TransactionOutcome]) -> list[str]:
     lines = []
     for entry in transactions:
         if entry["status"] == "committed":
             lines.append(_receipt_line(entry))
             lines.extend(f"  note: {note}" for note in entry.get("notes") or [])
-        elif entry["status"] == "rejected":
-            lines.extend(_rejection_lines(entry))
+        elif entry["status"] == "rejected" and entry["error"] is not None:
+            lines.extend(_rejection_lines(entry["error"]))
         elif entry["status"] == "duplicate":
             taken = f" as {entry['ref']}" if entry.get("ref") else ""
             lines.append(
@@ -62,9 +61,9 @@ def _transaction_lines(transactions: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _message_line(message: dict[str, Any]) -> str:
-    if message.get("error"):
-        error = message["error"]
+def _message_line(message: MessageOutcome) -> str:
+    error = message.get("error")
+    if error:
         return f"- reply NOT recorded: {error['code']}: {error['message']}"
     line = f"- reply recorded as {message['ref']} on thread {message['thread']}"
     if message["delivers"]:
@@ -74,7 +73,7 @@ def _message_line(message: dict[str, Any]) -> str:
     return line
 
 
-def render_feedback(result: dict[str, Any]) -> str:
+def render_feedback(result: ReplyOutcome) -> str:
     """The outcome of a reply as a few lines for the model's next input."""
     lines = _transaction_lines(result["transactions"])
     withheld = [a for a in result["actions"] if a["status"] == "withheld"]

@@ -10,17 +10,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory.agents.protocol import MEMORY_TOOLS
 from memory.agents.reads import READ_TOOLS
 from memory.errors import ErrorCode, InvalidRequest, MorphzError
+from memory.limits import MAX_AGENT_TOOLS, MAX_REPLY_TEXT_CHARS, MAX_TOOL_CALLS, MAX_TOOL_NAME_CHARS
 from memory.shapes.errors import ErrorJson
 from memory.shapes.errors import error_json as shaped_error
+from memory.shapes.replies import CallOutcome, TxSource
 from memory.strictjson import loads_strict
 
 TX_TOOL = "context_tx"
 CANCEL_TOOL = "cancel_action"
-MEMORY_TOOLS = (TX_TOOL, *READ_TOOLS, CANCEL_TOOL)
-MAX_TOOL_CALLS = 64
-MAX_TEXT_CHARS = 1_000_000
 
 _FENCE_RE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(\s*)```")
 _DELIVERS_RE = re.compile(r"[ \t]*\(\s*delivers((?:\s+@e[1-9][0-9]{0,17})+)\s*\)")
@@ -29,17 +29,27 @@ _DELIVERS_NEAR_RE = re.compile(r"\(\s*delivers\s*(?::|\[|\s+e[0-9]|\s+\"@)")
 _FORM_START = "(context-tx"
 
 
-def check_reply(reply: Any) -> tuple[str, list[dict[str, Any]], list[str]]:
-    """The reply's text, its tool calls `{id, name, arguments}` and the refs it says it
-    delivers; InvalidRequest when the reply is not shaped as documented (docs/agents.md)."""
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call of a reply: its `arguments` as given (an object or its JSON text) until
+    sorted, decoded to an object after."""
+
+    id: str | None
+    name: str
+    arguments: Any
+
+
+def check_reply(reply: Any) -> tuple[str, list[ToolCall], list[str]]:
+    """The reply's text, its tool calls and the refs it says it delivers; InvalidRequest
+    when the reply is not shaped as documented (docs/agents.md)."""
     if not isinstance(reply, dict):
         raise InvalidRequest("the reply must be an object with `text` and/or `tool_calls`")
     text = reply.get("text") or ""
     if not isinstance(text, str):
         raise InvalidRequest("text must be a string", details=[{"field": "text"}])
-    if len(text) > MAX_TEXT_CHARS:
+    if len(text) > MAX_REPLY_TEXT_CHARS:
         raise InvalidRequest(
-            f"text is longer than {MAX_TEXT_CHARS} characters", code=ErrorCode.TOO_LARGE
+            f"text is longer than {MAX_REPLY_TEXT_CHARS} characters", code=ErrorCode.TOO_LARGE
         )
     calls = reply.get("tool_calls") or []
     if not isinstance(calls, list) or len(calls) > MAX_TOOL_CALLS:
@@ -54,18 +64,21 @@ def check_reply(reply: Any) -> tuple[str, list[dict[str, Any]], list[str]]:
                 f"tool call {index} must be an object", details=[{"tool_call": index}]
             )
         name = call.get("name")
-        if not isinstance(name, str) or not 0 < len(name) <= 200:
+        if not isinstance(name, str) or not 0 < len(name) <= MAX_TOOL_NAME_CHARS:
             raise InvalidRequest(
-                f"tool call {index} needs a `name` of 1-200 characters",
+                f"tool call {index} needs a `name` of 1-{MAX_TOOL_NAME_CHARS} characters",
                 details=[{"tool_call": index}],
             )
         call_id = call.get("id")
-        if call_id is not None and (not isinstance(call_id, str) or len(call_id) > 200):
+        if call_id is not None and (
+            not isinstance(call_id, str) or len(call_id) > MAX_TOOL_NAME_CHARS
+        ):
             raise InvalidRequest(
-                f"tool call {index}: `id` must be a string of at most 200 characters",
+                f"tool call {index}: `id` must be a string of at most "
+                f"{MAX_TOOL_NAME_CHARS} characters",
                 details=[{"tool_call": index}],
             )
-        checked.append({"id": call_id, "name": name, "arguments": call.get("arguments")})
+        checked.append(ToolCall(call_id, name, call.get("arguments")))
     delivers = reply.get("delivers") or []
     if not isinstance(delivers, list) or not all(isinstance(r, str) for r in delivers):
         raise InvalidRequest(
@@ -156,26 +169,29 @@ class Parts:
 
     rest: str
     delivers: list[str]
-    transactions: list[tuple[str, str | None, Any]] = field(default_factory=list)
-    reads: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
-    cancels: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
-    externals: list[dict[str, Any]] = field(default_factory=list)
-    bad_calls: list[dict[str, Any]] = field(default_factory=list)
+    # (source, tool call id, the transaction's text as given)
+    transactions: list[tuple[TxSource, str | None, Any]] = field(default_factory=list)
+    reads: list[ToolCall] = field(default_factory=list)
+    cancels: list[ToolCall] = field(default_factory=list)
+    externals: list[ToolCall] = field(default_factory=list)
+    bad_calls: list[CallOutcome] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
 
 
 def check_tools(tools: Any) -> list[str] | None:
     """The agent's own tool names as the reply names them (None: not named, any name is
-    registered); InvalidRequest unless a list of at most 128 names of 1-200 characters."""
+    registered); InvalidRequest unless a list of at most MAX_AGENT_TOOLS names of 1 to
+    MAX_TOOL_NAME_CHARS characters."""
     if tools is None:
         return None
     if (
         not isinstance(tools, list)
-        or len(tools) > 128
-        or not all(isinstance(t, str) and 0 < len(t) <= 200 for t in tools)
+        or len(tools) > MAX_AGENT_TOOLS
+        or not all(isinstance(t, str) and 0 < len(t) <= MAX_TOOL_NAME_CHARS for t in tools)
     ):
         raise InvalidRequest(
-            "tools must be a list of at most 128 tool names of 1-200 characters",
+            f"tools must be a list of at most {MAX_AGENT_TOOLS} tool names of "
+            f"1-{MAX_TOOL_NAME_CHARS} characters",
             details=[{"field": "tools"}],
         )
     return list(tools)
@@ -216,7 +232,7 @@ def delivery_hints(text: str) -> list[str]:
 
 def sort_parts(
     text: str,
-    calls: list[dict[str, Any]],
+    calls: list[ToolCall],
     given_delivers: list[str],
     tools: list[str] | None = None,
 ) -> Parts:
@@ -229,22 +245,27 @@ def sort_parts(
     delivers = list(given_delivers)
     delivers.extend(r for r in written if r not in delivers)
     parts = Parts(rest, delivers, [("text", None, form) for form in forms], hints=hints)
-    for call in calls:
+    for given in calls:
         try:
-            args = _arguments(call["arguments"])
-            if tools is not None and call["name"] not in (*MEMORY_TOOLS, *tools):
-                raise unknown_tool(call["name"], tools)
+            call = ToolCall(given.id, given.name, _arguments(given.arguments))
+            if tools is not None and call.name not in (*MEMORY_TOOLS, *tools):
+                raise unknown_tool(call.name, tools)
         except InvalidRequest as exc:
             parts.bad_calls.append(
-                {"tool_call_id": call["id"], "name": call["name"], "error": error_json(exc)}
+                {
+                    "tool_call_id": given.id,
+                    "name": given.name,
+                    "error": error_json(exc),
+                    "status": "refused",
+                }
             )
             continue
-        if call["name"] == TX_TOOL:
-            parts.transactions.append(("tool_call", call["id"], args.get("tx")))
-        elif call["name"] in READ_TOOLS:
-            parts.reads.append((call, args))
-        elif call["name"] == CANCEL_TOOL:
-            parts.cancels.append((call, args))
+        if call.name == TX_TOOL:
+            parts.transactions.append(("tool_call", call.id, call.arguments.get("tx")))
+        elif call.name in READ_TOOLS:
+            parts.reads.append(call)
+        elif call.name == CANCEL_TOOL:
+            parts.cancels.append(call)
         else:
-            parts.externals.append({**call, "arguments": args})
+            parts.externals.append(call)
     return parts

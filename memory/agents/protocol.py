@@ -4,14 +4,18 @@ context's settings."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 import morphz_protocol as model_protocol
 
 from memory.models import Context
+from memory.shapes.protocol import ProtocolJson, ProtocolSettings
+
+# The memory tools a model is given, in the protocol's order.
+MEMORY_TOOLS: tuple[str, ...] = tuple(tool["name"] for tool in model_protocol.TOOLS)
 
 
-def protocol_settings(context: Context) -> dict[str, Any]:
+def protocol_settings(context: Context) -> ProtocolSettings:
     """The settings the model protocol's instructions quote for this context: its slug,
     grace ticks, capacity and observation budget in tokens, and the three percents."""
     return {
@@ -25,9 +29,10 @@ def protocol_settings(context: Context) -> dict[str, Any]:
     }
 
 
-def context_protocol(context: Context) -> dict[str, Any]:
-    """`{version, instructions, tools: {openai, anthropic}, settings}` for this context."""
-    return model_protocol.protocol(protocol_settings(context))
+def context_protocol(context: Context) -> ProtocolJson:
+    """`{version, instructions, tools: {openai, anthropic}, settings}` for this context
+    (every setting given, so none takes the package's default)."""
+    return cast(ProtocolJson, model_protocol.protocol(protocol_settings(context)))
 
 
 def context_instructions(context: Context) -> str:

@@ -12,6 +12,7 @@ from memory.agents.commits import Commits, commit_all, part_key
 from memory.agents.feedback import render_feedback
 from memory.agents.parts import (
     Parts,
+    ToolCall,
     check_reply,
     check_tools,
     error_json,
@@ -22,6 +23,18 @@ from memory.errors import Conflict, ErrorCode, InvalidRequest, MorphzError, NotF
 from memory.idempotency import REPLY_KEY_MAX, check_key
 from memory.kinds import AGENT_MESSAGE, USER_MESSAGE
 from memory.models import Context, Event
+from memory.shapes.errors import ErrorJson
+from memory.shapes.errors import error_json as shaped_error
+from memory.shapes.replies import (
+    CallOutcome,
+    CallStatus,
+    MessageOutcome,
+    ReplyOutcome,
+    ReplyResult,
+    TransactionOutcome,
+    call_outcome,
+    reply_result,
+)
 from memory.timeline.actions import cancel_action
 from memory.timeline.events import append_event, check_thread, register_action
 from memory.tx.engine import SYSTEM, Author, check_evaluation
@@ -33,44 +46,43 @@ ON_REJECTION = ("withhold", "proceed")
 # -- the whole reply --------------------------------------------------------------------
 
 
+def _failed(entry: CallOutcome, status: CallStatus, error: ErrorJson) -> None:
+    entry["status"] = status
+    entry["error"] = error
+
+
 def _run_reads(
-    context: Context,
-    reads: list[tuple[dict[str, Any], dict[str, Any]]],
-    thread: str,
-    key: str | None,
-) -> list[dict[str, Any]]:
+    context: Context, reads: list[ToolCall], thread: str, key: str | None
+) -> list[CallOutcome]:
     results = []
-    for index, (call, args) in enumerate(reads):
-        entry: dict[str, Any] = {
-            "tool_call_id": call["id"],
-            "name": call["name"],
-            "arguments": args,
-        }
+    for index, call in enumerate(reads):
+        entry = call_outcome(call.id, call.name, call.arguments, "ok")
         try:
             context.refresh_from_db()
             read_key = part_key(key, "read", index)
-            entry.update(status="ok", **run_read(context, call["name"], args, thread, read_key))
+            read = run_read(context, call.name, call.arguments, thread, read_key)
         except MorphzError as exc:
-            entry.update(status="error", error=error_json(exc))
+            _failed(entry, "error", error_json(exc))
         except (TypeError, ValueError) as exc:  # arguments of the wrong type for the read
-            entry.update(
-                status="error",
-                error={"code": ErrorCode.INVALID_ARGUMENTS, "message": str(exc), "details": []},
-            )
+            _failed(entry, "error", shaped_error(ErrorCode.INVALID_ARGUMENTS, str(exc)))
+        else:
+            entry["ref"] = read["ref"]
+            entry["result"] = read["result"]
         results.append(entry)
     return results
 
 
 def _register_actions(
     context_id: int, parts: Parts, thread: str, key: str | None
-) -> list[dict[str, Any]]:
+) -> list[CallOutcome]:
     """Each cancellation, then each external call through the action gate, each in its own
     database transaction."""
     actions = []
-    for index, (call, args) in enumerate(parts.cancels):
-        entry = {"tool_call_id": call["id"], "name": call["name"], "arguments": args}
+    for index, call in enumerate(parts.cancels):
+        args = call.arguments
+        entry = call_outcome(call.id, call.name, args, "cancelled")
         try:
-            event = cancel_action(
+            entry["ref"] = cancel_action(
                 context_id,
                 args.get("ref"),
                 reason=args.get("reason"),
@@ -78,58 +90,40 @@ def _register_actions(
                 thread=thread,
                 extra=[k for k in args if k not in ("ref", "reason")],
                 idempotency_key=part_key(key, "cancel", index),
-            )
+            ).ref
+            entry["cancels"] = args.get("ref")
         except MorphzError as exc:
-            entry.update(status="refused", error=error_json(exc))
-        else:
-            entry.update(status="cancelled", ref=event.ref, cancels=args.get("ref"))
+            _failed(entry, "refused", error_json(exc))
         actions.append(entry)
     for index, call in enumerate(parts.externals):
-        entry = {"tool_call_id": call["id"], "name": call["name"], "arguments": call["arguments"]}
+        entry = call_outcome(call.id, call.name, call.arguments, "registered")
         try:
-            event = register_action(
+            entry["ref"] = register_action(
                 context_id,
-                name=call["name"],
-                arguments=call["arguments"],
+                name=call.name,
+                arguments=call.arguments,
                 thread=thread,
                 idempotency_key=part_key(key, "action", index),
-            ).event
+            ).event.ref
         except MorphzError as exc:
-            entry.update(status="refused", error=error_json(exc))
-        else:
-            entry.update(status="registered", ref=event.ref)
+            _failed(entry, "refused", error_json(exc))
         actions.append(entry)
     return actions
 
 
-def _withheld(parts: Parts) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+def _withheld(parts: Parts) -> tuple[list[CallOutcome], MessageOutcome | None]:
     """The actions and message of a rejected reply, written as nothing (R57)."""
-    error = {
-        "code": ErrorCode.REPLY_REJECTED,
-        "message": "not written: a transaction of this reply was rejected; fix it and send "
-        "the whole reply again",
-        "details": [],
-    }
-    actions = [
-        {
-            "tool_call_id": call["id"],
-            "name": call["name"],
-            "arguments": args,
-            "status": "withheld",
-            "error": error,
-        }
-        for call, args in parts.cancels
-    ] + [
-        {
-            "tool_call_id": call["id"],
-            "name": call["name"],
-            "arguments": call["arguments"],
-            "status": "withheld",
-            "error": error,
-        }
-        for call in parts.externals
-    ]
-    message: dict[str, Any] | None = None
+    error = shaped_error(
+        ErrorCode.REPLY_REJECTED,
+        "not written: a transaction of this reply was rejected; fix it and send the whole "
+        "reply again",
+    )
+    actions = []
+    for call in [*parts.cancels, *parts.externals]:
+        entry = call_outcome(call.id, call.name, call.arguments, "withheld")
+        _failed(entry, "withheld", error)
+        actions.append(entry)
+    message: MessageOutcome | None = None
     if parts.rest or parts.delivers:
         message = {"ref": None, "delivers": [], "status": "withheld", "error": error}
     return actions, message
@@ -177,7 +171,7 @@ def take_apart_reply(
     idempotency_key: str | None = None,
     tools: list[str] | None = None,
     on_rejection: str = "withhold",
-) -> dict[str, Any]:
+) -> ReplyResult:
     """Split a model reply into its parts and send each along its path (module docstring).
 
     `reply` is `{text, tool_calls: [{id, name, arguments}], delivers}` (arguments an object
@@ -194,7 +188,7 @@ def take_apart_reply(
         context_id, reply, thread, evaluation_id, idempotency_key, tools, on_rejection
     )
     commits = Commits(
-        context_id,
+        context_id=context_id,
         author=author,
         thread=thread_name,
         evaluation_id=evaluation_id,
@@ -225,35 +219,37 @@ def take_apart_reply(
         for index, entry in enumerate(transactions):
             if entry["status"] == "waiting":  # its request is delivered now
                 commits.submit(index, parts.transactions[index][2], entry)
-    actions += [{**bad, "status": "refused"} for bad in parts.bad_calls]
+    actions = [*actions, *parts.bad_calls]
     return _answer(context, parts, transactions, reads, actions, message)
 
 
 def _answer(
     context: Context,
     parts: Parts,
-    transactions: list[dict[str, Any]],
-    reads: list[dict[str, Any]],
-    actions: list[dict[str, Any]],
-    message: dict[str, Any] | None,
-) -> dict[str, Any]:
+    transactions: list[TransactionOutcome],
+    reads: list[CallOutcome],
+    actions: list[CallOutcome],
+    message: MessageOutcome | None,
+) -> ReplyResult:
     """The reply's outcome (see `take_apart_reply`), its feedback rendered last."""
     context.refresh_from_db()
-    result: dict[str, Any] = {
+    outcome: ReplyOutcome = {
         "transactions": transactions,
         "reads": reads,
         "actions": actions,
         "message": message,
         "rejected": any(t["status"] == "rejected" for t in transactions),
         "conflict": any(
-            t["status"] == "rejected" and t["error"]["code"] == Conflict.code for t in transactions
+            t["status"] == "rejected"
+            and t["error"] is not None
+            and t["error"]["code"] == Conflict.code
+            for t in transactions
         ),
         "hints": parts.hints,
         "version": context.version,
         "tick": context.tick,
     }
-    result["feedback"] = render_feedback(result)
-    return result
+    return reply_result(outcome, render_feedback(outcome))
 
 
 def _thread_of(context_id: int, delivers: list[str]) -> str:
@@ -274,9 +270,9 @@ def _record_message(
     context_id: int,
     parts: Parts,
     thread: str,
-    outcomes: tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]],
+    outcomes: tuple[list[TransactionOutcome], list[CallOutcome], list[CallOutcome]],
     key: str | None,
-) -> dict[str, Any] | None:
+) -> MessageOutcome | None:
     text, delivers = parts.rest, parts.delivers
     if not text and not delivers:
         return None
@@ -289,7 +285,7 @@ def _record_message(
         ],
     }
     content = text or "(reply delivered)"
-    entry: dict[str, Any] = {"delivers": delivers}
+    entry: MessageOutcome = {"delivers": delivers}
 
     def append(delivers: list[str], key: str | None) -> Event:
         return append_event(
@@ -305,12 +301,14 @@ def _record_message(
     try:
         event = append(delivers, key)
     except MorphzError as exc:
+        entry["delivers"] = []
         if exc.code == ErrorCode.IDEMPOTENCY_KEY_REUSED:
             # Another reply under this key: the message is not written at all.
-            entry.update(delivers=[], ref=None, error=error_json(exc))
+            entry["ref"] = None
+            entry["error"] = error_json(exc)
             return entry
         # The reply is kept all the same; only the delivery claim is refused.
-        entry.update(delivers=[], delivery_error=error_json(exc))
+        entry["delivery_error"] = error_json(exc)
         event = append([], None if key is None else f"{key}:undelivered")
     entry["ref"] = event.ref
     entry["thread"] = thread

@@ -7,32 +7,33 @@ from datetime import datetime
 from typing import Any, cast
 
 from memory.models import Context, Erasure
-from memory.shapes.erasures import TombstoneJson
+from memory.shapes.erasures import ErasureLine, TombstoneJson
 
-FIELDS = (
-    "request",
-    "target",
-    "ref",
-    "span_start",
-    "span_end",
-    "label",
-    "matches",
-    "reason",
-    "erased_by",
-    "origin",
-)
+# The stored columns an import writes back as they are (the time is parsed).
+FIELDS = tuple(name for name in ErasureLine.__annotations__ if name not in ("type", "erased_at"))
 
 
-def erasure_lines(context: Context) -> list[dict[str, Any]]:
+def erasure_line(t: Erasure) -> ErasureLine:
+    """A tombstone as an export line."""
+    return {
+        "type": "erasure",
+        "request": t.request,
+        "target": t.target,
+        "ref": t.ref,
+        "span_start": t.span_start,
+        "span_end": t.span_end,
+        "label": t.label,
+        "matches": t.matches,
+        "reason": t.reason,
+        "erased_by": t.erased_by,
+        "origin": t.origin,
+        "erased_at": t.erased_at.isoformat(),
+    }
+
+
+def erasure_lines(context: Context) -> list[ErasureLine]:
     """The context's tombstones as export lines, oldest first."""
-    return [
-        {
-            "type": "erasure",
-            **{name: getattr(t, name) for name in FIELDS},
-            "erased_at": t.erased_at.isoformat(),
-        }
-        for t in Erasure.objects.filter(context=context).order_by("pk")
-    ]
+    return [erasure_line(t) for t in Erasure.objects.filter(context=context).order_by("pk")]
 
 
 def restore_erasures(context: Context, lines: list[dict[str, Any]]) -> None:

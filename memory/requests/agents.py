@@ -9,6 +9,7 @@ from pydantic import Field
 
 from memory.agents.replies import ON_REJECTION
 from memory.idempotency import ReplyKey
+from memory.limits import MAX_AGENT_TOOLS, MAX_REPLY_TEXT_CHARS, MAX_TOOL_NAME_CHARS
 from memory.requests import common
 from memory.requests.model import StrictModel
 from memory.requests.strict import Choice, Name, Text, ThreadName
@@ -21,8 +22,8 @@ def _optional(schema: dict[str, Any]) -> None:
 
 
 class ToolCallIn(StrictModel):
-    id: Name | None = Field(None, max_length=200)
-    name: Name = Field(max_length=200)
+    id: Name | None = Field(None, max_length=MAX_TOOL_NAME_CHARS)
+    name: Name = Field(max_length=MAX_TOOL_NAME_CHARS)
     arguments: Any = Field(
         None,
         description="an object, or its JSON text (as OpenAI sends it)",
@@ -35,7 +36,7 @@ class ReplyIn(StrictModel):
 
     text: Text = Field(
         "",
-        max_length=1_000_000,
+        max_length=MAX_REPLY_TEXT_CHARS,
         description="reply text; may hold a (context-tx ...) form, bare or fenced, and "
         "(delivers @e17)",
         json_schema_extra=_optional,
@@ -46,9 +47,9 @@ class ReplyIn(StrictModel):
     )
     thread: ThreadName | None = common.thread()
     evaluation: int | None = common.evaluation("the evaluation the reply answers")
-    tools: list[Annotated[Name, Field(max_length=200)]] | None = Field(
+    tools: list[Annotated[Name, Field(max_length=MAX_TOOL_NAME_CHARS)]] | None = Field(
         None,
-        max_length=128,
+        max_length=MAX_AGENT_TOOLS,
         description="the agent's own tool names: a call to any other name (not a memory tool) "
         "is refused `unknown_tool` instead of registered",
     )

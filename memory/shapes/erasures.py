@@ -1,9 +1,9 @@
 """The tombstone of erased content (R64): what was erased, when, by whom and why, never
-the erased text; and the answer of an erasure request."""
+the erased text; the answer of an erasure request; and a tombstone as an export line."""
 
 from __future__ import annotations
 
-from typing import Annotated, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict
 
 from memory.shapes.fields import Choices, Doc, Timestamp
 
@@ -30,3 +30,20 @@ class ErasureJson(TypedDict):
 
 class ErasureList(TypedDict):
     erasures: list[TombstoneJson]
+
+
+class ErasureLine(TypedDict):
+    """A tombstone in an export file, its columns as stored (memory.erasure.lines)."""
+
+    type: Literal["erasure"]
+    request: str
+    target: str
+    ref: str
+    span_start: int | None
+    span_end: int | None
+    label: str
+    matches: int
+    reason: str
+    erased_by: str
+    origin: str
+    erased_at: Timestamp

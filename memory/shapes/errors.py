@@ -28,6 +28,14 @@ class ErrorBody(TypedDict):
     error: ErrorJson
 
 
+class FieldProblem(TypedDict):
+    """A detail of a refused request: the failing field, named as the API names a place in
+    a body (`events[1].kind`; "" for the body itself), and what is wrong with it."""
+
+    field: str
+    message: str
+
+
 def error_json(code: str, message: str, details: list[Any] | None = None) -> ErrorJson:
     """An error: its stable `code`, a `message` for a model, and structured `details`."""
     return {"code": code, "message": message, "details": details or []}

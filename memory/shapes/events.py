@@ -5,7 +5,7 @@ active observations."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from memory.kinds import EVENT_STATUSES, event_status
 from memory.limits import EVENT_PREVIEW_CHARS
@@ -145,16 +145,34 @@ def event_chunk_json(row: Mapping[str, Any], offset: int, chunk: str, total: int
     }
 
 
+class ChunkRead(TypedDict):
+    """The `read_event` call that reads on from where a preview's head ends."""
+
+    tool: Literal["read_event"]
+    ref: str
+    offset: int
+    length: int
+
+
+class Preview(TypedDict):
+    """What the preview of a long observation shows (R47): its size in characters, the
+    `[start, end)` spans shown (head and tail), and how to read the rest."""
+
+    size: int
+    shown: list[list[int]]
+    read: ChunkRead
+
+
 class Observation(EventIdentity):
     content: str
     tokens: int
     delivers: NotRequired[list[str]]
-    preview: NotRequired[dict[str, Any]]
+    preview: NotRequired[Preview]
     request: NotRequired[str | None]
 
 
 def observation_json(
-    row: Mapping[str, Any], content: str, preview: dict[str, Any] | None, user_message: bool
+    row: Mapping[str, Any], content: str, preview: Preview | None, user_message: bool
 ) -> Observation:
     """An active observation in the compiled model input: its text as it enters the input
     (bounded to the observation budget), estimated `tokens`, the actions it `delivers`, a

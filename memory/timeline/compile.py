@@ -30,6 +30,7 @@ from memory.shapes.compiled import (
     OpenRequest,
     PendingAction,
 )
+from memory.shapes.events import Preview
 from memory.shapes.frames import window_view
 from memory.sql import named_rows, statements
 from memory.timeline.render import (
@@ -63,7 +64,7 @@ def chunk_chars(budget: int) -> int:
 
 def bounded_content(
     ref: str, head: str, tail: str, size: int, budget: int
-) -> tuple[str, dict[str, Any] | None]:
+) -> tuple[str, Preview | None]:
     """The observation's text as it enters the model input (R47).
 
     `head` is the text's beginning (the whole text when it is short), `tail` its end and

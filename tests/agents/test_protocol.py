@@ -11,7 +11,7 @@ import tiktoken
 from jsonschema import Draft202012Validator
 
 OPERATIONS = ("derive", "revise", "relate", "unrelate", "retire", "restore", "protect", "unprotect")
-MEMORY_TOOLS = {"context_tx", "recall", "search", "read_event", "frame", "cancel_action"}
+EXPECTED_TOOLS = {"context_tx", "recall", "search", "read_event", "frame", "cancel_action"}
 
 
 def _tokens(text: str) -> int:
@@ -21,8 +21,8 @@ def _tokens(text: str) -> int:
 
 def _check_tools(tools: dict[str, Any]) -> None:
     openai_tools, anthropic_tools = tools["openai"], tools["anthropic"]
-    assert {t["function"]["name"] for t in openai_tools} == MEMORY_TOOLS
-    assert {t["name"] for t in anthropic_tools} == MEMORY_TOOLS
+    assert {t["function"]["name"] for t in openai_tools} == EXPECTED_TOOLS
+    assert {t["name"] for t in anthropic_tools} == EXPECTED_TOOLS
     for tool in openai_tools:
         assert tool["type"] == "function"
         assert set(tool["function"]) == {"name", "description", "parameters"}
@@ -41,9 +41,13 @@ def test_offline_protocol_tools_are_valid_json_schema() -> None:
 
 
 def test_the_server_takes_apart_exactly_the_protocols_memory_tools() -> None:
-    from memory.agents.parts import MEMORY_TOOLS as SERVER_MEMORY_TOOLS
+    from memory.agents.parts import CANCEL_TOOL, MEMORY_TOOLS, TX_TOOL
+    from memory.agents.reads import READ_TOOLS
 
-    assert set(SERVER_MEMORY_TOOLS) == offline.MEMORY_TOOL_NAMES == MEMORY_TOOLS
+    # Each tool the protocol gives a model has its path in a reply, and no other does.
+    paths = [TX_TOOL, *READ_TOOLS, CANCEL_TOOL]
+    assert sorted(paths) == sorted(MEMORY_TOOLS) == sorted(offline.MEMORY_TOOL_NAMES)
+    assert set(MEMORY_TOOLS) == EXPECTED_TOOLS
 
 
 def test_schemas_accept_good_arguments_and_refuse_bad_ones() -> None:

@@ -65,8 +65,9 @@ def test_the_fixed_reply_resent_under_its_key_goes_through_whole(ctx: Any) -> No
     fixed = take_apart_reply(ctx.pk, _reply(request.ref, base=2), idempotency_key="turn-3")
     assert [t["status"] for t in fixed["transactions"]] == ["committed"]
     assert [a["status"] for a in fixed["actions"]] == ["registered"]
-    assert fixed["message"]["ref"] is not None and "error" not in fixed["message"]
-    assert fixed["message"]["delivers"] == [request.ref]
+    message = fixed["message"]
+    assert message is not None and message["ref"] is not None and "error" not in message
+    assert message["delivers"] == [request.ref]
     events = Event.objects.count()
     # Sent again (a lost response): the first outcome, nothing written.
     again = take_apart_reply(ctx.pk, _reply(request.ref, base=2), idempotency_key="turn-3")
