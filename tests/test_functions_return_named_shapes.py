@@ -31,10 +31,6 @@ OPAQUE = {
     "api/bounds.py:bounded_input": "any answer holding a compiled input, with fields left out",
 }
 
-# Not converted yet: remove an entry when its function returns a named shape.
-NOT_YET = {
-}
-
 
 def _is_untyped_dict(annotation: ast.expr) -> bool:
     """`dict`, `dict[str, Any]` or `dict[str, object]` anywhere in the annotation."""
@@ -64,11 +60,11 @@ def untyped_returns(root: Path, packages: tuple[str, ...]) -> set[str]:
 
 
 def test_functions_return_named_shapes_outside_the_allow_list() -> None:
-    assert untyped_returns(ROOT, PACKAGES) - set(OPAQUE) - NOT_YET == set()
+    assert untyped_returns(ROOT, PACKAGES) - set(OPAQUE) == set()
 
 
 def test_the_lists_name_only_functions_that_still_return_a_bare_dict() -> None:
-    assert (set(OPAQUE) | NOT_YET) - untyped_returns(ROOT, PACKAGES) == set()
+    assert set(OPAQUE) - untyped_returns(ROOT, PACKAGES) == set()
 
 
 def test_the_check_sees_a_bare_dict_return(tmp_path: Path) -> None:

@@ -105,6 +105,15 @@ class ListCursor:
 
 
 @dataclass(frozen=True)
+class CursorAt:
+    """Where a signed cursor stands: the next page's offset, and what the first page fixed
+    (the `extra` given to `SignedCursor.issue`)."""
+
+    offset: int
+    fixed: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class SignedCursor:
     """A cursor into a ranked or walked result (recall, search): the offset of the next
     page, signed with the server's key under `salt`, bound to the context and to a
@@ -125,8 +134,8 @@ class SignedCursor:
         data = {"c": context_id, "q": fingerprint, "o": offset, **extra}
         return signing.dumps(data, salt=self.salt, compress=True)
 
-    def read(self, cursor: Any, context_id: int, fingerprint: str) -> dict[str, Any]:
-        """What the cursor holds (`o` the offset, a non-negative integer, and the extras);
+    def read(self, cursor: Any, context_id: int, fingerprint: str) -> CursorAt:
+        """Where the cursor stands (a non-negative offset, and the extras);
         400 `invalid_cursor` with the reason (`malformed`, `bad_signature`,
         `other_context`, `other_query`) in `details` otherwise."""
         if not isinstance(cursor, str) or not cursor:
@@ -151,7 +160,8 @@ class SignedCursor:
         offset = data.get("o")
         if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
             raise self.refused("malformed cursor", "malformed")
-        return data
+        fixed = {k: v for k, v in data.items() if k not in ("c", "q", "o")}
+        return CursorAt(offset, fixed)
 
     @staticmethod
     def refused(message: str, reason: str) -> InvalidRequest:

@@ -67,10 +67,10 @@ def read_cursor(cursor: Any, context_pk: int, qhash: str) -> tuple[int, Any]:
     """(the offset, the version it was issued at) of a cursor; the version is checked
     against the walk's snapshot by `check_cursor_version`. 400 `invalid_cursor` otherwise
     (`memory.read.paging.SignedCursor`)."""
-    data = CURSOR.read(cursor, context_pk, qhash)
-    if data["o"] < 1:  # the first page is asked without a cursor
+    at = CURSOR.read(cursor, context_pk, qhash)
+    if at.offset < 1:  # the first page is asked without a cursor
         raise CURSOR.refused("malformed cursor", "malformed")
-    return data["o"], data.get("v")
+    return at.offset, at.fixed.get("v")
 
 
 def check_cursor_version(issued: Any, version: int) -> None:

@@ -69,9 +69,9 @@ def issue(ctx: int, query: str, snapshot: Snapshot, offset: int) -> str:
 def read(cursor: Any, ctx: int, query: str) -> tuple[Snapshot, int]:
     """The snapshot and offset a cursor stands for; InvalidRequest `invalid_cursor` (reason
     `malformed`, `bad_signature`, `other_context` or `other_query`) otherwise."""
-    data = CURSOR.read(cursor, ctx, query)
+    at = CURSOR.read(cursor, ctx, query)
     try:
-        snapshot = Snapshot(**data["s"])
+        snapshot = Snapshot(**at.fixed["s"])
     except (KeyError, TypeError):
         raise CURSOR.refused("malformed cursor", "malformed") from None
-    return snapshot, data["o"]
+    return snapshot, at.offset
