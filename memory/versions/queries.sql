@@ -116,6 +116,22 @@ LEFT JOIN LATERAL (
 ) st ON true
 WHERE c.id = %(ctx)s
 
+-- name: view_context_at
+-- Recall as of a point (memory.versions.asof.recall_as_of) reads temporary views of these
+-- names, created in this order (each body still names the real tables: a view's names are
+-- resolved when it is created), with the point's numbers written in (views take no
+-- parameters).
+CREATE TEMP VIEW memory_context AS {{> context_at}}
+
+-- name: view_relations_at
+CREATE TEMP VIEW memory_relation AS {{> relations_at}}
+
+-- name: view_events_at
+CREATE TEMP VIEW memory_event AS {{> events_at}}
+
+-- name: view_frames_at
+CREATE TEMP VIEW memory_frame AS {{> frames_view_at}}
+
 -- The comparable state of a context (memory.versions.snapshot): no ids, no clock times.
 
 -- name: snapshot_frames
