@@ -8,42 +8,12 @@ from typing import Any
 
 from django.db import DatabaseError, migrations, transaction
 
-# A float16 (little-endian, as numpy stores it) decoded exactly: sign, exponent, mantissa.
-HALF_VECTOR = """
-CREATE FUNCTION morphz_half_vector(b bytea) RETURNS vector
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-SELECT CASE WHEN octet_length(b) > 1 THEN ARRAY(
-  SELECT ((CASE WHEN (get_byte(b, 2 * i + 1) >> 2) & 31 = 0
-            THEN (((get_byte(b, 2 * i + 1) & 3) << 8) | get_byte(b, 2 * i)) * 2 ^ -24
-            ELSE (1024 + (((get_byte(b, 2 * i + 1) & 3) << 8) | get_byte(b, 2 * i)))
-                 * 2 ^ (((get_byte(b, 2 * i + 1) >> 2) & 31) - 25) END)
-          * (1 - 2 * (get_byte(b, 2 * i + 1) >> 7)))::real
-  FROM generate_series(0, octet_length(b) / 2 - 1) AS i ORDER BY i)::vector END
-$$
-"""
-# A writer giving the vector (the index worker, a fork's copy) is trusted; one giving only
-# the bytes (re-embedding, older code) has them decoded here.
-KEEP_IN_STEP = """
-CREATE FUNCTION morphz_search_embedding_vector() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NEW.embedding IS NULL OR octet_length(NEW.embedding) = 0 THEN
-    NEW.embedding_vector := NULL;
-  ELSIF TG_OP = 'INSERT' THEN
-    IF NEW.embedding_vector IS NULL THEN
-      NEW.embedding_vector := morphz_half_vector(NEW.embedding);
-    END IF;
-  ELSIF NEW.embedding IS DISTINCT FROM OLD.embedding
-        AND NEW.embedding_vector IS NOT DISTINCT FROM OLD.embedding_vector THEN
-    NEW.embedding_vector := morphz_half_vector(NEW.embedding);
-  END IF;
-  RETURN NEW;
-END
-$$
-"""
+from memory.sql.functions import definition
+
 FORWARD = [
     "ALTER TABLE memory_searchdocument ADD COLUMN embedding_vector vector",
-    HALF_VECTOR,
-    KEEP_IN_STEP,
+    definition("morphz_half_vector"),
+    definition("morphz_search_embedding_vector"),
     "CREATE TRIGGER memory_searchdocument_embedding_vector "
     "BEFORE INSERT OR UPDATE OF embedding ON memory_searchdocument "
     "FOR EACH ROW EXECUTE FUNCTION morphz_search_embedding_vector()",

@@ -72,3 +72,12 @@ def upsert_parts() -> dict[str, str]:
         "value": f", {COLUMN}::vector",
         "assign": f", {COLUMN} = EXCLUDED.{COLUMN}",
     }
+
+
+def copy_parts() -> dict[str, str]:
+    """What a copy of documents adds for the column (a fork copies each vector with its
+    document, so the trigger need not decode it again), or nothing where the column is not
+    there: {column, value} for `INSERT ... (...{column}) SELECT ...{value}` from `d`."""
+    if not available():
+        return {"column": "", "value": ""}
+    return {"column": f", {COLUMN}", "value": f", d.{COLUMN}"}

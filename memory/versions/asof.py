@@ -118,19 +118,13 @@ def recall_as_of(context: Context, point: Point, **kwargs: Any) -> RecallJson:
     if point.present:
         return recall(context, **kwargs)
     params = {k: v for k, v in point.params().items() if k in ("ctx", "v", "tick", "seq")}
-    views = [
-        # Created in this order, each body still names the real tables (a view's names are
-        # resolved when it is created).
-        ("memory_context", _literal_sql(as_of_sql("context_at"), params)),
-        ("memory_relation", _literal_sql(as_of_sql("relations_at"), params)),
-        ("memory_event", _literal_sql(as_of_sql("events_at"), params)),
-        ("memory_frame", _literal_sql(as_of_sql("frames_view_at"), params)),
-    ]
+    names = ("view_context_at", "view_relations_at", "view_events_at", "view_frames_at")
+    views = [_literal_sql(as_of_sql(name), params) for name in names]
     try:
         with transaction.atomic():
             with connection.cursor() as cur:
-                for name, body in views:
-                    cur.execute(f"CREATE TEMP VIEW {name} AS {body}")
+                for view in views:
+                    cur.execute(view)
             raise _Rollback(recall(context, **kwargs))
     except _Rollback as done:
         return done.result

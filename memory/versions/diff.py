@@ -5,6 +5,7 @@ How it works: docs/internals.md, section `memory/versions/diff.py`."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import connection
@@ -12,81 +13,21 @@ from django.db import connection
 from memory.errors import InvalidField
 from memory.models import Context
 from memory.shapes.versions import Changes, DiffJson, DiffTransaction
+from memory.sql import named_rows, statements
 from memory.versions.points import Point, resolve_point
 
 PREVIEW_CHARS = 120
-
-_FRAME_STATES = """
-WITH touched AS (
-  SELECT DISTINCT c.frame_id FROM memory_framechange c
-  WHERE c.context_id = %(ctx)s AND c.version > %(a)s AND c.version <= %(b)s
-)
-SELECT f.frame_id, f.created_version,
-       ha.revision, ha.status, ha.protected, ra.body,
-       hb.revision, hb.status, hb.protected, rb.body, hb.retire_due_tick
-FROM touched t JOIN memory_frame f ON f.id = t.frame_id
-LEFT JOIN LATERAL (
-  SELECT c.* FROM memory_framechange c WHERE c.frame_id = f.id AND c.version <= %(a)s
-  ORDER BY c.version DESC, c.id DESC LIMIT 1
-) ha ON true
-LEFT JOIN memory_framerevision ra ON ra.frame_id = f.id AND ra.revision = ha.revision
-CROSS JOIN LATERAL (
-  SELECT c.* FROM memory_framechange c WHERE c.frame_id = f.id AND c.version <= %(b)s
-  ORDER BY c.version DESC, c.id DESC LIMIT 1
-) hb
-JOIN memory_framerevision rb ON rb.frame_id = f.id AND rb.revision = hb.revision
-ORDER BY f.frame_id
-"""
-
-_RELATIONS = """
-SELECT s.frame_id, r.name, o.frame_id, r.created_version, r.removed_version
-FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id
-JOIN memory_frame o ON o.id = r.object_id
-WHERE r.context_id = %(ctx)s AND (
-  (r.created_version > %(a)s AND r.created_version <= %(b)s)
-  OR (r.removed_version > %(a)s AND r.removed_version <= %(b)s))
-ORDER BY r.id
-"""
-
-_APPENDED = """
-SELECT e.seq, e.kind, e.thread, left(e.content, %(preview)s)
-FROM memory_event e WHERE e.context_id = %(ctx)s AND e.seq > %(sa)s AND e.seq <= %(sb)s
-ORDER BY e.seq
-"""
-
-_EVENT_STATES = """
-WITH touched AS (
-  SELECT DISTINCT c.event_id FROM memory_eventchange c
-  WHERE c.context_id = %(ctx)s AND c.version > %(a)s AND c.version <= %(b)s
-)
-SELECT e.seq,
-       CASE WHEN e.seq > %(sa)s THEN true ELSE coalesce(
-         (SELECT c.active FROM memory_eventchange c WHERE c.event_id = e.id
-          AND c.version <= %(a)s ORDER BY c.version DESC, c.id DESC LIMIT 1), true) END,
-       coalesce((SELECT c.active FROM memory_eventchange c WHERE c.event_id = e.id
-          AND c.version <= %(b)s ORDER BY c.version DESC, c.id DESC LIMIT 1), true)
-FROM touched t JOIN memory_event e ON e.id = t.event_id
-WHERE e.seq <= %(sb)s
-ORDER BY e.seq
-"""
-
-_TRANSACTIONS = """
-SELECT t.committed_version, t.id, e.seq, t.reason, t.author, t.author_kind, t.thread,
-       t.base_version, t.text
-FROM memory_transactionrecord t LEFT JOIN memory_event e ON e.id = t.event_id
-WHERE t.context_id = %(ctx)s AND t.committed_version > %(a)s AND t.committed_version <= %(b)s
-ORDER BY t.committed_version
-"""
 
 
 def _loads(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _rows(sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _rows(name: str, params: dict[str, Any]) -> Sequence[Mapping[str, Any]]:
+    """The rows of the statement `name` (memory/versions/queries.sql), by column name."""
     with connection.cursor() as cur:
-        cur.execute(sql, params)
-        return cur.fetchall()
+        cur.execute(statements("memory.versions")[name], params)
+        return named_rows(cur)
 
 
 def diff(context: Context, from_version: Any, to_version: Any = None) -> DiffJson:
@@ -133,10 +74,12 @@ def _frame_changes(a: Point, params: dict[str, Any]) -> Changes:
         "protected": [],
         "unprotected": [],
     }
-    for row in _rows(_FRAME_STATES, params):
-        fid, created, rev_a, status_a, prot_a, body_a = row[:6]
-        rev_b, status_b, prot_b, body_b, due_b = row[6:]
-        existed = created <= a.version and rev_a is not None
+    for row in _rows("diff_frames", params):
+        fid, rev_a, rev_b = row["frame_id"], row["revision_a"], row["revision_b"]
+        status_a, status_b = row["status_a"], row["status_b"]
+        prot_a, prot_b = row["protected_a"], row["protected_b"]
+        body_a, body_b = row["body_a"], row["body_b"]
+        existed = row["created_version"] <= a.version and rev_a is not None
         if not existed:
             frames["derived"].append(
                 {"id": fid, "revision": rev_b, "status": status_b, "body": _loads(body_b)}
@@ -155,7 +98,7 @@ def _frame_changes(a: Point, params: dict[str, Any]) -> Changes:
         if status_b != status_a:
             change: dict[str, Any] = {"id": fid, "before": status_a, "after": status_b}
             if status_b == "retiring":
-                frames["retiring"].append({**change, "due_tick": due_b})
+                frames["retiring"].append({**change, "due_tick": row["due_tick_b"]})
             elif status_b == "retired":
                 frames["retired"].append(change)
             elif existed:
@@ -169,7 +112,9 @@ def _frame_changes(a: Point, params: dict[str, Any]) -> Changes:
 
 def _relation_changes(a: Point, b: Point, params: dict[str, Any]) -> Changes:
     relations: Changes = {"added": [], "removed": []}
-    for subject, name, obj, created, removed in _rows(_RELATIONS, params):
+    for row in _rows("diff_relations", params):
+        subject, name, obj = row["subject"], row["name"], row["object"]
+        created, removed = row["created_version"], row["removed_version"]
         live_a = created <= a.version and (removed is None or removed > a.version)
         live_b = created <= b.version and (removed is None or removed > b.version)
         if live_b and not live_a:
@@ -186,34 +131,37 @@ def _relation_changes(a: Point, b: Point, params: dict[str, Any]) -> Changes:
 def _event_changes(params: dict[str, Any]) -> Changes:
     events: Changes = {
         "appended": [
-            {"ref": f"@e{seq}", "kind": kind, "thread": thread, "preview": preview}
-            for seq, kind, thread, preview in _rows(_APPENDED, params)
+            {
+                "ref": f"@e{r['seq']}",
+                "kind": r["kind"],
+                "thread": r["thread"],
+                "preview": r["preview"],
+            }
+            for r in _rows("diff_appended", params)
         ],
         "retired": [],
         "restored": [],
     }
-    for seq, active_a, active_b in _rows(_EVENT_STATES, params):
-        if active_a and not active_b:
-            events["retired"].append({"ref": f"@e{seq}"})
-        elif active_b and not active_a:
-            events["restored"].append({"ref": f"@e{seq}"})
+    for row in _rows("diff_event_states", params):
+        if row["active_a"] and not row["active_b"]:
+            events["retired"].append({"ref": f"@e{row['seq']}"})
+        elif row["active_b"] and not row["active_a"]:
+            events["restored"].append({"ref": f"@e{row['seq']}"})
     return events
 
 
 def _transactions(params: dict[str, Any]) -> list[DiffTransaction]:
     return [
         {
-            "version": version,
-            "id": pk,
-            "ref": f"@e{seq}" if seq is not None else None,
-            "reason": reason,
-            "author": author,
-            "author_kind": author_kind,
-            "thread": thread,
-            "base_version": base,
-            "text": text,
+            "version": row["version"],
+            "id": row["id"],
+            "ref": f"@e{row['seq']}" if row["seq"] is not None else None,
+            "reason": row["reason"],
+            "author": row["author"],
+            "author_kind": row["author_kind"],
+            "thread": row["thread"],
+            "base_version": row["base_version"],
+            "text": row["text"],
         }
-        for version, pk, seq, reason, author, author_kind, thread, base, text in _rows(
-            _TRANSACTIONS, params
-        )
+        for row in _rows("diff_transactions", params)
     ]

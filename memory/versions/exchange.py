@@ -31,6 +31,7 @@ from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.models import Context, Evaluation, TransactionRecord
 from memory.processes import process_alive
 from memory.shapes.exports import ExportHeader, RejectedLine
+from memory.sql import statements
 from memory.versions.export_file import (
     FORMAT,
     FORMAT_VERSION,
@@ -146,7 +147,7 @@ def export_context(
         # One snapshot of the history: REPEATABLE READ would be cleaner, a share lock is
         # simpler (writes to this context wait until the export has read it).
         with connection.cursor() as cur:
-            cur.execute("SELECT id FROM memory_context WHERE id = %s FOR SHARE", [context.pk])
+            cur.execute(statements("memory.versions")["share_context"], {"ctx": context.pk})
         context.refresh_from_db()
         header: ExportHeader = {
             "type": "header",
@@ -243,7 +244,7 @@ def _rebuild(
         raise InvalidExport(f"the history does not replay: {message}") from None
     with transaction.atomic():
         with connection.cursor() as cur:  # this commit flushes the whole rebuild to disk
-            cur.execute("SET LOCAL synchronous_commit = on")
+            cur.execute(statements("memory.versions")["synchronous_commit_local"])
         _restore_times(context, exported.steps)
         _restore_rejected(context, exported.rejected)
         restore_erasures(context, exported.erasures)
@@ -282,10 +283,8 @@ def _restore_times(context: Context, steps: list[dict[str, Any]]) -> None:
         return
     with connection.cursor() as cur:
         cur.execute(
-            "UPDATE memory_event AS e SET created_at = v.t::timestamptz "
-            "FROM unnest(%s::bigint[], %s::text[]) AS v(seq, t) "
-            "WHERE e.context_id = %s AND e.seq = v.seq",
-            [seqs, times, context.pk],
+            statements("memory.versions")["restore_event_times"],
+            {"seqs": seqs, "times": times, "ctx": context.pk},
         )
 
 

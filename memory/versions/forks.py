@@ -27,7 +27,7 @@ from memory.idempotency import reused
 from memory.models import ApiToken, Context, ForkReceipt
 from memory.search.indexer import flush_pending_entries
 from memory.shapes.versions import ForkJson
-from memory.sql import named_row
+from memory.sql import named_row, statements
 from memory.versions.fork_copy import copy_statements
 from memory.versions.points import as_of_sql, resolve_point
 
@@ -131,16 +131,18 @@ def _fork(
 ) -> ForkResult:
     # Share lock: writers of the source (which take FOR UPDATE) wait until the copy is done.
     with connection.cursor() as cur:
-        cur.execute("SELECT id FROM memory_context WHERE id = %s FOR SHARE", [source_pk])
-        locked = cur.fetchone()
+        cur.execute(statements("memory.versions")["share_context"], {"ctx": source_pk})
+        locked = named_row(cur)
     src = Context.objects.filter(pk=source_pk).first() if locked else None
     if src is None:
         raise NotFound(f"context {source_pk} does not exist")
     point = resolve_point(src, src.version if at_version is None else at_version, "at_version")
     params = point.params()
-    with connection.cursor() as cur:
-        cur.execute(as_of_sql("context_at") if not point.present else "SELECT 1", params)
-        at = (named_row(cur) or {}) if not point.present else {}
+    at: dict[str, Any] = {}
+    if not point.present:
+        with connection.cursor() as cur:
+            cur.execute(as_of_sql("context_at"), params)
+            at = named_row(cur) or {}
     src_settings = settings_of(src) if point.present else at  # the settings at the point
     new_slug = slug or _new_slug(src.slug)
     check_slug_free(new_slug)
@@ -159,12 +161,12 @@ def _fork(
         forked_tick=point.tick,
     )
     with connection.cursor() as cur:
-        cur.execute("SET LOCAL morphz.copying = 'on'")
+        cur.execute(statements("memory.versions")["copying_on"])
         dst.save(force_insert=True)
         params["dst"] = dst.pk
         for sql in copy_statements(point):
             cur.execute(sql, params)
-        cur.execute("SET LOCAL morphz.copying = 'off'")
+        cur.execute(statements("memory.versions")["copying_off"])
     token = issue_token(dst, name=token_name)
     return ForkResult(dst, token, src.slug, point.version, point.tick)
 

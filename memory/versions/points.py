@@ -11,7 +11,7 @@ from django.db import connection
 
 from memory.errors import ErrorCode, InvalidField, InvalidRequest
 from memory.models import Context
-from memory.sql import statements
+from memory.sql import named_row, statements
 
 
 @dataclass(frozen=True)
@@ -62,18 +62,15 @@ def resolve_point(context: Context, version: Any, field: str = "as_of") -> Point
         return Point(context.pk, number, context.tick, context.last_seq, None, True)
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT e.seq, t.id, (SELECT coalesce(max(v.tick), 0) FROM memory_evaluation v "
-            "  WHERE v.context_id = %s AND v.view_version <= %s) "
-            "FROM memory_transactionrecord t JOIN memory_event e ON e.id = t.event_id "
-            "WHERE t.context_id = %s AND t.committed_version = %s",
-            [context.pk, number, context.pk, number + 1],
+            statements("memory.versions")["point_of_version"], {"ctx": context.pk, "v": number}
         )
-        row = cur.fetchone()
+        row = named_row(cur)
     if row is None:  # a commit without its event cannot happen; say so instead of guessing
         raise InvalidRequest(
             f"the history of version {number + 1} is missing", code=ErrorCode.INVALID_VERSION
         )
-    return Point(context.pk, number, int(row[2]), int(row[0]) - 1, int(row[1]), False)
+    tick, last_seq = int(row["tick"]), int(row["next_seq"]) - 1
+    return Point(context.pk, number, tick, last_seq, int(row["record_id"]), False)
 
 
 def as_of_sql(name: str) -> str:

@@ -18,6 +18,7 @@ from memory.kinds import ACTION, APPENDABLE_KINDS, RECALL_RESULT
 from memory.limits import MAX_BULK_EVENTS
 from memory.models import Context, Event
 from memory.shapes.exports import Snapshot, Step
+from memory.sql import named_row, statements
 from memory.timeline.bulk import append_events
 from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event, append_recall_result, register_action
@@ -201,6 +202,10 @@ def _evaluation_thread(context_id: int, step: StepLine) -> str | None:
     return None if claimed == pending else "main"
 
 
+def _sql(name: str) -> str:
+    return statements("memory.versions")[name]
+
+
 # -- verifying -----------------------------------------------------------------------------
 
 
@@ -242,7 +247,7 @@ def building_scratch(prefix: str, settings: dict[str, Any]) -> Iterator[Context]
     purge_abandoned_scratch()
     context = create_context(scratch_slug(prefix), scratch=True, **settings)
     with connection.cursor() as cur:
-        cur.execute("SELECT pg_advisory_lock(%s, %s)", [SCRATCH_LOCK, context.pk])
+        cur.execute(_sql("scratch_lock"), {"class": SCRATCH_LOCK, "ctx": context.pk})
     try:
         yield context
     finally:
@@ -251,7 +256,7 @@ def building_scratch(prefix: str, settings: dict[str, Any]) -> Iterator[Context]
                 purge_scratch(context.pk)
         finally:
             with connection.cursor() as cur:
-                cur.execute("SELECT pg_advisory_unlock(%s, %s)", [SCRATCH_LOCK, context.pk])
+                cur.execute(_sql("scratch_unlock"), {"class": SCRATCH_LOCK, "ctx": context.pk})
 
 
 def purge_abandoned_scratch() -> list[str]:
@@ -260,15 +265,15 @@ def purge_abandoned_scratch() -> list[str]:
     removed = []
     for pk, slug in Context.objects.filter(scratch=True).values_list("pk", "slug"):
         with connection.cursor() as cur:
-            cur.execute("SELECT pg_try_advisory_lock(%s, %s)", [SCRATCH_LOCK, pk])
-            if not cur.fetchone()[0]:
+            cur.execute(_sql("scratch_try_lock"), {"class": SCRATCH_LOCK, "ctx": pk})
+            if not (named_row(cur) or {}).get("locked"):
                 continue  # its builder is alive
         try:
             purge_scratch(pk)
             removed.append(slug)
         finally:
             with connection.cursor() as cur:
-                cur.execute("SELECT pg_advisory_unlock(%s, %s)", [SCRATCH_LOCK, pk])
+                cur.execute(_sql("scratch_unlock"), {"class": SCRATCH_LOCK, "ctx": pk})
     if removed:
         log.warning(
             "removed %d scratch context(s) left by a stopped import or replay: %s",
@@ -282,32 +287,25 @@ def purge_abandoned_scratch() -> list[str]:
 # The index intents go first: deleting them waits for an indexer batch that claimed them, so
 # the documents that batch wrote are committed, and seen, when the next statement deletes the
 # documents (deleting documents first missed them: the commit then failed on a foreign key).
-_PURGE = [
-    "DELETE FROM memory_retirementrequest q USING memory_frame f "
-    "WHERE q.frame_id = f.id AND f.context_id = %(c)s",
-    "DELETE FROM memory_framerevision r USING memory_frame f "
-    "WHERE r.frame_id = f.id AND f.context_id = %(c)s",
-    *(
-        f"DELETE FROM memory_{table} WHERE context_id = %(c)s"  # noqa: S608 - constant table names
-        for table in (
-            "indexintent",
-            "searchpart",
-            "searchdocument",
-            "framechange",
-            "eventchange",
-            "maintenancechange",
-            "settingschange",
-            "relation",
-            "frame",
-            "transactionrecord",
-            "event",
-            "evaluation",
-            "apitoken",
-        )
-    ),
-    "UPDATE memory_context SET forked_from_id = NULL WHERE forked_from_id = %(c)s",
-    "DELETE FROM memory_context WHERE id = %(c)s",
-]
+_PURGE = (
+    "purge_retirementrequest",
+    "purge_framerevision",
+    "purge_indexintent",
+    "purge_searchpart",
+    "purge_searchdocument",
+    "purge_framechange",
+    "purge_eventchange",
+    "purge_maintenancechange",
+    "purge_settingschange",
+    "purge_relation",
+    "purge_frame",
+    "purge_transactionrecord",
+    "purge_event",
+    "purge_evaluation",
+    "purge_apitoken",
+    "purge_forked_from",
+    "purge_context",
+)
 
 
 def purge_scratch(context_id: int, attempts: int = 5) -> None:
@@ -320,8 +318,8 @@ def purge_scratch(context_id: int, attempts: int = 5) -> None:
     for attempt in range(attempts):
         try:
             with transaction.atomic(), connection.cursor() as cur:
-                for sql in _PURGE:
-                    cur.execute(sql, {"c": context_id})
+                for name in _PURGE:
+                    cur.execute(_sql(name), {"c": context_id})
             return
         except OperationalError as exc:
             state = getattr(exc.__cause__, "sqlstate", None)
@@ -335,12 +333,12 @@ def unsynchronised_commits() -> Iterator[None]:
     """The session's commits do not wait for the disk meanwhile (a crash may lose the last
     ones, never corrupt anything): for rows that are thrown away or checked at the end."""
     with connection.cursor() as cur:
-        cur.execute("SET synchronous_commit = off")
+        cur.execute(_sql("synchronous_commit_off"))
     try:
         yield
     finally:
         with connection.cursor() as cur:
-            cur.execute("RESET synchronous_commit")
+            cur.execute(_sql("synchronous_commit_reset"))
 
 
 def read_history(context: Context) -> tuple[list[Step], Snapshot, dict[str, int]]:
@@ -350,7 +348,7 @@ def read_history(context: Context) -> tuple[list[Step], Snapshot, dict[str, int]
     with transaction.atomic():
         if not nested:  # the first statement of the transaction
             with connection.cursor() as cur:
-                cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                cur.execute(_sql("repeatable_read"))
         return list(history_steps(context)), snapshot(context.pk), initial_settings(context)
 
 

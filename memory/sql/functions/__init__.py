@@ -16,7 +16,11 @@ CURRENT = {
     "memory_frame_log": "memory_frame_log_v1.sql",
     "memory_event_log": "memory_event_log_v1.sql",
     "memory_maintenance_log": "memory_maintenance_log_v1.sql",
+    "morphz_half_vector": "morphz_half_vector_v1.sql",
+    "morphz_search_embedding_vector": "morphz_search_embedding_vector_v1.sql",
 }
+# Defined only where the server has pgvector (migration 0031, `memory.search.vector_column`).
+WITH_PGVECTOR = frozenset({"morphz_half_vector", "morphz_search_embedding_vector"})
 
 _BODY = re.compile(r"AS \$\$(.*)\$\$;?\s*\Z", re.S)
 
