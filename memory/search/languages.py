@@ -12,10 +12,31 @@ from typing import Any
 
 import Stemmer
 
-# A document's language is read from its first DETECT_CHARS characters, and taken when
-# py3langid gives it CONFIDENCE or more (a greeting or a name alone reads as nothing).
-DETECT_CHARS = 2000
+# A document's language is read from its first DETECT_WORDS words (what the index keeps:
+# no markup, numbers or identifiers to mislead it, and py3langid's cost grows with each
+# byte), and taken when py3langid gives it CONFIDENCE or more (a greeting or a name alone
+# reads as nothing). Plain ASCII words of which ENGLISH_SHARE or more are among the most
+# common English words are English without asking: most of what an agent stores.
+DETECT_WORDS = 40
 CONFIDENCE = 0.5
+ENGLISH_SHARE = 0.2
+_COMMON_ENGLISH = """
+the a an and or of to in on at for with from by as is are was were be been it its this that
+i you he she we they my your our not no have has had do does did will can but so if me him
+her them what when how all there
+"""
+_ENGLISH = frozenset(_COMMON_ENGLISH.split())
+# Plain ASCII words with none of these (common words of the Latin-script languages Snowball
+# stems, none an English word) are not prose in one of them: names, keys, codes are not read.
+_COMMON_OTHER = """
+le la les des du un une et est pour que qui dans pas sur avec au aux ce il elle nous vous
+sont der das und ist nicht ein eine mit auf den dem sich von wir sie wurde wurden el los las
+del y por con para fue fueron se al lo como pero il gli che di della per non sono os da dos
+das em um uma com foram het een en van dat niet zijn met voor ook naar och att det som ett
+pa inte till av og er til af ikke ja ei se ett oli ve bir bu icin ile dan yang di ini itu
+untuk dengan tidak dari ke si este cu pe nu care els amb
+"""
+_OTHER = frozenset(_COMMON_OTHER.split())
 # The languages PyStemmer stems, by the code py3langid names them with, and the script
 # their words are written in (a query word is stemmed in each language of its script).
 LATIN, CYRILLIC = r"[a-z\u00df-\u00f6\u00f8-\u024f\u1e00-\u1eff]", r"[\u0400-\u04ff]"
@@ -58,7 +79,7 @@ _MARKS = r"[\u0300-\u036f\u064b-\u065f\u0900-\u0903\u093a-\u094f\u0b82\u0bbe-\u0
 _WORDS = {
     code: re.compile(rf"(?:{script}{_MARKS}*){{3,40}}") for code, (_, script) in SNOWBALL.items()
 }
-_LETTER = re.compile(r"[^\W\d_]")
+_WORD = re.compile(r"[^\W\d_]+")  # letters only: no number, identifier or marked term
 STEM = "="  # as `vectors.STEM`: a foreign stem is ``=fr:annul``, an English one ``=cancel``
 
 _lock = threading.Lock()
@@ -76,14 +97,22 @@ def _identify(text: str) -> tuple[str, float]:
     return str(code), float(confidence)
 
 
-def language(text: str) -> str | None:
-    """The code of `text`'s language when it is one Snowball stems other than English
-    (``fr``), read with CONFIDENCE or more; None for English, another language, or none
-    recognised (English stems are `vectors.stem`'s, for every text as before)."""
-    head = text[:DETECT_CHARS]
-    if not _LETTER.search(head):
+def language(terms: list[str]) -> str | None:
+    """The code of the language of a text whose index terms are `terms` when it is one
+    Snowball stems other than English (``fr``), read with CONFIDENCE or more; None for
+    English, another language, or none recognised (English stems are `vectors.stem`'s, for
+    every text as before)."""
+    words = [term for term in terms[: 4 * DETECT_WORDS] if _WORD.fullmatch(term)]
+    words = words[:DETECT_WORDS]
+    if not words:
         return None
-    code, confidence = _identify(head)
+    text = " ".join(words)
+    if text.isascii() and (
+        sum(word in _ENGLISH for word in words) >= ENGLISH_SHARE * len(words)
+        or not any(word in _OTHER for word in words)
+    ):
+        return None
+    code, confidence = _identify(text)
     return code if code in SNOWBALL and confidence >= CONFIDENCE else None
 
 
