@@ -79,7 +79,8 @@ _MARKS = r"[\u0300-\u036f\u064b-\u065f\u0900-\u0903\u093a-\u094f\u0b82\u0bbe-\u0
 _WORDS = {
     code: re.compile(rf"(?:{script}{_MARKS}*){{3,40}}") for code, (_, script) in SNOWBALL.items()
 }
-_WORD = re.compile(r"[^\W\d_]+")  # letters only: no number, identifier or marked term
+# Letters and marks only: no number, identifier or marked term.
+_WORD = re.compile(rf"(?:[^\W\d_]|{_MARKS})+")
 STEM = "="  # as `vectors.STEM`: a foreign stem is ``=fr:annul``, an English one ``=cancel``
 
 _lock = threading.Lock()
@@ -102,17 +103,17 @@ def language(terms: list[str]) -> str | None:
     Snowball stems other than English (``fr``), read with CONFIDENCE or more; None for
     English, another language, or none recognised (English stems are `vectors.stem`'s, for
     every text as before)."""
-    words = [term for term in terms[: 4 * DETECT_WORDS] if _WORD.fullmatch(term)]
-    words = words[:DETECT_WORDS]
-    if not words:
-        return None
-    text = " ".join(words)
-    if text.isascii() and (
-        sum(word in _ENGLISH for word in words) >= ENGLISH_SHARE * len(words)
-        or not any(word in _OTHER for word in words)
+    head = terms[: 2 * DETECT_WORDS]
+    # Most texts end here, without a word's regular expression: set lookups run in C.
+    if "".join(head).isascii() and (
+        sum(map(_ENGLISH.__contains__, head)) >= ENGLISH_SHARE * len(head)
+        or _OTHER.isdisjoint(head)
     ):
         return None
-    code, confidence = _identify(text)
+    words = [term for term in head if _WORD.fullmatch(term)][:DETECT_WORDS]
+    if not words:
+        return None
+    code, confidence = _identify(" ".join(words))
     return code if code in SNOWBALL and confidence >= CONFIDENCE else None
 
 
