@@ -20,20 +20,22 @@ import Stemmer
 DETECT_WORDS = 40
 CONFIDENCE = 0.5
 ENGLISH_SHARE = 0.2
+OTHER_SHARE = 0.1
 _COMMON_ENGLISH = """
 the a an and or of to in on at for with from by as is are was were be been it its this that
 i you he she we they my your our not no have has had do does did will can but so if me him
 her them what when how all there
 """
 _ENGLISH = frozenset(_COMMON_ENGLISH.split())
-# Plain ASCII words with none of these (common words of the Latin-script languages Snowball
-# stems, none an English word) are not prose in one of them: names, keys, codes are not read.
+# Plain ASCII words of which fewer than OTHER_SHARE (or two) are among these, common words
+# of the Latin-script languages Snowball stems, are not prose in one of them: names, keys,
+# codes (a tool call's JSON) are not read.
 _COMMON_OTHER = """
 le la les des du un une et est pour que qui dans pas sur avec au aux ce il elle nous vous
-sont der das und ist nicht ein eine mit auf den dem sich von wir sie wurde wurden el los las
-del y por con para fue fueron se al lo como pero il gli che di della per non sono os da dos
+sont der das und ist nicht ein eine mit auf dem sich von wir sie wurde wurden el los las
+del y por con para fue fueron se al lo como pero il gli che di della non sono os da dos
 das em um uma com foram het een en van dat niet zijn met voor ook naar och att det som ett
-pa inte till av og er til af ikke ja ei se ett oli ve bir bu icin ile dan yang di ini itu
+pa inte till av og er til ikke ja ei se ett oli ve bir bu icin ile dan yang di ini itu
 untuk dengan tidak dari ke si este cu pe nu care els amb
 """
 _OTHER = frozenset(_COMMON_OTHER.split())
@@ -105,9 +107,11 @@ def language(terms: list[str]) -> str | None:
     every text as before)."""
     head = terms[: 2 * DETECT_WORDS]
     # Most texts end here, without a word's regular expression: set lookups run in C.
-    if "".join(head).isascii() and (
+    # (English typed with curly apostrophes is plain ASCII words.)
+    plain = "".join(head).replace("\u2019", "").replace("\u2018", "")
+    if plain.isascii() and (
         sum(map(_ENGLISH.__contains__, head)) >= ENGLISH_SHARE * len(head)
-        or _OTHER.isdisjoint(head)
+        or sum(map(_OTHER.__contains__, head)) < max(2.0, OTHER_SHARE * len(head))
     ):
         return None
     words = [term for term in head if _WORD.fullmatch(term)][:DETECT_WORDS]
