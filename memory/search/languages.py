@@ -32,11 +32,12 @@ _ENGLISH = frozenset(_COMMON_ENGLISH.split())
 # codes (a tool call's JSON) are not read.
 _COMMON_OTHER = """
 le la les des du un une et est pour que qui dans pas sur avec au aux ce il elle nous vous
-sont der das und ist nicht ein eine mit auf dem sich von wir sie wurde wurden el los las
+sont der die das und ist nicht ein eine mit auf dem sich von wir sie wurde wurden el los las
 del y por con para fue fueron se al lo como pero il gli che di della non sono os da dos
 das em um uma com foram het een en van dat niet zijn met voor ook naar och att det som ett
 pa inte till av og er til ikke ja ei se ett oli ve bir bu icin ile dan yang di ini itu
-untuk dengan tidak dari ke si este cu pe nu care els amb
+untuk dengan tidak dari ke si este cu pe nu care els amb ha ho anche questo molto oggi
+pelo pela muito mais isso esta nao
 """
 _OTHER = frozenset(_COMMON_OTHER.split())
 # The languages PyStemmer stems, by the code py3langid names them with, and the script
