@@ -12,10 +12,34 @@ from typing import Any
 
 import Stemmer
 
-# A document's language is read from its first DETECT_CHARS characters, and taken when
-# py3langid gives it CONFIDENCE or more (a greeting or a name alone reads as nothing).
-DETECT_CHARS = 2000
+# A document's language is read from its first DETECT_WORDS words (what the index keeps:
+# no markup, numbers or identifiers to mislead it, and py3langid's cost grows with each
+# byte), and taken when py3langid gives it CONFIDENCE or more (a greeting or a name alone
+# reads as nothing). Plain ASCII words of which ENGLISH_SHARE or more are among the most
+# common English words are English without asking: most of what an agent stores.
+DETECT_WORDS = 40
 CONFIDENCE = 0.5
+ENGLISH_SHARE = 0.2
+OTHER_SHARE = 0.1
+_COMMON_ENGLISH = """
+the a an and or of to in on at for with from by as is are was were be been it its this that
+i you he she we they my your our not no have has had do does did will can but so if me him
+her them what when how all there
+"""
+_ENGLISH = frozenset(_COMMON_ENGLISH.split())
+# Plain ASCII words of which fewer than OTHER_SHARE (or two) are among these, common words
+# of the Latin-script languages Snowball stems, are not prose in one of them: names, keys,
+# codes (a tool call's JSON) are not read.
+_COMMON_OTHER = """
+le la les des du un une et est pour que qui dans pas sur avec au aux ce il elle nous vous
+sont der die das und ist nicht ein eine mit auf dem sich von wir sie wurde wurden el los las
+del y por con para fue fueron se al lo como pero il gli che di della non sono os da dos
+das em um uma com foram het een en van dat niet zijn met voor ook naar och att det som ett
+pa inte till av og er til ikke ja ei se ett oli ve bir bu icin ile dan yang di ini itu
+untuk dengan tidak dari ke si este cu pe nu care els amb ha ho anche questo molto oggi
+pelo pela muito mais isso esta nao
+"""
+_OTHER = frozenset(_COMMON_OTHER.split())
 # The languages PyStemmer stems, by the code py3langid names them with, and the script
 # their words are written in (a query word is stemmed in each language of its script).
 LATIN, CYRILLIC = r"[a-z\u00df-\u00f6\u00f8-\u024f\u1e00-\u1eff]", r"[\u0400-\u04ff]"
@@ -58,7 +82,8 @@ _MARKS = r"[\u0300-\u036f\u064b-\u065f\u0900-\u0903\u093a-\u094f\u0b82\u0bbe-\u0
 _WORDS = {
     code: re.compile(rf"(?:{script}{_MARKS}*){{3,40}}") for code, (_, script) in SNOWBALL.items()
 }
-_LETTER = re.compile(r"[^\W\d_]")
+# Letters and marks only: no number, identifier or marked term.
+_WORD = re.compile(rf"(?:[^\W\d_]|{_MARKS})+")
 STEM = "="  # as `vectors.STEM`: a foreign stem is ``=fr:annul``, an English one ``=cancel``
 
 _lock = threading.Lock()
@@ -76,14 +101,24 @@ def _identify(text: str) -> tuple[str, float]:
     return str(code), float(confidence)
 
 
-def language(text: str) -> str | None:
-    """The code of `text`'s language when it is one Snowball stems other than English
-    (``fr``), read with CONFIDENCE or more; None for English, another language, or none
-    recognised (English stems are `vectors.stem`'s, for every text as before)."""
-    head = text[:DETECT_CHARS]
-    if not _LETTER.search(head):
+def language(terms: list[str]) -> str | None:
+    """The code of the language of a text whose index terms are `terms` when it is one
+    Snowball stems other than English (``fr``), read with CONFIDENCE or more; None for
+    English, another language, or none recognised (English stems are `vectors.stem`'s, for
+    every text as before)."""
+    head = terms[: 2 * DETECT_WORDS]
+    # Most texts end here, without a word's regular expression: set lookups run in C.
+    # (English typed with curly apostrophes is plain ASCII words.)
+    plain = "".join(head).replace("\u2019", "").replace("\u2018", "")
+    if plain.isascii() and (
+        sum(map(_ENGLISH.__contains__, head)) >= ENGLISH_SHARE * len(head)
+        or sum(map(_OTHER.__contains__, head)) < max(2.0, OTHER_SHARE * len(head))
+    ):
         return None
-    code, confidence = _identify(head)
+    words = [term for term in head if _WORD.fullmatch(term)][:DETECT_WORDS]
+    if not words:
+        return None
+    code, confidence = _identify(" ".join(words))
     return code if code in SNOWBALL and confidence >= CONFIDENCE else None
 
 

@@ -55,10 +55,11 @@ def stem_root(word: str) -> str | None:
     return stem(word) or word
 
 
-def _stems(terms: list[str], text: str) -> list[str]:
-    """The English stems of `terms`, then their stems in `text`'s language (`languages`)."""
+def _stems(terms: list[str]) -> list[str]:
+    """The English stems of `terms`, then their stems in their text's language if another
+    (`languages`)."""
     english = [STEM + found for term in dict.fromkeys(terms) if (found := stem(term))]
-    return english + languages.stems(terms, languages.language(text))
+    return english + languages.stems(terms, languages.language(terms))
 
 
 # Reply context (`memory.search.documents.reply_context`): the words of the turn a reply
@@ -96,8 +97,7 @@ def frame_vector(frame_id: str, body: Any) -> tuple[list[str], int]:
     (tsvector literals: the document's, then its parts'); and its length."""
     name, name_words = index_terms(frame_id)
     body_terms, body_words = index_terms(flatten(body))
-    stems = _stems(name + body_terms, flatten(body))
-    sections = [(name, "A"), (body_terms, "B"), (stems, "D")]
+    sections = [(name, "A"), (body_terms, "B"), (_stems(name + body_terms), "D")]
     return weighted_tsvector_literals(sections), name_words + body_words
 
 
@@ -112,7 +112,7 @@ def event_vector(
     text_terms, words = index_terms(content)
     sections = [
         (text_terms, "C" if kind != TRANSACTION else "D"),
-        (_stems(text_terms, content), "D"),
+        (_stems(text_terms), "D"),
     ]
     if payload is not None:
         extra, extra_words = index_terms(flatten(payload), secondary=True)
@@ -120,7 +120,7 @@ def event_vector(
         words += extra_words
     if context:
         context_terms = index_terms(context)[0]
-        marked = [REPLY + term for term in context_terms + _stems(context_terms, context)]
+        marked = [REPLY + term for term in context_terms + _stems(context_terms)]
         sections.append((marked, "D"))
     return weighted_tsvector_literals(sections), words
 
