@@ -84,6 +84,16 @@ def _on_topic(most: int, short: int) -> Callable[[str, str, str | None], str | N
     return rule
 
 
+def _into(kind_wanted: str, most: int) -> Callable[[str, str, str | None], str | None]:
+    """Borrow only into messages of one kind, from a turn of at most `most` content words."""
+    short = _short_turn(most)
+
+    def rule(kind: str, content: str, context: str | None) -> str | None:
+        return short(kind, content, context) if kind == kind_wanted else None
+
+    return rule
+
+
 CONFIGS: dict[str, Config] = {
     "off": {"reply": False},
     "on": {"reply": True},  # the code's own rule (`documents.borrowed`)
@@ -95,6 +105,8 @@ CONFIGS: dict[str, Config] = {
     "turn20": {"reply": True, "rule": _short_turn(20)},
     "turn15": {"reply": True, "rule": _short_turn(15)},
     "turn12": {"reply": True, "rule": _short_turn(12)},
+    "user20": {"reply": True, "rule": _into("user_message", 20)},
+    "agent20": {"reply": True, "rule": _into("agent_message", 20)},
     "turn30w45": {"reply": True, "rule": _short_turn(30), "ranking.REPLY_WEIGHT": 0.45},
     "topic30": {"reply": True, "rule": _on_topic(30, 10)},
 }
