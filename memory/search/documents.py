@@ -18,6 +18,7 @@ from django.db.models.functions import Left
 from memory.kinds import AGENT_MESSAGE, TRANSACTION, USER_MESSAGE, event_status
 from memory.models import Context, Event, Frame, FrameRevision
 from memory.search import semantic, vector_column
+from memory.search.textindex import SECONDARY, index_terms
 from memory.search.vectors import event_text, event_vector, frame_text, frame_vector
 from memory.vocabulary import event_ref
 
@@ -123,6 +124,12 @@ def _frame_documents(pks: list[int]) -> dict[int, Document]:
 CONTEXT_KINDS = (USER_MESSAGE, AGENT_MESSAGE)
 CONTEXT_LOOKBACK = 50
 CONTEXT_CHARS = 2000
+# Only a turn of at most TURN_WORDS content words lends its words: a short turn is one
+# thing asked or said, which the reply is about ("Have you painted lately?" / "Yes, last
+# week!"); a long one (an agent's report, a customer's case) is about many things, and
+# lending all of them makes the reply match what it never took up. Chosen on LoCoMo's dev
+# split and STATE-Bench (BENCHMARKS.md).
+TURN_WORDS = 20
 _EVENT_ROWS = f"""
 SELECT e.id, e.context_id, e.seq, e.kind, e.thread, e.content, e.payload::text, e.created_at,
        e.is_observation, e.active,
@@ -139,10 +146,25 @@ FROM memory_event e WHERE e.id = ANY(%s)
 
 def reply_context() -> bool:
     """Whether replies are indexed with the turn they answer (MORPHZ_SEARCH_REPLY_CONTEXT,
-    off by default: +0.05 recall@10 on LoCoMo's chats between two people, but -0.01 MRR on
-    STATE-Bench's customer-service sessions, where an agent's reply repeats the user's
-    words; see BENCHMARKS.md)."""
+    off by default: it lifts recall on LoCoMo's chats between two people and costs MRR on
+    STATE-Bench's customer-service sessions, even with `borrowed`; see BENCHMARKS.md)."""
     return bool(getattr(settings, "MORPHZ_SEARCH_REPLY_CONTEXT", False))
+
+
+def content_words(text: str) -> int:
+    """How many distinct words of `text` are not function words (`query.is_function_word`)."""
+    from memory.search.query import is_function_word  # the query module imports this one
+
+    terms = index_terms(text)[0]
+    return len({t for t in terms if not t.startswith(SECONDARY) and not is_function_word(t)})
+
+
+def borrowed(kind: str, content: str, context: str | None) -> str | None:
+    """What a reply borrows from the turn it answers (`context`, for `event_vector`): the
+    turn when it has at most TURN_WORDS content words, else nothing."""
+    if not context or content_words(context) > TURN_WORDS:
+        return None
+    return context
 
 
 def _event_documents(pks: list[int]) -> dict[int, Document]:
@@ -165,7 +187,11 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
             kind=kind,
             thread=thread,
             created_at=created_at,
-            **_vector(event_vector(kind, content, body, row[10] if replies else None)),
+            **_vector(
+                event_vector(
+                    kind, content, body, borrowed(kind, content, row[10]) if replies else None
+                )
+            ),
             fingerprint=(observed, active),
             text=None if kind == TRANSACTION else _embedded_text(content, body),
         )

@@ -53,3 +53,22 @@ def test_a_question_with_function_words_finds_the_reply_by_its_turn(release_team
     # "when", "did", "I" are function words: the reply holds the content word only through
     # the turn it answers, and that counts as holding it (R62).
     assert reply in refs(search(agent.context, "when did I start pottery"))
+
+
+def test_a_reply_to_a_long_turn_borrows_none_of_its_words(release_team, settings):
+    settings.MORPHZ_SEARCH_REPLY_CONTEXT = True
+    agent = release_team
+    # A turn about many things (more than TURN_WORDS content words): the reply took up at
+    # most one of them, so it lends none.
+    report = (
+        "Your refund of 999 dollars went to the original card; the restocking fee was waived, "
+        "the prepaid label is attached, the warranty stays valid, the loyalty discount remains, "
+        "shipping clawback does not apply, the replacement phone ships Tuesday from Denver, "
+        "tracking arrives by email, the invoice lists every adjustment, support hours are nine "
+        "to five, and the survey link expires Friday."
+    )
+    said = agent.observe(report, kind="agent_message")
+    reply = agent.observe("Thanks, that works.", kind="user_message")
+    drain()
+    assert refs(search(agent.context, "Denver")) == [said]
+    assert reply not in refs(search(agent.context, "warranty survey"))
