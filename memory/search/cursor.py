@@ -13,6 +13,7 @@ from django.db import connection
 
 from memory.read.paging import SignedCursor
 from memory.search.statistics import context_size, recent_since
+from memory.sql import named_row, statements
 
 SALT = "morphz.search.cursor"
 
@@ -35,9 +36,10 @@ class Snapshot:
 def bound() -> int:
     """The largest search document id now (0 when there is none)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT coalesce(max(id), 0) FROM memory_searchdocument")
-        found: int = cursor.fetchone()[0]
-    return found
+        cursor.execute(statements("memory.search")["largest_document"])
+        found = named_row(cursor)
+    assert found is not None  # an aggregate always answers one row
+    return int(found["bound"])
 
 
 def measured(

@@ -20,7 +20,12 @@ from memory.models import Context, Event, Frame, FrameRevision
 from memory.search import semantic, vector_column
 from memory.search.textindex import SECONDARY, index_terms
 from memory.search.vectors import event_text, event_vector, frame_text, frame_vector
+from memory.sql import named_row, named_rows, statements
 from memory.vocabulary import event_ref
+
+
+def _sql(name: str) -> str:
+    return statements("memory.search")[name]
 
 
 class EmbeddingProgress(TypedDict):
@@ -130,18 +135,6 @@ CONTEXT_CHARS = 2000
 # lending all of them makes the reply match what it never took up. Chosen on LoCoMo's dev
 # split and STATE-Bench (BENCHMARKS.md).
 TURN_WORDS = 20
-_EVENT_ROWS = f"""
-SELECT e.id, e.context_id, e.seq, e.kind, e.thread, e.content, e.payload::text, e.created_at,
-       e.is_observation, e.active,
-       CASE WHEN e.kind IN {CONTEXT_KINDS} THEN (
-         SELECT CASE WHEN p.kind <> e.kind THEN left(p.content, {CONTEXT_CHARS}) END
-         FROM memory_event p
-         WHERE p.context_id = e.context_id AND p.seq < e.seq
-           AND p.seq >= e.seq - {CONTEXT_LOOKBACK}
-           AND p.thread = e.thread AND p.kind IN {CONTEXT_KINDS}
-         ORDER BY p.seq DESC LIMIT 1) END
-FROM memory_event e WHERE e.id = ANY(%s)
-"""  # noqa: S608  (constants only)
 
 
 def reply_context() -> bool:
@@ -171,25 +164,33 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
     if not pks:
         return {}
     with connection.cursor() as cursor:
-        cursor.execute(_EVENT_ROWS, [pks])
-        rows = cursor.fetchall()
+        cursor.execute(
+            _sql("event_rows"),
+            {"ids": pks, "kinds": list(CONTEXT_KINDS), "chars": CONTEXT_CHARS,
+             "lookback": CONTEXT_LOOKBACK},
+        )  # fmt: skip
+        rows = named_rows(cursor)
     replies = reply_context()
     documents = {}
     for row in rows:
-        pk, context_id, seq, kind, thread, content, payload, created_at, observed, active = row[:10]
-        body = json.loads(payload) if payload else None
+        pk, kind, content = row["id"], row["kind"], row["content"]
+        observed, active = row["is_observation"], row["active"]
+        body = json.loads(row["payload"]) if row["payload"] else None
         documents[pk] = Document(
-            context_id=context_id,
+            context_id=row["context_id"],
             frame_id=None,
             event_id=pk,
-            ref=event_ref(seq),
+            ref=event_ref(row["seq"]),
             status=event_status(observed, active),
             kind=kind,
-            thread=thread,
-            created_at=created_at,
+            thread=row["thread"],
+            created_at=row["created_at"],
             **_vector(
                 event_vector(
-                    kind, content, body, borrowed(kind, content, row[10]) if replies else None
+                    kind,
+                    content,
+                    body,
+                    borrowed(kind, content, row["answers"]) if replies else None,
                 )
             ),
             fingerprint=(observed, active),
@@ -198,56 +199,14 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
     return _embed(documents)
 
 
-# Documents go in by COPY into a session-local staging table and one INSERT ... SELECT per
-# target column: a multi-row VALUES statement with 11 parameters per row spent most of its
-# time in the client (splitting and quoting a query of several MB), COPY rows are formatted
-# in C and parsed by the server in one pass.
-_STAGE_COLUMNS = (
-    "context_id, frame_id, event_id, ref, status, kind, thread, created_at, tokens, length,"
-    " embedding, embedding_model, parts"
-)
-_STAGED = _STAGE_COLUMNS + ", lexemes, embedding_vector"
-_STAGE = """
-CREATE TEMP TABLE IF NOT EXISTS morphz_search_staging (
-  context_id bigint, frame_id bigint, event_id bigint, ref text, status text, kind text,
-  thread text, created_at timestamptz, tokens tsvector, length integer, embedding bytea,
-  embedding_model text, parts integer, lexemes text[], embedding_vector text
-) ON COMMIT DELETE ROWS
-"""
-# S608: the column list is a constant; {target} is filled with a fixed column name below.
-_UPSERT = f"""
-INSERT INTO memory_searchdocument ({_STAGE_COLUMNS}{{column}}, indexed_at)
-SELECT {_STAGE_COLUMNS}{{value}}, now() FROM morphz_search_staging WHERE {{target}} IS NOT NULL
-ORDER BY {{target}}
-ON CONFLICT ({{target}}) DO UPDATE SET
-  ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
-  created_at = EXCLUDED.created_at, tokens = EXCLUDED.tokens, length = EXCLUDED.length,
-  embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
-  parts = EXCLUDED.parts, indexed_at = EXCLUDED.indexed_at{{assign}}
-"""  # noqa: S608
-# A document's parts (lexemes past one tsvector's bound) are rewritten with it: the old ones
-# go before (only documents that had parts are looked at), the new ones come after.
-_DROP_PARTS = """
-DELETE FROM memory_searchpart p USING memory_searchdocument d, morphz_search_staging s
-WHERE p.document_id = d.id AND d.{target} = s.{target} AND d.parts > 0
-"""
-_ADD_PARTS = """
-INSERT INTO memory_searchpart (document_id, context_id, number, tokens)
-SELECT d.id, d.context_id, l.number, l.lexemes::tsvector
-FROM morphz_search_staging s JOIN memory_searchdocument d ON d.{target} = s.{target}
-CROSS JOIN LATERAL unnest(s.lexemes) WITH ORDINALITY AS l(lexemes, number)
-WHERE s.parts > 0
-"""
-
-
 def _upsert(documents: list[Document], fail_after: int | None) -> int:
     """Write the documents (idempotent); with `fail_after`, only that many are written and
     WorkerInterrupted is raised before the caller commits (crash drills in tests)."""
     batch = documents if fail_after is None else documents[:fail_after]
     vectors = vector_column.available()  # then its column is written too (`upsert_parts`)
     with connection.cursor() as cursor:
-        cursor.execute(_STAGE)
-        with cursor.cursor.copy(f"COPY morphz_search_staging ({_STAGED}) FROM STDIN") as copy:
+        cursor.execute(_sql("stage"))
+        with cursor.cursor.copy(_sql("copy_staged")) as copy:
             for doc in batch:
                 copy.write_row(
                     (
@@ -270,11 +229,12 @@ def _upsert(documents: list[Document], fail_after: int | None) -> int:
                 )
         for target in ("frame_id", "event_id"):
             if any(getattr(doc, target) is not None for doc in batch):
-                cursor.execute(_DROP_PARTS.format(target=target))
-                cursor.execute(_UPSERT.format(target=target, **vector_column.upsert_parts()))
+                cursor.execute(_sql("drop_parts").format(target=target))
+                upsert = _sql("upsert").format(target=target, **vector_column.upsert_parts())
+                cursor.execute(upsert)
                 if any(doc.parts for doc in batch):
-                    cursor.execute(_ADD_PARTS.format(target=target))
-        cursor.execute("TRUNCATE morphz_search_staging")
+                    cursor.execute(_sql("add_parts").format(target=target))
+        cursor.execute(_sql("clear_staging"))
     if fail_after is not None and len(batch) < len(documents):
         raise WorkerInterrupted(f"interrupted after {len(batch)} documents")
     return len(batch)
@@ -293,10 +253,7 @@ def _moved_since_read(
     current_events: dict[int, tuple[Any, ...]] = {}
     if events:
         with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT id, is_observation, active FROM memory_event WHERE id = ANY(%s)",
-                [list(events)],
-            )
+            cursor.execute(_sql("event_fingerprints"), [list(events)])
             current_events = {pk: (observed, active) for pk, observed, active in cursor}
     moved_frames = [
         pk for pk in frames if pk in current_frames and current_frames[pk] != frames[pk].fingerprint
@@ -375,7 +332,7 @@ def rebuild(
     # Every document was rewritten: fresh statistics, or the planner may pick a plan for a
     # table it believes tiny (filtering a whole context instead of using the GIN index).
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE memory_searchdocument")
+        cursor.execute(_sql("analyze_documents"))
     return written
 
 
@@ -390,27 +347,6 @@ def count_facts(context_ids: list[int] | None = None) -> int:
     return frames.count() + events.count()
 
 
-_MISSING = """
-SELECT d.id, d.frame_id, d.event_id FROM memory_searchdocument d
-WHERE d.embedding IS NULL AND d.kind <> 'transaction'
-ORDER BY d.id LIMIT %s FOR UPDATE SKIP LOCKED
-"""
-# Documents embedded by another model than the one in use (a change of embedder): no index
-# serves this, so it is looked for until a pass finds none (`_stale_done`).
-_STALE = """
-SELECT d.id, d.frame_id, d.event_id FROM memory_searchdocument d
-WHERE d.embedding IS NOT NULL AND d.embedding_model <> %s AND d.kind <> 'transaction'
-ORDER BY d.id LIMIT %s FOR UPDATE SKIP LOCKED
-"""
-_SET_EMBEDDINGS = """
-UPDATE memory_searchdocument d SET embedding = v.embedding, embedding_model = %s
-FROM unnest(%s::bigint[], %s::bytea[]) AS v(id, embedding)
-WHERE d.id = v.id
-"""
-_PROGRESS = """
-SELECT count(*) FILTER (WHERE embedding_model = %s AND embedding IS NOT NULL), count(*)
-FROM memory_searchdocument WHERE kind <> 'transaction'
-"""
 _stale_done: set[str] = set()  # models no document is left to re-embed for (this process)
 
 
@@ -419,9 +355,10 @@ def embedding_progress() -> EmbeddingProgress:
     documents}`` (transaction events are never embedded). Counts every document."""
     model = semantic.model_name()
     with connection.cursor() as cursor:
-        cursor.execute(_PROGRESS, [model])
-        embedded, total = cursor.fetchone()
-    return {"model": model, "embedded": embedded, "documents": total}
+        cursor.execute(_sql("embedding_progress"), [model])
+        counted = named_row(cursor)
+    assert counted is not None  # an aggregate always answers one row
+    return {"model": model, "embedded": counted["embedded"], "documents": counted["documents"]}
 
 
 def embed_missing(limit: int = 200) -> int:
@@ -432,10 +369,10 @@ def embed_missing(limit: int = 200) -> int:
         return 0
     model = semantic.model_name()
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(_MISSING, [limit])
+        cursor.execute(_sql("missing_embeddings"), [limit])
         rows = cursor.fetchall()
         if not rows and model not in _stale_done:
-            cursor.execute(_STALE, [model, limit])
+            cursor.execute(_sql("stale_embeddings"), [model, limit])
             rows = cursor.fetchall()
             if not rows:
                 _stale_done.add(model)
@@ -457,5 +394,5 @@ def embed_missing(limit: int = 200) -> int:
         }
         texts = [frames.get(f, "") if f is not None else events.get(e, "") for _, f, e in rows]
         blobs = semantic.embeddings(texts)
-        cursor.execute(_SET_EMBEDDINGS, [model, [pk for pk, _, _ in rows], blobs])
+        cursor.execute(_sql("set_embeddings"), [model, [pk for pk, _, _ in rows], blobs])
     return len(rows)

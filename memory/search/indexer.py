@@ -25,6 +25,7 @@ from memory.processes import process_alive
 from memory.search import documents
 from memory.search.documents import WorkerInterrupted, rebuild
 from memory.shapes.recall import IndexerStatus, IndexLag
+from memory.sql import statements
 
 __all__ = [
     "WorkerInterrupted",
@@ -100,7 +101,7 @@ def flush_pending_entries() -> int:
     try:
         # A savepoint inside a caller's transaction: a refusal must not abort the caller's.
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [_GIN_INDEX])
+            cursor.execute(statements("memory.search")["merge_pending"], [_GIN_INDEX])
             return int(cursor.fetchone()[0])
     except DatabaseError as exc:
         if not isinstance(exc.__cause__, InsufficientPrivilege):

@@ -1,4 +1,4 @@
--- Search's statements (most still inline in their modules, to be moved here).
+-- Search's statements (the ranking's are composed in memory/search/ranking_sql.py).
 
 -- name: vector_column
 -- Whether migration 0031 added the documents' pgvector column (`vector_column.available`).
@@ -37,3 +37,123 @@ SELECT s.id, s.embedding FROM (
 ) s
 WHERE s.cosine >= %(floor)s
 ORDER BY s.cosine DESC LIMIT %(near)s
+
+-- name: event_rows
+-- Each event to index, with the turn it answers when it is a message of %(kinds)s: the
+-- newest earlier message of the other kind on its thread, at most %(lookback)s events back,
+-- its first %(chars)s characters (`documents.reply_context`).
+SELECT e.id, e.context_id, e.seq, e.kind, e.thread, e.content, e.payload::text AS payload,
+       e.created_at, e.is_observation, e.active,
+       CASE WHEN e.kind = ANY(%(kinds)s) THEN (
+         SELECT CASE WHEN p.kind <> e.kind THEN left(p.content, %(chars)s) END
+         FROM memory_event p
+         WHERE p.context_id = e.context_id AND p.seq < e.seq
+           AND p.seq >= e.seq - %(lookback)s
+           AND p.thread = e.thread AND p.kind = ANY(%(kinds)s)
+         ORDER BY p.seq DESC LIMIT 1) END AS answers
+FROM memory_event e WHERE e.id = ANY(%(ids)s)
+
+-- name: event_fingerprints
+-- What says whether an indexed event changed since it was read (`_moved_since_read`).
+SELECT id, is_observation, active FROM memory_event WHERE id = ANY(%s)
+
+-- name: stage
+-- Documents go in by COPY into a session-local staging table and one INSERT ... SELECT per
+-- target column: a multi-row VALUES statement spent most of its time in the client
+-- (splitting and quoting a query of several MB); COPY rows are formatted in C.
+CREATE TEMP TABLE IF NOT EXISTS morphz_search_staging (
+  context_id bigint, frame_id bigint, event_id bigint, ref text, status text, kind text,
+  thread text, created_at timestamptz, tokens tsvector, length integer, embedding bytea,
+  embedding_model text, parts integer, lexemes text[], embedding_vector text
+) ON COMMIT DELETE ROWS
+
+-- name: copy_staged
+COPY morphz_search_staging ({{search_staged}}, lexemes, embedding_vector) FROM STDIN
+
+-- name: drop_parts
+-- A document's parts (lexemes past one tsvector's bound) are rewritten with it: the old
+-- ones go before (only documents that had parts are looked at). {target}: frame_id or
+-- event_id.
+DELETE FROM memory_searchpart p USING memory_searchdocument d, morphz_search_staging s
+WHERE p.document_id = d.id AND d.{target} = s.{target} AND d.parts > 0
+
+-- name: upsert
+-- {target}: frame_id or event_id; {column}, {value}, {assign}: pgvector's column where the
+-- server has it (`vector_column.upsert_parts`).
+INSERT INTO memory_searchdocument ({{search_staged}}{column}, indexed_at)
+SELECT {{search_staged}}{value}, now() FROM morphz_search_staging WHERE {target} IS NOT NULL
+ORDER BY {target}
+ON CONFLICT ({target}) DO UPDATE SET
+  ref = EXCLUDED.ref, status = EXCLUDED.status, kind = EXCLUDED.kind, thread = EXCLUDED.thread,
+  created_at = EXCLUDED.created_at, tokens = EXCLUDED.tokens, length = EXCLUDED.length,
+  embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
+  parts = EXCLUDED.parts, indexed_at = EXCLUDED.indexed_at{assign}
+
+-- name: add_parts
+-- The new parts, after their documents. {target}: frame_id or event_id.
+INSERT INTO memory_searchpart (document_id, context_id, number, tokens)
+SELECT d.id, d.context_id, l.number, l.lexemes::tsvector
+FROM morphz_search_staging s JOIN memory_searchdocument d ON d.{target} = s.{target}
+CROSS JOIN LATERAL unnest(s.lexemes) WITH ORDINALITY AS l(lexemes, number)
+WHERE s.parts > 0
+
+-- name: clear_staging
+TRUNCATE morphz_search_staging
+
+-- name: analyze_documents
+ANALYZE memory_searchdocument
+
+-- name: missing_embeddings
+SELECT d.id, d.frame_id, d.event_id FROM memory_searchdocument d
+WHERE d.embedding IS NULL AND d.kind <> 'transaction'
+ORDER BY d.id LIMIT %s FOR UPDATE SKIP LOCKED
+
+-- name: stale_embeddings
+-- Documents embedded by another model than the one in use (a change of embedder): no index
+-- serves this, so it is looked for until a pass finds none (`documents._stale_done`).
+SELECT d.id, d.frame_id, d.event_id FROM memory_searchdocument d
+WHERE d.embedding IS NOT NULL AND d.embedding_model <> %s AND d.kind <> 'transaction'
+ORDER BY d.id LIMIT %s FOR UPDATE SKIP LOCKED
+
+-- name: set_embeddings
+UPDATE memory_searchdocument d SET embedding = v.embedding, embedding_model = %s
+FROM unnest(%s::bigint[], %s::bytea[]) AS v(id, embedding)
+WHERE d.id = v.id
+
+-- name: embedding_progress
+SELECT count(*) FILTER (WHERE embedding_model = %s AND embedding IS NOT NULL) AS embedded,
+       count(*) AS documents
+FROM memory_searchdocument WHERE kind <> 'transaction'
+
+-- name: largest_document
+-- Where a search cursor's snapshot ends (`cursor.bound`).
+SELECT coalesce(max(id), 0) AS bound FROM memory_searchdocument
+
+-- name: merge_pending
+-- The word index's pending list merged into the index (`indexer.flush_pending_entries`).
+SELECT gin_clean_pending_list(%s::regclass)
+
+-- name: context_size
+-- {window}: statistics.RECENT_WINDOW; {kind}, {recent_kind}: the transaction filter. Only a
+-- context of more than {window} documents has a window (read only then).
+SELECT count(*) AS documents, coalesce(avg(d.length), 0) AS average,
+       CASE WHEN count(*) > {window} THEN (
+         SELECT r.created_at FROM memory_searchdocument r WHERE r.context_id = %(ctx)s{recent_kind}
+         ORDER BY r.created_at DESC OFFSET {window} - 1 LIMIT 1) END AS since
+FROM memory_searchdocument d
+WHERE d.context_id = %(ctx)s{kind}
+
+-- name: item_counts
+-- How many of the context's documents (filters applied) hold each item, up to {cap}: exact
+-- below the cap, so a word's weight and role never come from other contexts.
+SELECT (SELECT count(*) FROM (
+          SELECT 1 FROM memory_searchdocument d
+          WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters} LIMIT {cap}) s) AS held
+FROM unnest(%(items)s::tsquery[]) WITH ORDINALITY AS q(query, item) ORDER BY q.item
+
+-- name: common_words
+-- PostgreSQL's statistics of the word index (kept by ANALYZE and autovacuum).
+SELECT most_common_elems::text::text[] AS words, most_common_elem_freqs AS shares
+FROM pg_stats
+WHERE schemaname = current_schema() AND tablename = 'memory_searchdocument'
+  AND attname = 'tokens'

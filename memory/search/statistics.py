@@ -16,6 +16,7 @@ from cachetools import TTLCache
 from django.db import connection
 
 from memory.search import vectors
+from memory.sql import named_row, named_rows, statements
 
 STATS_SECONDS = 60.0
 CACHED_FROM = 1000  # smaller contexts are measured on every search (cheaply)
@@ -25,29 +26,6 @@ COUNT_CAP = 5000  # each query word's documents in the context are counted up to
 # event says costs ten thousand reads in a million-event history.
 RECENT_WINDOW = 10_000
 COUNTS_KEPT = 20_000  # counts kept at most: ~10 MB with everyday words, more for long identifiers
-
-_CONTEXT_SQL = """
-SELECT count(*), coalesce(avg(d.length), 0),
-       -- only a context of more than {window} documents has a window (read only then)
-       CASE WHEN count(*) > {window} THEN (
-         SELECT r.created_at FROM memory_searchdocument r WHERE r.context_id = %(ctx)s{recent_kind}
-         ORDER BY r.created_at DESC OFFSET {window} - 1 LIMIT 1) END
-FROM memory_searchdocument d
-WHERE d.context_id = %(ctx)s{kind}
-"""
-# How many of the context's documents (filters applied) hold each item, up to COUNT_CAP:
-# exact below the cap, so a word's weight and role never come from other contexts.
-_COUNT_SQL = """
-SELECT (SELECT count(*) FROM (
-          SELECT 1 FROM memory_searchdocument d
-          WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters} LIMIT {cap}) s)
-FROM unnest(%(items)s::tsquery[]) WITH ORDINALITY AS q(query, item) ORDER BY q.item
-"""
-_GLOBAL_SQL = """
-SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats
-WHERE schemaname = current_schema() AND tablename = 'memory_searchdocument'
-  AND attname = 'tokens'
-"""
 
 
 class _Cache:
@@ -71,15 +49,17 @@ class _Cache:
             cached = self.contexts.get((ctx, include_tx))
         if cached is not None:
             return cached
-        sql = _CONTEXT_SQL.format(
+        sql = statements("memory.search")["context_size"].format(
             kind=_kind_filter(include_tx),
             recent_kind=_kind_filter(include_tx, "r"),
             window=RECENT_WINDOW,
         )
         with connection.cursor() as cursor:
             cursor.execute(sql, {"ctx": ctx})
-            count, average, since = cursor.fetchone()
-        figures = (count, float(average), since)
+            row = named_row(cursor)
+        assert row is not None  # an aggregate always answers one row
+        count, since = row["documents"], row["since"]
+        figures = (count, float(row["average"]), since)
         if count >= CACHED_FROM:
             with self.lock:
                 self.contexts[(ctx, include_tx)] = figures
@@ -91,12 +71,12 @@ class _Cache:
         now = time.monotonic()
         if now - self.common_loaded > STATS_SECONDS:
             with connection.cursor() as cursor:
-                cursor.execute(_GLOBAL_SQL)
-                row = cursor.fetchone()
+                cursor.execute(statements("memory.search")["common_words"])
+                row = named_row(cursor)
             listed: dict[str, float] = {}
             floor = 0.0
-            if row is not None and row[0] and row[1]:
-                elems, freqs = row
+            if row is not None and row["words"] and row["shares"]:
+                elems, freqs = row["words"], row["shares"]
                 listed = dict(zip(elems, map(float, freqs[: len(elems)]), strict=False))
                 floor = float(freqs[len(elems)]) if len(freqs) > len(elems) else 0.0
             with self.lock:
@@ -166,10 +146,11 @@ def document_counts(
     if missing:
         with connection.cursor() as cursor:
             cursor.execute(
-                _COUNT_SQL.format(filters=filters, cap=COUNT_CAP),
+                statements("memory.search")["item_counts"].format(filters=filters, cap=COUNT_CAP),
                 {**params, "ctx": ctx, "items": missing},
             )
-            counted = dict(zip(missing, (row[0] for row in cursor.fetchall()), strict=True))
+            held = [row["held"] for row in named_rows(cursor)]
+            counted = dict(zip(missing, held, strict=True))
         counts.update(counted)
         if kept:
             with _cache.lock:

@@ -146,6 +146,23 @@ CONTEXT_ALL = (
     "scratch",
 )
 
+# What the index worker stages of a search document and writes (memory.search.documents).
+SEARCH_STAGED = (
+    "context_id",
+    "frame_id",
+    "event_id",
+    "ref",
+    "status",
+    "kind",
+    "thread",
+    "created_at",
+    "tokens",
+    "length",
+    "embedding",
+    "embedding_model",
+    "parts",
+)
+
 # Lists by the name `.sql` files use, with the table each names columns of.
 REGISTRY: dict[str, tuple[str, tuple[str, ...]]] = {
     "frame_state": ("memory_frame", FRAME_STATE),
@@ -166,6 +183,7 @@ REGISTRY: dict[str, tuple[str, tuple[str, ...]]] = {
     "recall_event": ("memory_event", RECALL_EVENT),
     "token_all": ("memory_apitoken", TOKEN_ALL),
     "context_all": ("memory_context", CONTEXT_ALL),
+    "search_staged": ("memory_searchdocument", SEARCH_STAGED),
 }
 
 
