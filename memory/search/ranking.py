@@ -166,7 +166,9 @@ def plan(
         # Words found next to each other, in the query's order, count once more.
         phrase = " <-> ".join(vectors.clause_any(t, p) for t, p in clauses)
         items.append(Item(phrase, 1.0, items[0].first, 0.0))
-        if since is not None and all(word.estimate >= BROAD_PHRASE for word in words):
+        # The phrase matches any form of each word (`vectors.clause_any`): its index scan
+        # reads every document holding a form of each, so that is what makes it broad.
+        if since is not None and min(_any_form(clauses, items)) >= BROAD_PHRASE:
             rarest = min(word.estimate for word in words)
             items[-1].recent = idf(rarest, documents)  # if none of the newest holds it
             items[-1].phrase_scale = documents / statistics.RECENT_WINDOW
@@ -175,6 +177,19 @@ def plan(
     params["bound"] = last
     filters += " AND d.id <= %(bound)s"
     return Plan(ctx, filters, params, items, documents, average, id_words, since, taken)
+
+
+def _any_form(clauses: list[tuple[str, list[str]]], items: list[Item]) -> list[float]:
+    """How many documents hold any form of each query word, as the phrase matches it: the
+    counts of its word, secondary and stem items summed (at least as many as hold one)."""
+    counted: dict[str, float] = {}
+    for item in items:
+        counted[item.lexeme] = item.estimate
+    forms = [
+        (token, SECONDARY + token, vectors.STEM + (vectors.stem_root(token) or token))
+        for token, _ in clauses
+    ]
+    return [sum(counted.get(lexeme, 0.0) for lexeme in lexemes) for lexemes in forms]
 
 
 def holds(query: str, vector: str = "v") -> str:

@@ -58,3 +58,23 @@ def test_a_longer_history_of_the_same_words_plans_the_same(db: Any, small_bounds
     long = context_of("long", 10 * WINDOW)
     assert selecting(long) == selecting(short)
     assert selecting(short)[0] and selecting(short)[2]  # both words select
+
+
+def test_a_phrase_of_broad_word_forms_selects_among_the_newest(db: Any, small_bounds: None) -> None:
+    """The phrase matches any form of each word: when other forms are broad ("parcels",
+    "couriers" every 20th event each) its index scan reads all their documents, so it
+    selects among the newest though the words as asked are held by none."""
+    texts = [
+        "parcels note" if n % 20 == 0 else "couriers note" if n % 20 == 1 else f"filler {n}"
+        for n in range(10 * WINDOW)
+    ]
+    context = create_context("forms", capacity_tokens=50_000_000)
+    for start in range(0, len(texts), 500):
+        batch = [{"kind": "agent_message", "content": t} for t in texts[start : start + 500]]
+        append_events(context.pk, batch)
+    drain(batch_size=500)
+    plan = ranking.plan(context.pk, [("parcel", []), ("courier", [])], "", {}, False)
+    assert plan.items[0].estimate == 0  # "parcel" itself is in no document
+    phrase = plan.items[-1]
+    assert "<->" in phrase.literal
+    assert phrase.recent is not None and phrase.phrase_scale is not None
