@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from memory.contexts import create_context
-from memory.search import ranking, statistics
+from memory.search import ranking, statistics, vectors
 from memory.search.indexer import drain
 from memory.timeline.bulk import append_events
 
@@ -78,3 +78,24 @@ def test_a_phrase_of_broad_word_forms_selects_among_the_newest(db: Any, small_bo
     phrase = plan.items[-1]
     assert "<->" in phrase.literal
     assert phrase.recent is not None and phrase.phrase_scale is not None
+
+
+def test_a_stem_item_reading_a_broad_word_selects_among_the_newest(
+    db: Any, small_bounds: None
+) -> None:
+    """The stem item (another form, in a document not saying the word) is found by the
+    index with every document saying the word, left out only on recheck: when the word is
+    broad, so is the item's scan, and it selects among the newest though few hold it."""
+    texts = [
+        "parcel note" if n % 20 == 0 else "parcels note" if n == 7 else f"filler {n}"
+        for n in range(10 * WINDOW)
+    ]
+    context = create_context("stems", capacity_tokens=50_000_000)
+    for start in range(0, len(texts), 500):
+        batch = [{"kind": "agent_message", "content": t} for t in texts[start : start + 500]]
+        append_events(context.pk, batch)
+    drain(batch_size=500)
+    plan = ranking.plan(context.pk, [("parcel", [])], "", {}, False)
+    stem = next(item for item in plan.items if item.lexeme.startswith(vectors.STEM))
+    assert stem.estimate < ranking.BROAD <= stem.reach
+    assert stem.recent is not None
