@@ -160,7 +160,8 @@ def plan(
     words = items[::2]  # each clause's primary form: the word as said
     items += _other_forms(clauses)
     estimates = _estimates(ctx, items, filters, params, documents, snapshot)
-    reaches = reach.measure(ctx, items, filters, params, documents, since is not None, snapshot)
+    windowed = since is not None
+    reaches = reach.measure(ctx, items, filters, params, documents, windowed, snapshot, BROAD)
     _choose(items, documents, since is not None)
     if since is not None:
         for item in items:

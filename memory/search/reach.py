@@ -32,6 +32,7 @@ def measure(
     documents: int,
     windowed: bool,
     snapshot: Snapshot | None,
+    broad: int,
 ) -> list[float] | None:
     """Set each item's `reach` (`index_reaches` with a window; its count without one,
     nothing being limited then; or as a cursor's first page counted). Returns the reaches
@@ -41,7 +42,7 @@ def measure(
         reaches = list(snapshot.reaches or reaches)
     elif windowed:
         literals = [item.literal for item in items]
-        reaches = index_reaches(ctx, literals, reaches, filters, params, documents)
+        reaches = index_reaches(ctx, literals, reaches, filters, params, documents, broad)
     if len(reaches) != len(items):
         raise refused("malformed cursor", "malformed")
     for item, found in zip(items, reaches, strict=True):
@@ -56,19 +57,28 @@ def index_reaches(
     filters: str,
     params: dict[str, Any],
     documents: int,
+    broad: int,
 ) -> list[float]:
     """For each tsquery literal (its documents: `estimates`), the documents the index finds
     for it: its tsquery without its "not" parts, a phrase's words together (`index_parts`),
-    counted as `document_counts` counts; never fewer than its own count. A stem item's scan
+    counted as `document_counts` counts, up to `broad`; never fewer than its own count. A stem item's scan
     finds every document saying the word too, which only the recheck leaves out."""
     with connection.cursor() as cursor:
         cursor.execute(statements("memory.search")["index_parts"], {"items": literals})
         parts = [row["part"] for row in named_rows(cursor)]
-    asked = [(part, "") for part in parts if part is not None]
-    counted = iter(document_counts(ctx, asked, filters, params, documents) if asked else [])
+    # Only an item the index cannot answer exactly reads more than it holds; whether it is
+    # broad is all that is asked, so it is counted up to `broad`.
+    wider = [
+        part if part is not None and part != literal else None
+        for part, literal in zip(parts, literals, strict=True)
+    ]
+    asked = [(part, "") for part in wider if part is not None]
+    counted = iter(
+        document_counts(ctx, asked, filters, params, documents, cap=broad) if asked else []
+    )
     return [
         max(estimate, next(counted)) if part is not None else estimate
-        for estimate, part in zip(estimates, parts, strict=True)
+        for estimate, part in zip(estimates, wider, strict=True)
     ]
 
 
