@@ -19,12 +19,15 @@ from django.db import connection
 from memory.models import Context
 from memory.search import statistics as st
 from memory.search import vectors
+from memory.sql import statements
 
 data = m.load()
 ctx = Context.objects.get(slug="bench-statebench").pk
 model = m.Model(data["dev"])
 terms = model.terms()
-sql = st._COUNT_SQL.format(filters=" AND d.kind <> 'transaction'", cap=st.COUNT_CAP)
+sql = statements("memory.search")["item_counts"].format(
+    filters=" AND d.kind <> 'transaction'", cap=st.COUNT_CAP
+)
 for k in (5, 10):
     times, sizes = [], []
     for (q, _), own in list(zip(data["dev"]["queries"], data["dev"]["own"], strict=False))[:60]:

@@ -157,10 +157,18 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--runs", type=int, default=1, help="passes over the queries")
     parser.add_argument("--trajectories", type=int, default=100, help="as --quick seeds")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="measure the contexts an earlier run left in MORPHZ_BENCH_DB, as they are",
+    )
     args = parser.parse_args()
     if not available():
         raise SystemExit(f"not run: no STATE-Bench trajectories at {DATA}")
     print(f"scale_search; {load_average()}", flush=True)
+    if args.reuse:
+        _measure_again(args.runs)
+        return
     setup_django(fresh=True)
     made = seed_search(args.trajectories)
     first = args.sizes[0]
@@ -179,6 +187,22 @@ def main() -> None:
             f"{p95 / p95_small:.2f}x; {load_average()}",
             flush=True,
         )
+
+
+def _measure_again(runs: int) -> None:
+    """One row at the sizes the contexts already have (no seeding, nothing grown)."""
+    setup_django(fresh=False)
+    from memory.models import Context
+
+    base, small = (Context.objects.get(slug=slug).pk for slug in SLUGS)
+    got = search_against_bases(base, small, runs)
+    (p50, p95), (p50_small, p95_small) = got["search"], got["small"]
+    print(
+        f"{_events(base):>9,} events against {_events(small):,}: p50 {p50:.1f} ms / "
+        f"{p50_small:.1f} ms = {p50 / p50_small:.2f}x, p95 {p95:.1f} / {p95_small:.1f} = "
+        f"{p95 / p95_small:.2f}x; {load_average()}",
+        flush=True,
+    )
 
 
 def _events(context_id: int) -> int:

@@ -27,6 +27,7 @@ class Snapshot:
     average: float  # their average length in words
     since: str | None  # where the newest RECENT_WINDOW begin (ISO 8601), when limited
     estimates: list[float]  # each ranking item's document count (`ranking.plan`)
+    reaches: list[float] | None = None  # the documents each item's index scan reads
 
     def since_time(self) -> datetime | None:
         """`since` as a datetime."""

@@ -8,6 +8,13 @@ SELECT EXISTS (
     AND NOT attisdropped
 ) AS present
 
+-- name: index_parts
+-- What the word index finds for each ranking item (`ranking._reach`): its tsquery without
+-- its "not" parts, a phrase as its words together (the index checks neither; PostgreSQL's
+-- recheck does, reading each document). NULL when nothing of it is indexable.
+SELECT nullif(regexp_replace(querytree(q.query), '<(-|[0-9]+)>', '&', 'g'), 'T') AS part
+FROM unnest(%(items)s::tsquery[]) WITH ORDINALITY AS q(query, item) ORDER BY q.item
+
 -- name: near_candidates
 -- The candidates of the Python path (`semantic.nearest`), where the database has no vectors:
 -- the newest {scan} embedded documents of the context the filters keep.

@@ -12,7 +12,7 @@ from django.db import connection
 
 from memory.hotsql import bound_cursor
 from memory.search import ranking_sql as sql
-from memory.search import semantic, statistics, vector_column, vectors
+from memory.search import reach, semantic, statistics, vector_column, vectors
 from memory.search.cursor import Snapshot, measured, refused
 from memory.search.documents import reply_context
 from memory.search.indexer import LAG_COLUMNS, lag
@@ -66,6 +66,9 @@ class Item:
     lexeme: str = ""  # as the index stores it (a secondary form marked SECONDARY)
     recent: float | None = None  # its weight, when it selects among the newest only
     phrase_scale: float | None = None  # documents / RECENT_WINDOW, for a limited phrase
+    # Documents its index scan reads (`_reach`): a stem item's finds the word's own documents
+    # too, which only the recheck leaves out. Whether it is broad goes by this.
+    reach: float = 0.0
 
 
 @dataclass
@@ -122,7 +125,7 @@ def _choose(items: list[Item], documents: int, windowed: bool) -> None:
     share = statistics.RECENT_WINDOW / max(documents, 1) if windowed else 1.0
     budget = 0.0
     for item in sorted(items, key=lambda item: item.estimate):
-        within = item.estimate * min(share, 1.0) if item.estimate >= BROAD else item.estimate
+        within = item.estimate * min(share, 1.0) if item.reach >= BROAD else item.estimate
         budget += within
         if item.estimate > COMMON_FRACTION * documents or (budget > ROW_BUDGET and budget > within):
             item.common = item.form_weight * idf(item.estimate, documents)
@@ -157,20 +160,27 @@ def plan(
     words = items[::2]  # each clause's primary form: the word as said
     items += _other_forms(clauses)
     estimates = _estimates(ctx, items, filters, params, documents, snapshot)
+    windowed = since is not None
+    reaches = reach.measure(ctx, items, filters, params, documents, windowed, snapshot, BROAD)
     _choose(items, documents, since is not None)
     if since is not None:
         for item in items:
-            if item.common is None and item.estimate >= BROAD:
+            if item.common is None and item.reach >= BROAD:
                 item.recent = item.form_weight * idf(item.estimate, documents)
+    counted = {item.lexeme: item.estimate for item in reversed(items)}
     if 2 <= len(clauses) <= PHRASE_CLAUSES:
         # Words found next to each other, in the query's order, count once more.
         phrase = " <-> ".join(vectors.clause_any(t, p) for t, p in clauses)
         items.append(Item(phrase, 1.0, items[0].first, 0.0))
-        if since is not None and all(word.estimate >= BROAD_PHRASE for word in words):
+        # The phrase matches any form of each word (`vectors.clause_any`): its index scan
+        # reads every document holding a form of each, so that is what makes it broad.
+        if since is not None and min(reach.any_form(clauses, counted)) >= BROAD_PHRASE:
             rarest = min(word.estimate for word in words)
             items[-1].recent = idf(rarest, documents)  # if none of the newest holds it
             items[-1].phrase_scale = documents / statistics.RECENT_WINDOW
-    taken = Snapshot(last, documents, average, since.isoformat() if since else None, estimates)
+    taken = Snapshot(
+        last, documents, average, since.isoformat() if since else None, estimates, reaches
+    )
     # The documents up to `last` only: those indexed since wait for a new search.
     params["bound"] = last
     filters += " AND d.id <= %(bound)s"

@@ -125,6 +125,7 @@ def document_counts(
     filters: str,
     params: dict[str, Any],
     documents: int,
+    cap: int = COUNT_CAP,
 ) -> list[float]:
     """How many of the context's `documents` (filters applied) hold each item, given as
     (tsquery literal, lexeme as the index stores it): counted exactly up to COUNT_CAP.
@@ -134,7 +135,7 @@ def document_counts(
     reused."""
     kept = documents >= CACHED_FROM
     values = sorted((k, str(v)) for k, v in params.items() if f"%({k})s" in filters)
-    prefix = (ctx, filters, tuple(values))
+    prefix = (ctx, filters, tuple(values), cap)  # `cap`: counted up to it (COUNT_CAP)
     counts: dict[str, int] = {}
     if kept:
         with _cache.lock:
@@ -146,7 +147,7 @@ def document_counts(
     if missing:
         with connection.cursor() as cursor:
             cursor.execute(
-                statements("memory.search")["item_counts"].format(filters=filters, cap=COUNT_CAP),
+                statements("memory.search")["item_counts"].format(filters=filters, cap=cap),
                 {**params, "ctx": ctx, "items": missing},
             )
             held = [row["held"] for row in named_rows(cursor)]
@@ -159,9 +160,9 @@ def document_counts(
     estimates = []
     for literal, lexeme in items:
         estimate = float(counts[literal])
-        if estimate >= COUNT_CAP:
+        if estimate >= cap:
             listed, floor = _cache.frequencies()
             share = listed.get(lexeme[: vectors.MAX_TOKEN_CHARS], floor / 2)
-            estimate = max(float(COUNT_CAP), share * documents)
+            estimate = max(float(cap), share * documents)
         estimates.append(estimate)
     return estimates

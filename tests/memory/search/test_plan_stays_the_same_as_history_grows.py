@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from memory.contexts import create_context
-from memory.search import ranking, statistics
+from memory.search import ranking, statistics, vectors
 from memory.search.indexer import drain
 from memory.timeline.bulk import append_events
 
@@ -58,3 +58,44 @@ def test_a_longer_history_of_the_same_words_plans_the_same(db: Any, small_bounds
     long = context_of("long", 10 * WINDOW)
     assert selecting(long) == selecting(short)
     assert selecting(short)[0] and selecting(short)[2]  # both words select
+
+
+def test_a_phrase_of_broad_word_forms_selects_among_the_newest(db: Any, small_bounds: None) -> None:
+    """The phrase matches any form of each word: when other forms are broad ("parcels",
+    "couriers" every 20th event each) its index scan reads all their documents, so it
+    selects among the newest though the words as asked are held by none."""
+    texts = [
+        "parcels note" if n % 20 == 0 else "couriers note" if n % 20 == 1 else f"filler {n}"
+        for n in range(10 * WINDOW)
+    ]
+    context = create_context("forms", capacity_tokens=50_000_000)
+    for start in range(0, len(texts), 500):
+        batch = [{"kind": "agent_message", "content": t} for t in texts[start : start + 500]]
+        append_events(context.pk, batch)
+    drain(batch_size=500)
+    plan = ranking.plan(context.pk, [("parcel", []), ("courier", [])], "", {}, False)
+    assert plan.items[0].estimate == 0  # "parcel" itself is in no document
+    phrase = plan.items[-1]
+    assert "<->" in phrase.literal
+    assert phrase.recent is not None and phrase.phrase_scale is not None
+
+
+def test_a_stem_item_reading_a_broad_word_selects_among_the_newest(
+    db: Any, small_bounds: None
+) -> None:
+    """The stem item (another form, in a document not saying the word) is found by the
+    index with every document saying the word, left out only on recheck: when the word is
+    broad, so is the item's scan, and it selects among the newest though few hold it."""
+    texts = [
+        "parcel note" if n % 20 == 0 else "parcels note" if n == 7 else f"filler {n}"
+        for n in range(10 * WINDOW)
+    ]
+    context = create_context("stems", capacity_tokens=50_000_000)
+    for start in range(0, len(texts), 500):
+        batch = [{"kind": "agent_message", "content": t} for t in texts[start : start + 500]]
+        append_events(context.pk, batch)
+    drain(batch_size=500)
+    plan = ranking.plan(context.pk, [("parcel", [])], "", {}, False)
+    stem = next(item for item in plan.items if item.lexeme.startswith(vectors.STEM))
+    assert stem.estimate < ranking.BROAD <= stem.reach
+    assert stem.recent is not None
