@@ -1,8 +1,7 @@
 """Functions in memory/ and api/ return named shapes (TypedDicts in memory/shapes, dataclasses),
 never a bare `dict[str, Any]`: a field renamed in one place would otherwise go unseen by the
 type checker. The handful that hold JSON no one declares (a user's payload, a protocol's
-message) are listed in OPAQUE with the reason; the code not yet converted is listed in
-NOT_YET, which may only shrink (docs/rest.md, "Response shapes")."""
+message) are listed in OPAQUE with the reason (docs/rest.md, "Shapes")."""
 
 from __future__ import annotations
 
