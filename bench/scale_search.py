@@ -179,14 +179,7 @@ def main() -> None:
         began = time.perf_counter()
         grow_search_history(base, max(0, size - _events(base)), made["search_originals"])
         grown = time.perf_counter() - began
-        got = search_against_bases(base, small, args.runs)
-        (p50, p95), (p50_small, p95_small) = got["search"], got["small"]
-        print(
-            f"{size:>9,} events (grown in {grown:.0f} s): p50 {p50:.1f} ms / {p50_small:.1f} ms "
-            f"= {p50 / p50_small:.2f}x, p95 {p95:.1f} / {p95_small:.1f} = "
-            f"{p95 / p95_small:.2f}x; {load_average()}",
-            flush=True,
-        )
+        _row(f"{size:>9,} events (grown in {grown:.0f} s)", base, small, args.runs)
 
 
 def _measure_again(runs: int) -> None:
@@ -195,12 +188,16 @@ def _measure_again(runs: int) -> None:
     from memory.models import Context
 
     base, small = (Context.objects.get(slug=slug).pk for slug in SLUGS)
+    _row(f"{_events(base):>9,} events against {_events(small):,}", base, small, runs)
+
+
+def _row(label: str, base: int, small: int, runs: int) -> None:
+    """One printed row: search in `base` against the same search in `small`, p50 and p95."""
     got = search_against_bases(base, small, runs)
     (p50, p95), (p50_small, p95_small) = got["search"], got["small"]
     print(
-        f"{_events(base):>9,} events against {_events(small):,}: p50 {p50:.1f} ms / "
-        f"{p50_small:.1f} ms = {p50 / p50_small:.2f}x, p95 {p95:.1f} / {p95_small:.1f} = "
-        f"{p95 / p95_small:.2f}x; {load_average()}",
+        f"{label}: p50 {p50:.1f} ms / {p50_small:.1f} ms = {p50 / p50_small:.2f}x, "
+        f"p95 {p95:.1f} / {p95_small:.1f} = {p95 / p95_small:.2f}x; {load_average()}",
         flush=True,
     )
 
