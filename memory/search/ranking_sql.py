@@ -77,11 +77,13 @@ summed AS (
           + CASE WHEN d.frame_id IS NULL THEN 0 ELSE {id_weight} * ({named}) END)
          * (CASE WHEN d.frame_id IS NOT NULL THEN {frame} WHEN d.kind = 'transaction' THEN {tx}
                  ELSE 1 END)
-         -- Live memory first (R60): a frame retiring, retired or superseded by a live
-         -- relation weighs less than a live one saying the same, unless a status is asked.
+         -- Live memory first (R60): a frame retiring, retired or superseded by an active
+         -- frame weighs less than a live one saying the same, unless a status is asked.
+         -- (The successors `superseded_by` names: one retired replaces nothing any more.)
          * (CASE WHEN %(stale)s AND d.frame_id IS NOT NULL AND (d.status <> 'active' OR EXISTS (
-                   SELECT 1 FROM memory_relation r WHERE r.object_id = d.frame_id
-                     AND r.name = 'supersedes' AND r.removed_version IS NULL))
+                   SELECT 1 FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id
+                   WHERE r.object_id = d.frame_id AND r.name = 'supersedes'
+                     AND r.removed_version IS NULL AND s.status = 'active'))
                  THEN {stale} ELSE 1 END)
          * {k1p1} / (1 + {k1} * (1 - {b} + {b} * d.length / %(avg)s)) AS score
   FROM found f JOIN memory_searchdocument d ON d.id = f.id{once}
