@@ -106,7 +106,7 @@ first AS (  -- snippets open at the query word that weighs most
 {select}"""
 # The page: each hit with what its snippet is cut from. {count} and {order} differ between
 # the one-statement ranking and the page of a head reordered by meaning (`PAGE_OF_IDS`).
-PAGE = """
+PAGE = r"""
 SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.created_at,
        f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, h.exact,
        -- Which content words the hit holds, and the live frames superseding it.
@@ -127,7 +127,13 @@ LEFT JOIN LATERAL (
          w.pos > {before} + 1 AS cut,
          CASE WHEN w.raw = 0 AND ev.kind <> 'transaction' THEN ev.payload::text END AS payload
   FROM memory_event ev
-  CROSS JOIN LATERAL (SELECT strpos(lower(ev.content), fw.word) AS raw) r
+  CROSS JOIN LATERAL (SELECT lower(ev.content) AS text OFFSET 0) l
+  -- The word standing alone (`\m`, `\M`: word edges; every other character escaped), not
+  -- inside a longer one (`art` in `restart`), else anywhere (an identifier's part), as
+  -- `snippets.word_at` finds it in a frame's text.
+  CROSS JOIN LATERAL (SELECT coalesce(nullif(regexp_instr(l.text, '\m'
+    || regexp_replace(fw.word, '([^[:alnum:]_])', '\\\1', 'g') || '\M'), 0),
+    strpos(l.text, fw.word)) AS raw) r
   CROSS JOIN LATERAL (SELECT r.raw, coalesce(nullif(r.raw, 0), 1) AS pos) w
   WHERE ev.id = d.event_id
 ) e ON true
