@@ -127,13 +127,15 @@ LEFT JOIN LATERAL (
          w.pos > {before} + 1 AS cut,
          CASE WHEN w.raw = 0 AND ev.kind <> 'transaction' THEN ev.payload::text END AS payload
   FROM memory_event ev
-  CROSS JOIN LATERAL (SELECT lower(ev.content) AS text OFFSET 0) l
+  -- Typeset apostrophes read as typed ones (`don't` is `don’t`), one character for one.
+  CROSS JOIN LATERAL (SELECT translate(lower(ev.content), U&'\2018\2019', '''''') AS text,
+                             translate(fw.word, U&'\2018\2019', '''''') AS word OFFSET 0) l
   -- The word standing alone (`\m`, `\M`: word edges; every other character escaped), not
   -- inside a longer one (`art` in `restart`), else anywhere (an identifier's part), as
   -- `snippets.word_at` finds it in a frame's text.
   CROSS JOIN LATERAL (SELECT coalesce(nullif(regexp_instr(l.text, '\m'
-    || regexp_replace(fw.word, '([^[:alnum:]_])', '\\\1', 'g') || '\M'), 0),
-    strpos(l.text, fw.word)) AS raw) r
+    || regexp_replace(l.word, '([^[:alnum:]_])', '\\\1', 'g') || '\M'), 0),
+    strpos(l.text, l.word)) AS raw) r
   CROSS JOIN LATERAL (SELECT r.raw, coalesce(nullif(r.raw, 0), 1) AS pos) w
   WHERE ev.id = d.event_id
 ) e ON true

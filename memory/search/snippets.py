@@ -26,6 +26,7 @@ from memory.shapes.nodes import Snippet, SnippetPart
 SNIPPET_CHARS = 200
 WINDOW_BEFORE = 60
 WINDOW_CHARS = 240
+_STRAIGHT = str.maketrans("\u2018\u2019", "''")  # one character for one: offsets hold
 
 
 def window(text: str, first: str) -> tuple[str, bool, bool]:
@@ -40,7 +41,9 @@ def word_at(lowered: str, word: str) -> int:
     """Where `word` first occurs in `lowered` as a word of its own, else where it first
     occurs at all (-1: nowhere): `art` opens at the word, not inside an earlier `restart`
     (which shows no match), and `user` still opens inside `createuser` (an identifier's
-    part). `ranking_sql.PAGE` finds an event's window the same way."""
+    part). Apostrophes count as one (`don't` opens at `don’t`: the same word, as the index
+    reads it). `ranking_sql.PAGE` finds an event's window the same way."""
+    lowered, word = lowered.translate(_STRAIGHT), word.translate(_STRAIGHT)
     alone = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", lowered)
     return alone.start() if alone else lowered.find(word)
 

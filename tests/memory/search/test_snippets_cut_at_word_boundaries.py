@@ -107,3 +107,19 @@ def test_a_hit_opens_at_the_query_word_not_at_a_longer_word_holding_it(release_t
     for hit in hits:
         matches = [p["text"] for p in hit["snippet_parts"] if p["match"]]
         assert matches == ["art"], hit["snippet"]
+
+
+def test_a_hit_opens_at_the_word_written_with_another_apostrophe(release_team):
+    agent = release_team
+    # `don't` finds `don’t` (search.md); the window looked for `don't` as typed, found it
+    # nowhere and opened at the start, 300 words before the match.
+    filler = " ".join(f"step{i}" for i in range(300))
+    text = f"notes {filler}, and the customer says they don\u2019t want the upgrade"
+    event = agent.observe(text)
+    agent.commit(f'(context-tx (derive wishes (text "{text}")))')
+    drain()
+    hits = search(agent.context, "don't")["hits"]
+    assert {h["ref"] for h in hits} == {event, "wishes"}
+    for hit in hits:
+        matches = [p["text"] for p in hit["snippet_parts"] if p["match"]]
+        assert "don\u2019t" in matches, hit["snippet"]
