@@ -97,6 +97,28 @@ def test_the_rest_status_table_lists_every_error_code_and_no_other() -> None:
     assert len(listed) == len(set(listed)), "a code listed twice"
 
 
+def test_the_rest_endpoint_table_names_every_query_parameter_of_its_reads() -> None:
+    """docs/rest.md's endpoint table names each query parameter the schema gives a GET it
+    lists (before, search's `cursor` and the frame list's `source` were nowhere on the page
+    a client reads). `min_version` is every read's, given once under Basics."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    text = (ROOT / "docs" / "rest.md").read_text()
+    rows = dict(re.findall(r"^\| `GET ([^`]*)` \|[^|]*\|([^|]*)\|$", text, re.M))
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    prefix = "/api/v1/contexts/{slug}/"
+    missing = {}
+    for path, operations in schema["paths"].items():
+        listed = rows.get(path.removeprefix(prefix) or ".") if path.startswith(prefix) else None
+        if listed is None or "get" not in operations:
+            continue
+        names = [p["name"] for p in operations["get"].get("parameters", []) if p["in"] == "query"]
+        left_out = [n for n in names if n != "min_version" and f"`{n}`" not in listed]
+        if left_out:
+            missing[path] = left_out
+    assert rows and missing == {}
+
+
 def test_the_readme_lists_every_docs_page() -> None:
     text = (ROOT / "README.md").read_text()
     section = text.split("## Documentation", 1)[1].split("\n## ", 1)[0]

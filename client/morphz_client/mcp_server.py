@@ -182,8 +182,9 @@ def build_server(instructions: str | None = None) -> MCPServer:
         """Search frames and events (retired too) by their words, questions reordered by
         meaning; live memory ranks first. Hits carry ref, status, kind, snippet, and when
         they apply superseded_by (the live frames replacing it), coverage (the query's
-        content words it lacks) and index_parts. `next_cursor` (same q and filters) gives
-        the next page with no repeats; null on the last page."""
+        content words it lacks) and index_parts. `total` counts the matches, exactly while
+        `total_exact`. `next_cursor` (same q and filters) gives the next page with no
+        repeats; null on the last page."""
         mz = request_client()
         result = tool_call(
             lambda: mz.search(q, type=type, status=status, limit=limit, cursor=cursor)
@@ -193,6 +194,9 @@ def build_server(instructions: str | None = None) -> MCPServer:
             {
                 "hits": hits,
                 "total": result.get("total"),
+                # false: `total` is a floor (past 1,000 matches, or a broad word limited to
+                # the newest documents), not every match there is.
+                "total_exact": result.get("total_exact"),
                 "next_cursor": result.get("next_cursor"),
                 "lag": result.get("lag"),
             }

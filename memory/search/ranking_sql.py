@@ -77,11 +77,13 @@ summed AS (
           + CASE WHEN d.frame_id IS NULL THEN 0 ELSE {id_weight} * ({named}) END)
          * (CASE WHEN d.frame_id IS NOT NULL THEN {frame} WHEN d.kind = 'transaction' THEN {tx}
                  ELSE 1 END)
-         -- Live memory first (R60): a frame retiring, retired or superseded by a live
-         -- relation weighs less than a live one saying the same, unless a status is asked.
+         -- Live memory first (R60): a frame retiring, retired or superseded by an active
+         -- frame weighs less than a live one saying the same, unless a status is asked.
+         -- (The successors `superseded_by` names: one retired replaces nothing any more.)
          * (CASE WHEN %(stale)s AND d.frame_id IS NOT NULL AND (d.status <> 'active' OR EXISTS (
-                   SELECT 1 FROM memory_relation r WHERE r.object_id = d.frame_id
-                     AND r.name = 'supersedes' AND r.removed_version IS NULL))
+                   SELECT 1 FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id
+                   WHERE r.object_id = d.frame_id AND r.name = 'supersedes'
+                     AND r.removed_version IS NULL AND s.status = 'active'))
                  THEN {stale} ELSE 1 END)
          * {k1p1} / (1 + {k1} * (1 - {b} + {b} * d.length / %(avg)s)) AS score
   FROM found f JOIN memory_searchdocument d ON d.id = f.id{once}
@@ -104,7 +106,7 @@ first AS (  -- snippets open at the query word that weighs most
 {select}"""
 # The page: each hit with what its snippet is cut from. {count} and {order} differ between
 # the one-statement ranking and the page of a head reordered by meaning (`PAGE_OF_IDS`).
-PAGE = """
+PAGE = r"""
 SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.created_at,
        f.frame_id, f.body::text, e.window, e.cut, e.payload, fw.word, h.exact,
        -- Which content words the hit holds, and the live frames superseding it.
@@ -125,7 +127,15 @@ LEFT JOIN LATERAL (
          w.pos > {before} + 1 AS cut,
          CASE WHEN w.raw = 0 AND ev.kind <> 'transaction' THEN ev.payload::text END AS payload
   FROM memory_event ev
-  CROSS JOIN LATERAL (SELECT strpos(lower(ev.content), fw.word) AS raw) r
+  -- Typeset apostrophes read as typed ones (`don't` is `don’t`), one character for one.
+  CROSS JOIN LATERAL (SELECT translate(lower(ev.content), U&'\2018\2019', '''''') AS text,
+                             translate(fw.word, U&'\2018\2019', '''''') AS word OFFSET 0) l
+  -- The word standing alone (`\m`, `\M`: word edges; every other character escaped), not
+  -- inside a longer one (`art` in `restart`), else anywhere (an identifier's part), as
+  -- `snippets.word_at` finds it in a frame's text.
+  CROSS JOIN LATERAL (SELECT coalesce(nullif(regexp_instr(l.text, '\m'
+    || regexp_replace(l.word, '([^[:alnum:]_])', '\\\1', 'g') || '\M'), 0),
+    strpos(l.text, l.word)) AS raw) r
   CROSS JOIN LATERAL (SELECT r.raw, coalesce(nullif(r.raw, 0), 1) AS pos) w
   WHERE ev.id = d.event_id
 ) e ON true

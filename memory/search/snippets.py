@@ -6,6 +6,7 @@ How it works: docs/internals.md, section `memory/search/snippets.py`."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Iterable
 
@@ -25,14 +26,26 @@ from memory.shapes.nodes import Snippet, SnippetPart
 SNIPPET_CHARS = 200
 WINDOW_BEFORE = 60
 WINDOW_CHARS = 240
+_STRAIGHT = str.maketrans("\u2018\u2019", "''")  # one character for one: offsets hold
 
 
 def window(text: str, first: str) -> tuple[str, bool, bool]:
     """WINDOW_CHARS of `text` around the first `first` (lower case), and whether it was cut
     before and after (`snippet`'s `cut_before`, `cut_after`)."""
-    found = text.lower().find(first)
+    found = word_at(text.lower(), first)
     start = max(0, found - WINDOW_BEFORE) if found >= 0 else 0
     return text[start : start + WINDOW_CHARS], start > 0, start + WINDOW_CHARS < len(text)
+
+
+def word_at(lowered: str, word: str) -> int:
+    """Where `word` first occurs in `lowered` as a word of its own, else where it first
+    occurs at all (-1: nowhere): `art` opens at the word, not inside an earlier `restart`
+    (which shows no match), and `user` still opens inside `createuser` (an identifier's
+    part). Apostrophes count as one (`don't` opens at `don’t`: the same word, as the index
+    reads it). `ranking_sql.PAGE` finds an event's window the same way."""
+    lowered, word = lowered.translate(_STRAIGHT), word.translate(_STRAIGHT)
+    alone = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", lowered)
+    return alone.start() if alone else lowered.find(word)
 
 
 def _matches(segment: str, wanted: set[str]) -> bool:

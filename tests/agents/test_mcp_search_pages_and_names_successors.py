@@ -62,3 +62,30 @@ def test_search_pages_by_cursor_and_names_successors(make_client: Any) -> None:
             assert "superseded_by" not in munich and munich["coverage"]["missing"] == ["berlin"]
 
     asyncio.run(run())
+
+
+def test_search_says_whether_its_total_is_exact(make_client: Any) -> None:
+    from mcp import Client
+    from morphz_client.mcp_server import build_server, current_client
+
+    # More matches than `total` counts (1,000): it is a floor, and the model must be told so
+    # rather than read "total: 1000" as every match there is.
+    mz = make_client("mcp-search-total")
+    for start in (0, 600):
+        mz.append_events(
+            [
+                {"kind": "tool_result", "content": f"deploy log {n}"}
+                for n in range(start, start + 600)
+            ]
+        )
+
+    async def run() -> None:
+        current_client.set(mz)
+        async with Client(build_server()) as client:
+            await asyncio.to_thread(_drain)
+            many = await _search(client, q="deploy", limit=5)
+            assert many["total"] == 1000 and many["total_exact"] is False
+            one = await _search(client, q="1199", limit=5)
+            assert one["total"] == 1 and one["total_exact"] is True
+
+    asyncio.run(run())

@@ -43,3 +43,20 @@ def test_a_superseded_frame_ranks_below_its_successor_and_names_it(release_team)
     berlin = hits[ids.index("home-berlin")]
     assert berlin["superseded_by"] == ["home-munich"]
     assert "superseded_by" not in hits[ids.index("home-munich")]
+
+
+def test_a_frame_whose_successor_is_retired_ranks_as_live_again(release_team):
+    agent = release_team
+    said = '(text "the database host is db1 in the rack")'
+    agent.commit(f"(context-tx (derive host-a {said}) (derive host-b {said}))")
+    agent.commit(
+        '(context-tx (derive host-c (text "the database host is db2 in the rack"))'
+        " (relate host-c supersedes host-a))"
+    )
+    # The successor was a mistake: retiring, it no longer replaces anything, so host-a is
+    # live memory again, like its twin host-b, and names no successor.
+    agent.commit("(context-tx (retire host-c))")
+    drain()
+    hits = {h["ref"]: h for h in search(agent.context, "rack")["hits"]}
+    assert hits["host-a"]["score"] == hits["host-b"]["score"] > hits["host-c"]["score"]
+    assert "superseded_by" not in hits["host-a"]

@@ -91,3 +91,35 @@ def test_hits_of_a_long_event_and_a_long_frame_open_and_close_on_whole_words(rel
         piece = "".join(p["text"] for p in parts if p["text"] != "…")
         assert parts[0]["text"] == "…" and parts[-1]["text"] == "…"
         assert set(piece.split()) <= set(text.split()) | {"terms:", "contract"}, piece
+
+
+def test_a_hit_opens_at_the_query_word_not_at_a_longer_word_holding_it(release_team):
+    agent = release_team
+    # "art" is first inside "restart", 300 words before the word itself: the window opened
+    # at "restart" and the snippet showed no match at all.
+    filler = " ".join(f"step{i}" for i in range(300))
+    text = f"we will restart the server, {filler}, then visit the art museum downtown"
+    event = agent.observe(text)
+    agent.commit(f'(context-tx (derive plans (text "{text}")))')
+    drain()
+    hits = search(agent.context, "art")["hits"]
+    assert {h["ref"] for h in hits} == {event, "plans"}
+    for hit in hits:
+        matches = [p["text"] for p in hit["snippet_parts"] if p["match"]]
+        assert matches == ["art"], hit["snippet"]
+
+
+def test_a_hit_opens_at_the_word_written_with_another_apostrophe(release_team):
+    agent = release_team
+    # `don't` finds `don’t` (search.md); the window looked for `don't` as typed, found it
+    # nowhere and opened at the start, 300 words before the match.
+    filler = " ".join(f"step{i}" for i in range(300))
+    text = f"notes {filler}, and the customer says they don\u2019t want the upgrade"
+    event = agent.observe(text)
+    agent.commit(f'(context-tx (derive wishes (text "{text}")))')
+    drain()
+    hits = search(agent.context, "don't")["hits"]
+    assert {h["ref"] for h in hits} == {event, "wishes"}
+    for hit in hits:
+        matches = [p["text"] for p in hit["snippet_parts"] if p["match"]]
+        assert "don\u2019t" in matches, hit["snippet"]
