@@ -51,8 +51,9 @@ def measured(
     the cursor measured them."""
     if snapshot is not None:
         return snapshot.documents, snapshot.average, snapshot.since_time(), snapshot.bound
-    documents, average = context_size(ctx, include_tx)
-    return documents, average, recent_since(ctx, include_tx) if window else None, bound()
+    last = bound()
+    documents, average = context_size(ctx, include_tx, last)
+    return documents, average, recent_since(ctx, include_tx, last) if window else None, last
 
 
 CURSOR = SignedCursor(SALT, restart="search again without a cursor")

@@ -26,6 +26,11 @@ COUNT_CAP = 5000  # each query word's documents in the context are counted up to
 # event says costs ten thousand reads in a million-event history.
 RECENT_WINDOW = 10_000
 COUNTS_KEPT = 20_000  # counts kept at most: ~10 MB with everyday words, more for long identifiers
+# A context's size is measured again once the index may have grown by GROWTH of it since:
+# while a large load is being indexed, a stale small size makes a word look common, and a
+# common word selects among its newest WIDE_POOL documents only. (Document ids are shared
+# by all contexts, so this may measure a busy server's contexts more often, never less.)
+GROWTH = 0.1
 
 
 class _Cache:
@@ -33,9 +38,10 @@ class _Cache:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        # (context, transactions included) -> (documents, average length, recent since)
-        self.contexts: TTLCache[tuple[int, bool], tuple[int, float, datetime | None]] = TTLCache(
-            COUNTS_KEPT, STATS_SECONDS
+        # (context, transactions included) -> (documents, average length, recent since,
+        # the largest document id when measured)
+        self.contexts: TTLCache[tuple[int, bool], tuple[int, float, datetime | None, int]] = (
+            TTLCache(COUNTS_KEPT, STATS_SECONDS)
         )
         self.common_loaded = -math.inf
         self.listed: dict[str, float] = {}
@@ -44,11 +50,11 @@ class _Cache:
         # of CACHED_FROM documents or more.
         self.counts: TTLCache[tuple[Any, ...], int] = TTLCache(COUNTS_KEPT, STATS_SECONDS)
 
-    def context(self, ctx: int, include_tx: bool) -> tuple[int, float, datetime | None]:
+    def context(self, ctx: int, include_tx: bool, last: int) -> tuple[int, float, datetime | None]:
         with self.lock:
             cached = self.contexts.get((ctx, include_tx))
-        if cached is not None:
-            return cached
+        if cached is not None and last - cached[3] <= GROWTH * cached[0]:
+            return cached[:3]
         sql = statements("memory.search")["context_size"].format(
             kind=_kind_filter(include_tx),
             recent_kind=_kind_filter(include_tx, "r"),
@@ -62,7 +68,7 @@ class _Cache:
         figures = (count, float(row["average"]), since)
         if count >= CACHED_FROM:
             with self.lock:
-                self.contexts[(ctx, include_tx)] = figures
+                self.contexts[(ctx, include_tx)] = (*figures, last)
         return figures
 
     def frequencies(self) -> tuple[dict[str, float], float]:
@@ -87,18 +93,19 @@ class _Cache:
 _cache = _Cache()
 
 
-def context_size(ctx: int, include_tx: bool) -> tuple[int, float]:
+def context_size(ctx: int, include_tx: bool, last: int) -> tuple[int, float]:
     """How many documents the context has (transaction events counted when `include_tx`)
-    and their average length in words."""
-    documents, average, _ = _cache.context(ctx, include_tx)
+    and their average length in words. `last`: the largest document id now
+    (`cursor.bound`), which says how far the index may have grown since a kept size."""
+    documents, average, _ = _cache.context(ctx, include_tx, last)
     return documents, average
 
 
-def recent_since(ctx: int, include_tx: bool) -> datetime | None:
+def recent_since(ctx: int, include_tx: bool, last: int) -> datetime | None:
     """The `created_at` of the context's RECENT_WINDOW-th newest document (transaction
     events counted when `include_tx`): where its newest RECENT_WINDOW begin; None when the
-    context holds fewer."""
-    return _cache.context(ctx, include_tx)[2]
+    context holds fewer. `last` as for `context_size`."""
+    return _cache.context(ctx, include_tx, last)[2]
 
 
 def forget_statistics() -> None:
