@@ -34,8 +34,6 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("MORPHZ_BENCH_DB", "morphz_bench_locomo")
-# Replies indexed with the turn they answer (off by default; the run says which it used).
-os.environ.setdefault("MORPHZ_SEARCH_REPLY_CONTEXT", "false")
 
 from common import ROOT, setup_django
 

@@ -94,7 +94,22 @@ def _into(kind_wanted: str, most: int) -> Callable[[str, str, str | None], str |
     return rule
 
 
+def _with_turn(most: int) -> Callable[[str, str | None], str]:
+    def mode(own: str, answers: str | None) -> str:
+        if answers and len(_content_words(answers)) <= most:
+            return answers + "\n" + own
+        return own
+
+    return mode
+
+
 CONFIGS: dict[str, Config] = {
+    # Only queries of at most N content words look for borrowed words (the code's: 11).
+    **{f"q{n}": {"reply": True, "documents.QUESTION_WORDS": n} for n in (7, 9, 11, 13, 99)},
+    # Replies embedded with the turn they answer (text before theirs), reply context off.
+    "emb20": {"reply": False, "embed": _with_turn(20)},
+    "emb40": {"reply": False, "embed": _with_turn(40)},
+    "emball": {"reply": False, "embed": _with_turn(10**6)},
     "off": {"reply": False},
     "on": {"reply": True},  # the code's own rule (`documents.borrowed`)
     "all": {"reply": True, "rule": lambda kind, content, context: context},
@@ -211,6 +226,24 @@ def _groups_again() -> list[Any]:
     return groups
 
 
+def _statebench_dev(state: Any) -> Any:
+    """STATE-Bench's development queries over the same memory: each train task's opening
+    message, its own trajectory left out (`bench_relevance.statebench_group`)."""
+    import bench_relevance
+
+    dev = bench_relevance.Group("statebench-dev", state.context_id)
+    dev.depth, dev.unit_of = state.depth, state.unit_of
+    trained = set(state.unit_of.values())
+    task_type, tasks = bench_relevance.statebench_tasks("train")
+    for domain, message, kind, task_id in tasks:
+        own = f"{domain}/{task_id}"
+        labels = {u: 1 for u in trained if task_type[u] == f"{domain}/{kind}" and u != own}
+        if labels:
+            dev.queries.append((message, labels))
+            dev.own.append(own)
+    return dev
+
+
 def _reindex_messages(context_ids: list[int]) -> None:
     """Rewrite the conversational events' text (tokens and length), embeddings untouched."""
     from django.db import connection, transaction
@@ -245,6 +278,54 @@ def _reindex_messages(context_ids: list[int]) -> None:
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memory_searchdocument")
     forget_statistics()
+
+
+def _reembed(context_ids: list[int], mode: Any) -> None:
+    """Embed the conversational events again: `mode(content, answers)` gives the text (None:
+    the event's own text, as the code embeds it)."""
+    import json as _json
+
+    from django.db import connection, transaction
+
+    from memory.models import Event
+    from memory.search import documents, semantic
+    from memory.search.vectors import event_text
+
+    pks = list(
+        Event.objects.filter(
+            context_id__in=context_ids, kind__in=documents.CONTEXT_KINDS
+        ).values_list("pk", flat=True)
+    )
+    for start in range(0, len(pks), 1000):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                documents._sql("event_rows"),
+                {
+                    "ids": pks[start : start + 1000],
+                    "kinds": list(documents.CONTEXT_KINDS),
+                    "chars": documents.CONTEXT_CHARS,
+                    "lookback": documents.CONTEXT_LOOKBACK,
+                },
+            )
+            rows = named_rows_(cursor)
+        texts = []
+        for row in rows:
+            body = _json.loads(row["payload"]) if row["payload"] else None
+            own = event_text(row["content"], body)
+            texts.append((mode(own, row["answers"]) if mode else own)[: semantic.EMBED_CHARS])
+        blobs = semantic.embeddings(texts)
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE memory_searchdocument d SET embedding = v.e"
+                " FROM unnest(%s::bigint[], %s::bytea[]) AS v(id, e) WHERE d.event_id = v.id",
+                [[row["id"] for row in rows], blobs],
+            )
+
+
+def named_rows_(cursor: Any) -> list[Any]:
+    from memory.sql import named_rows
+
+    return named_rows(cursor)
 
 
 def _apply(config: Config) -> Callable[[], None]:
@@ -291,19 +372,29 @@ def _locomo(
         for question, category, evidence in conv.questions:
             ranked = rank(question)[:10]
             recalls.append((category, len(evidence & set(ranked)) / len(evidence)))
+            PER_QUERY.setdefault("locomo", []).append(
+                (conv.sample_id, question, len(evidence & set(ranked)) / len(evidence))
+            )
     per = {
         c: statistics.mean(r for k, r in recalls if k == c) for c in sorted({c for c, _ in recalls})
     }
     return len(recalls), statistics.mean(r for _, r in recalls), per
 
 
+PER_QUERY: dict[str, list[Any]] = {}
+
+
 def _group(group: Any) -> tuple[float, float, float]:
     import bench_relevance
 
+    owns = group.own or [None] * len(group.queries)
     scores = [
-        bench_relevance.metrics(bench_relevance.morphz_ranking(group, q), labels)
-        for q, labels in group.queries
+        bench_relevance.metrics(
+            [u for u in bench_relevance.morphz_ranking(group, q) if u != own], labels
+        )
+        for (q, labels), own in zip(group.queries, owns, strict=True)
     ]
+    PER_QUERY[group.name] = [(q, s[0]) for (q, _), s in zip(group.queries, scores, strict=True)]
     return tuple(statistics.mean(s[i] for s in scores) for i in range(3))  # type: ignore[return-value]
 
 
@@ -312,19 +403,26 @@ def main() -> None:
     parser.add_argument("configs", nargs="+", choices=sorted(CONFIGS))
     parser.add_argument("--fresh", action="store_true", help="load everything again")
     parser.add_argument("--held-out", action="store_true", help="also LoCoMo's other three")
-    parser.add_argument("--groups", default="statebench", help="relevance groups (comma list)")
+    parser.add_argument(
+        "--groups",
+        default="statebench",
+        help="relevance groups (comma list; statebench-dev: STATE-Bench's development queries)",
+    )
     args = parser.parse_args()
     setup_django(fresh=args.fresh)
     started = time.perf_counter()
     loaded, groups = _load(args.fresh)
+    groups += [_statebench_dev(g) for g in groups if g.name == "statebench"]
     wanted_groups = [g for g in groups if g.name in set(args.groups.split(","))]
     print(f"loaded in {time.perf_counter() - started:.1f} s")
-    conversational = [c for _, c, _ in loaded] + [g.context_id for g in groups]
+    conversational = [c for _, c, _ in loaded] + list(dict.fromkeys(g.context_id for g in groups))
     for name in args.configs:
         began = time.perf_counter()
         undo = _apply(CONFIGS[name])
         try:
             _reindex_messages(conversational)
+            if "embed" in CONFIGS[name]:
+                _reembed(conversational, CONFIGS[name]["embed"])
             n, dev, per = _locomo(loaded, lambda s: s in DEV)
             line = f"{name:24} dev {dev:.3f} ({n})"
             line += " [" + " ".join(f"{c}:{r:.3f}" for c, r in per.items()) + "]"
@@ -336,8 +434,16 @@ def main() -> None:
                 mrr, ndcg, recall = _group(group)
                 line += f" {group.name} {mrr:.3f}/{ndcg:.3f}/{recall:.3f}"
             print(f"{line} ({time.perf_counter() - began:.0f} s)", flush=True)
+            if os.environ.get("DUMP"):
+                import json
+
+                with open(f"{os.environ['DUMP']}-{name}.json", "w") as out:
+                    json.dump(PER_QUERY, out)
+            PER_QUERY.clear()
         finally:
             undo()
+            if "embed" in CONFIGS[name]:
+                _reembed(conversational, None)
     _reindex_messages(conversational)  # the code's own rule again
 
 

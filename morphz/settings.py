@@ -198,7 +198,7 @@ MORPHZ_INDEXER_IN_PROCESS = env_bool("MORPHZ_INDEXER_IN_PROCESS", True)
 # index worker embeds nothing (indexing about 1.5x faster) and search ranks by words alone.
 MORPHZ_SEARCH_MEANING = env_bool("MORPHZ_SEARCH_MEANING", True)
 # Index a reply with the turn it answers (memory.search.documents.reply_context).
-MORPHZ_SEARCH_REPLY_CONTEXT = env_bool("MORPHZ_SEARCH_REPLY_CONTEXT", False)
+MORPHZ_SEARCH_REPLY_CONTEXT = env_bool("MORPHZ_SEARCH_REPLY_CONTEXT", True)
 # Find the documents nearest a question in meaning in SQL where the database has pgvector
 # (memory.search.vector_column.used); off, they are compared in Python as without it.
 MORPHZ_SEARCH_PGVECTOR = env_bool("MORPHZ_SEARCH_PGVECTOR", True)

@@ -135,13 +135,24 @@ CONTEXT_CHARS = 2000
 # lending all of them makes the reply match what it never took up. Chosen on LoCoMo's dev
 # split and STATE-Bench (BENCHMARKS.md).
 TURN_WORDS = 20
+# Only a question of at most QUESTION_WORDS content words looks for words a reply borrowed:
+# a short question names one thing, and the answer to it may not repeat it ("when did you
+# paint?" / "yes, last week!"); a long message (a customer's case) matches on its own words,
+# and borrowed ones mostly add documents that share its vocabulary but not its task. Chosen
+# on LoCoMo's dev split and STATE-Bench's development queries (BENCHMARKS.md).
+QUESTION_WORDS = 11
 
 
 def reply_context() -> bool:
     """Whether replies are indexed with the turn they answer (MORPHZ_SEARCH_REPLY_CONTEXT,
-    off by default: it lifts recall on LoCoMo's chats between two people and costs MRR on
-    STATE-Bench's customer-service sessions, even with `borrowed`; see BENCHMARKS.md)."""
-    return bool(getattr(settings, "MORPHZ_SEARCH_REPLY_CONTEXT", False))
+    on by default; see `borrowing`)."""
+    return bool(getattr(settings, "MORPHZ_SEARCH_REPLY_CONTEXT", True))
+
+
+def borrowing(content_words: int) -> bool:
+    """Whether a query of `content_words` words (function words aside) counts the words
+    replies borrowed from their turns: with reply context on, for at most QUESTION_WORDS."""
+    return content_words <= QUESTION_WORDS and reply_context()
 
 
 def content_words(text: str) -> int:

@@ -17,7 +17,7 @@ from memory.read.history import resolve_context
 from memory.search import cursor as search_cursor
 from memory.search import filters as filters_of
 from memory.search import ranking, semantic, snippets, statistics, textindex, vectors
-from memory.search.documents import reply_context
+from memory.search.documents import borrowing
 from memory.shapes import SearchHit, search_hit
 from memory.shapes.recall import SearchJson
 from memory.vocabulary import is_thread_name
@@ -188,8 +188,9 @@ def search(
     content = [(t, ps) for t, ps in clauses if not is_function_word(t)]
     literals = [vectors.clause_any(t, ps) for t, ps in content]
     # A query with both kinds of word: a hit must hold a content word (R62), itself or in
-    # the turn it answers (`vectors.reply_form`).
-    borrowed = [vectors.reply_form(t, ps) for t, ps in content] if reply_context() else []
+    # the turn it answers (`vectors.reply_form`), when the query is short enough to look there.
+    replies = borrowing(len(clauses))
+    borrowed = [vectors.reply_form(t, ps) for t, ps in content] if replies else []
     held = " | ".join(literals + borrowed)
     params["content"] = held if content and len(content) < len(clauses) else None
     params["words"] = literals
@@ -203,7 +204,14 @@ def search(
     if cursor is not None:
         snapshot, offset = search_cursor.read(cursor, ctx.pk, asked_for)
     plan = ranking.plan(
-        ctx.pk, clauses, filters, params, include_tx, window=unfiltered, snapshot=snapshot
+        ctx.pk,
+        clauses,
+        filters,
+        params,
+        include_tx,
+        window=unfiltered,
+        snapshot=snapshot,
+        replies=replies,
     )
     # A question in plain words is reordered by meaning; a word or two is a lookup, where
     # what the words match (an identifier's parts, a phrase) is the better evidence.

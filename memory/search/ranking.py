@@ -14,7 +14,6 @@ from memory.hotsql import bound_cursor
 from memory.search import ranking_sql as sql
 from memory.search import reach, semantic, statistics, vector_column, vectors
 from memory.search.cursor import Snapshot, measured, refused
-from memory.search.documents import reply_context
 from memory.search.indexer import LAG_COLUMNS, lag
 from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
 from memory.search.statistics import document_counts, idf
@@ -139,12 +138,15 @@ def plan(
     include_tx: bool,
     window: bool = True,
     snapshot: Snapshot | None = None,
+    replies: bool = False,
 ) -> Plan:
     """The query's items (see the module); the ones that only score get their weight here.
     `window`: whether broad items may be limited to the newest documents (false for a
     filtered search: the newest documents of the context may hold none that pass).
     `snapshot`: rank the documents the first page of a cursor ranked, measured as then
-    (`memory.search.cursor`); the plan's own `snapshot` is what the next page needs."""
+    (`memory.search.cursor`); the plan's own `snapshot` is what the next page needs.
+    `replies`: whether words replies borrowed from their turns count
+    (`documents.borrowing`)."""
     clauses = clauses[:SCORED_CLAUSES]
     documents, average, since, last = measured(ctx, include_tx, window, snapshot)
     items: list[Item] = []
@@ -158,7 +160,7 @@ def plan(
         ):
             items.append(Item(literal, weight, first, 0.0, lexeme=lexeme))
     words = items[::2]  # each clause's primary form: the word as said
-    items += _other_forms(clauses)
+    items += _other_forms(clauses, replies)
     estimates = _estimates(ctx, items, filters, params, documents, snapshot)
     windowed = since is not None
     reaches = reach.measure(ctx, items, filters, params, documents, windowed, snapshot, BROAD)
@@ -193,7 +195,7 @@ def holds(query: str, vector: str = "v") -> str:
     return sql.HOLDS.format(vector=vector, query=query)
 
 
-def _other_forms(clauses: list[tuple[str, list[str]]]) -> list[Item]:
+def _other_forms(clauses: list[tuple[str, list[str]]], replies: bool) -> list[Item]:
     """Each query word's stem item (another form of the word), and with reply context its
     item as heard only in the turn a reply answers (`vectors.reply_form`)."""
     items = []
@@ -203,7 +205,7 @@ def _other_forms(clauses: list[tuple[str, list[str]]]) -> list[Item]:
             first = parts[0] if parts else token
             root = vectors.STEM + (vectors.stem_root(token) or token)
             items.append(Item(stemmed, STEM_WEIGHT, first, 0.0, lexeme=root))
-    if reply_context():
+    if replies:
         for token, parts in clauses:
             first = parts[0] if parts else token
             literal = vectors.reply_form(token, parts)

@@ -135,7 +135,8 @@ def test_a_question_in_plain_words_ranks_the_best_match_first(release_team):
         kind="user_message",
     )
     agent.observe("The flight to Denver was changed.", kind="user_message")
-    policy = agent.observe("Refund policy: refunds take five days.", kind="agent_message")
+    # Not a message: a reply would be found by the words of the turn it answers.
+    policy = agent.observe("Refund policy: refunds take five days.", kind="tool_result")
     drain()
     result = search(agent.context, "Hi, I need to cancel my upcoming flight to Atlanta please")
     assert refs(result)[0] == target
