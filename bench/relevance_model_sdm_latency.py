@@ -27,8 +27,8 @@ original = ranking.plan
 MODE = {"m": "base"}
 
 
-def plan(ctx_id, clauses, filters, params, include_tx, window=True, snapshot=None):
-    p = original(ctx_id, clauses, filters, params, include_tx, window, snapshot)
+def plan(ctx_id, clauses, filters, params, include_tx, codes, window=True, snapshot=None):
+    p = original(ctx_id, clauses, filters, params, include_tx, codes, window, snapshot)
     if MODE["m"] == "base":
         return p
     kept = clauses[: ranking.SCORED_CLAUSES]
