@@ -44,7 +44,8 @@ pelo pela muito mais isso esta nao
 """
 _OTHER = frozenset(_COMMON_OTHER.split())
 # The languages PyStemmer stems, by the code py3langid names them with, and the script
-# their words are written in (a query word is stemmed in each language of its script).
+# their words are written in (a query word is stemmed in those of its context's languages
+# written in its script).
 LATIN, CYRILLIC = r"[a-z\u00df-\u00f6\u00f8-\u024f\u1e00-\u1eff]", r"[\u0400-\u04ff]"
 SNOWBALL = {
     "ar": ("arabic", r"[\u0600-\u06ff]"),
