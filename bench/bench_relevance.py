@@ -356,13 +356,14 @@ def bare_search(context_id: int, q: str) -> int:
     the documents holding any query word (no ranking, no snippets, one round trip)."""
     from django.db import connection
 
-    from memory.search import textindex, vectors
+    from memory.search import languages, textindex, vectors
     from memory.search.query import is_stop_word
     from memory.search.ranking import SCORED_CLAUSES
 
     clauses = textindex.query_clauses(q)
     clauses = ([c for c in clauses if not is_stop_word(c[0])] or clauses)[:SCORED_CLAUSES]
-    literal = " | ".join(vectors.clause_any(t, p) for t, p in clauses)
+    codes = languages.held(context_id)
+    literal = " | ".join(vectors.clause_any(t, p, codes) for t, p in clauses)
     with connection.cursor() as cursor:
         cursor.execute(BARE_SQL, {"ctx": context_id, "query": literal})
         return int(cursor.fetchone()[0])

@@ -27,8 +27,10 @@ original = ranking.plan
 MODE = {"m": "base"}
 
 
-def plan(ctx_id, clauses, filters, params, include_tx, window=True, snapshot=None):
-    p = original(ctx_id, clauses, filters, params, include_tx, window, snapshot)
+def plan(
+    ctx_id, clauses, filters, params, include_tx, codes, window=True, snapshot=None, replies=False
+):
+    p = original(ctx_id, clauses, filters, params, include_tx, codes, window, snapshot, replies)
     if MODE["m"] == "base":
         return p
     kept = clauses[: ranking.SCORED_CLAUSES]

@@ -6,7 +6,7 @@ from memory.models.changes import EventChange, FrameChange, MaintenanceChange, S
 from memory.models.cognitive import Frame, FrameRevision, Relation, RetirementRequest
 from memory.models.contexts import ApiToken, Context, ForkReceipt
 from memory.models.erasure import Erasure
-from memory.models.search import IndexIntent, SearchDocument, SearchPart
+from memory.models.search import IndexIntent, SearchDocument, SearchLanguage, SearchPart
 from memory.models.timeline import Evaluation, Event, TransactionRecord
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "Relation",
     "RetirementRequest",
     "SearchDocument",
+    "SearchLanguage",
     "SearchPart",
     "SettingsChange",
     "TransactionRecord",

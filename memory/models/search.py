@@ -110,3 +110,20 @@ class SearchPart(models.Model):
             GinIndex(fields=["tokens"], name="search_part_tokens_gin"),
             models.Index(fields=["context"], name="search_part_context_idx"),
         ]
+
+
+class SearchLanguage(models.Model):
+    """A language whose marked stems (``=fr:annul``) a context's search documents hold: a
+    query is stemmed only in these (`memory.search.languages.held`). Written by the index
+    worker with the documents, copied with them by a fork, filled for existing documents by
+    migration 0033. A language no document holds any more may stay (a rewrite, an erasure):
+    it only costs a query its stems in it."""
+
+    context = models.ForeignKey(Context, on_delete=models.CASCADE, related_name="+", db_index=False)
+    language = models.CharField(max_length=8)  # `languages.SNOWBALL`'s code: fr, de, ru
+
+    class Meta:
+        constraints = [
+            # Also the index a search reads a context's languages by.
+            models.UniqueConstraint(fields=["context", "language"], name="search_language_once"),
+        ]

@@ -28,6 +28,9 @@ class Snapshot:
     since: str | None  # where the newest RECENT_WINDOW begin (ISO 8601), when limited
     estimates: list[float]  # each ranking item's document count (`ranking.plan`)
     reaches: list[float] | None = None  # the documents each item's index scan reads
+    # The languages its query was stemmed in (`languages.held`); None in a cursor from
+    # before they were kept (read again then).
+    languages: list[str] | None = None
 
     def since_time(self) -> datetime | None:
         """`since` as a datetime."""

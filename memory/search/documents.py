@@ -16,10 +16,10 @@ from django.db import connection, transaction
 from django.db.models.functions import Left
 
 from memory.kinds import AGENT_MESSAGE, TRANSACTION, USER_MESSAGE, event_status
-from memory.models import Context, Event, Frame, FrameRevision
+from memory.models import Context, Event, Frame, FrameRevision, SearchLanguage
 from memory.search import semantic, vector_column
 from memory.search.textindex import SECONDARY, index_terms
-from memory.search.vectors import event_text, event_vector, frame_text, frame_vector
+from memory.search.vectors import Vector, event_text, event_vector, frame_text, frame_vector
 from memory.sql import named_row, named_rows, statements
 from memory.vocabulary import event_ref
 
@@ -52,6 +52,7 @@ class Document:
     length: int  # words (BM25's document length)
     fingerprint: tuple[Any, ...]
     parts: list[str]  # tsvector literals of the lexemes past PostgreSQL's bound (SearchPart)
+    languages: tuple[str, ...]  # of its marked stems (`vectors.Vector`, `SearchLanguage`)
     text: str | None = None  # what to embed (None: no embedding, as for transaction events)
     embedding: bytes | None = None
     embedding_model: str = ""
@@ -81,10 +82,16 @@ class IndexedWords(TypedDict):
     tokens: str  # the first tsvector literal
     parts: list[str]  # the literals past PostgreSQL's bound
     length: int
+    languages: tuple[str, ...]
 
 
-def _vector(vector: tuple[list[str], int]) -> IndexedWords:
-    return {"tokens": vector[0][0], "parts": vector[0][1:], "length": vector[1]}
+def _vector(vector: Vector) -> IndexedWords:
+    return {
+        "tokens": vector.literals[0],
+        "parts": vector.literals[1:],
+        "length": vector.length,
+        "languages": vector.languages,
+    }
 
 
 _FRAME_FIELDS = ("pk", "context_id", "frame_id", "body", "status", "revision", "updated_at")
@@ -236,6 +243,7 @@ def _upsert(documents: list[Document], fail_after: int | None) -> int:
                         len(doc.parts),
                         doc.parts or None,
                         vector_column.literal(doc.embedding) if vectors else None,
+                        list(doc.languages) or None,
                     )
                 )
         for target in ("frame_id", "event_id"):
@@ -245,6 +253,8 @@ def _upsert(documents: list[Document], fail_after: int | None) -> int:
                 cursor.execute(upsert)
                 if any(doc.parts for doc in batch):
                     cursor.execute(_sql("add_parts").format(target=target))
+        if any(doc.languages for doc in batch):
+            cursor.execute(_sql("add_languages"))  # in this transaction, with the documents
         cursor.execute(_sql("clear_staging"))
     if fail_after is not None and len(batch) < len(documents):
         raise WorkerInterrupted(f"interrupted after {len(batch)} documents")
@@ -324,8 +334,9 @@ def rebuild(
         contexts = contexts.filter(pk__in=context_ids)
     written = 0
     for context_id in contexts.values_list("pk", flat=True):
-        if clear:
+        if clear:  # the languages are written again with the documents
             SearchDocument.objects.filter(context_id=context_id).delete()
+            SearchLanguage.objects.filter(context_id=context_id).delete()
         for model, is_frame in ((Frame, True), (Event, False)):
             last = 0
             while True:

@@ -11,6 +11,9 @@ import threading
 from typing import Any
 
 import Stemmer
+from django.db import connection
+
+from memory.sql import named_rows, statements
 
 # A document's language is read from its first DETECT_WORDS words (what the index keeps:
 # no markup, numbers or identifiers to mislead it, and py3langid's cost grows with each
@@ -41,7 +44,8 @@ pelo pela muito mais isso esta nao
 """
 _OTHER = frozenset(_COMMON_OTHER.split())
 # The languages PyStemmer stems, by the code py3langid names them with, and the script
-# their words are written in (a query word is stemmed in each language of its script).
+# their words are written in (a query word is stemmed in those of its context's languages
+# written in its script).
 LATIN, CYRILLIC = r"[a-z\u00df-\u00f6\u00f8-\u024f\u1e00-\u1eff]", r"[\u0400-\u04ff]"
 SNOWBALL = {
     "ar": ("arabic", r"[\u0600-\u06ff]"),
@@ -142,12 +146,23 @@ def stems(terms: list[str], code: str | None) -> list[str]:
     return [marked(code, root) for root in dict.fromkeys(stemmer.stemWords(words))]
 
 
+def held(context_id: int) -> frozenset[str]:
+    """The languages whose marked stems the context's search documents hold (their codes,
+    `memory.models.SearchLanguage`, written with the documents): what `query_stems` stems
+    a query in. Read for each search, not kept: a French document just indexed makes the
+    next search stem in French. Empty for a context of English (or unread) text only."""
+    with connection.cursor() as cursor:
+        cursor.execute(statements("memory.search")["context_languages"], {"ctx": context_id})
+        return frozenset(row["language"] for row in named_rows(cursor))
+
+
 @functools.lru_cache(maxsize=65536)
-def query_stems(word: str) -> tuple[str, ...]:
-    """`word`'s marked stem in each language its script is written in (a query is too short
-    to tell its language): ``annulées`` -> ``=fr:annul``, ``=es:annul``, ..."""
+def query_stems(word: str, codes: frozenset[str]) -> tuple[str, ...]:
+    """`word`'s marked stem in each language of `codes` (`held`) its script is written in
+    (a query is too short to tell its language): ``annulées`` -> ``=fr:annul``, ...;
+    nothing without `codes`: an English-only context's query carries no other stems."""
     return tuple(
         marked(code, _stemmer(code).stemWord(word))
-        for code, pattern in _WORDS.items()
-        if pattern.fullmatch(word)
+        for code in sorted(codes)
+        if code in _WORDS and _WORDS[code].fullmatch(word)
     )

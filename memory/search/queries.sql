@@ -71,11 +71,12 @@ SELECT id, is_observation, active FROM memory_event WHERE id = ANY(%s)
 CREATE TEMP TABLE IF NOT EXISTS morphz_search_staging (
   context_id bigint, frame_id bigint, event_id bigint, ref text, status text, kind text,
   thread text, created_at timestamptz, tokens tsvector, length integer, embedding bytea,
-  embedding_model text, parts integer, lexemes text[], embedding_vector text
+  embedding_model text, parts integer, lexemes text[], embedding_vector text,
+  languages text[]
 ) ON COMMIT DELETE ROWS
 
 -- name: copy_staged
-COPY morphz_search_staging ({{search_staged}}, lexemes, embedding_vector) FROM STDIN
+COPY morphz_search_staging ({{search_staged}}, lexemes, embedding_vector, languages) FROM STDIN
 
 -- name: drop_parts
 -- A document's parts (lexemes past one tsvector's bound) are rewritten with it: the old
@@ -103,6 +104,21 @@ SELECT d.id, d.context_id, l.number, l.lexemes::tsvector
 FROM morphz_search_staging s JOIN memory_searchdocument d ON d.{target} = s.{target}
 CROSS JOIN LATERAL unnest(s.lexemes) WITH ORDINALITY AS l(lexemes, number)
 WHERE s.parts > 0
+
+-- name: add_languages
+-- The languages of the staged documents' marked stems, kept per context (`languages.held`),
+-- in the documents' transaction; in one order, so two batches never wait on each other's.
+-- Never removed when a document is rewritten or erased: a language no document holds any
+-- more only costs a query its stems in it, never a match.
+INSERT INTO memory_searchlanguage (context_id, language)
+SELECT DISTINCT s.context_id, l.language
+FROM morphz_search_staging s CROSS JOIN LATERAL unnest(s.languages) AS l(language)
+ORDER BY 1, 2
+ON CONFLICT DO NOTHING
+
+-- name: context_languages
+-- The languages a query is stemmed in (`languages.held`): one index read per search.
+SELECT language FROM memory_searchlanguage WHERE context_id = %(ctx)s ORDER BY language
 
 -- name: clear_staging
 TRUNCATE morphz_search_staging

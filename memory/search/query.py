@@ -16,7 +16,7 @@ from memory.models import Context
 from memory.read.history import resolve_context
 from memory.search import cursor as search_cursor
 from memory.search import filters as filters_of
-from memory.search import ranking, semantic, snippets, statistics, textindex, vectors
+from memory.search import languages, ranking, semantic, snippets, statistics, textindex, vectors
 from memory.search.documents import borrowing
 from memory.shapes import SearchHit, search_hit
 from memory.shapes.recall import SearchJson
@@ -185,30 +185,37 @@ def search(
     values = {"status": status, "kind": kind, "thread": thread}
     filters, params = filters_of.sql_filters(type, values, start, end, include_tx)
     params["exact"] = exact
-    content = [(t, ps) for t, ps in clauses if not is_function_word(t)]
-    literals = [vectors.clause_any(t, ps) for t, ps in content]
-    # A query with both kinds of word: a hit must hold a content word (R62), itself or in
-    # the turn it answers (`vectors.reply_form`), when the query is short enough to look there.
-    replies = borrowing(len(clauses))
-    borrowed = [vectors.reply_form(t, ps) for t, ps in content] if replies else []
-    held = " | ".join(literals + borrowed)
-    params["content"] = held if content and len(content) < len(clauses) else None
-    params["words"] = literals
-    # Live memory first (R60), unless a status is asked for.
-    params["stale"] = status is None
-    unfiltered = type is None and start is None and end is None and not any(values.values())
     asked_for = search_cursor.fingerprint(
         q, {"type": type, **values, "since": start, "until": end, "transactions": include_tx}
     )
     snapshot = None
     if cursor is not None:
         snapshot, offset = search_cursor.read(cursor, ctx.pk, asked_for)
+    # The languages the query is stemmed in: the context's now (a document indexed a moment
+    # ago counts), or, for a cursor's next page, those its first page used.
+    if snapshot is not None and snapshot.languages is not None:
+        codes = frozenset(snapshot.languages)
+    else:
+        codes = languages.held(ctx.pk)
+    content = [(t, ps) for t, ps in clauses if not is_function_word(t)]
+    literals = [vectors.clause_any(t, ps, codes) for t, ps in content]
+    # A query with both kinds of word: a hit must hold a content word (R62), itself or in
+    # the turn it answers (`vectors.reply_form`), when the query is short enough to look there.
+    replies = borrowing(len(clauses))
+    borrowed = [vectors.reply_form(t, ps, codes) for t, ps in content] if replies else []
+    held = " | ".join(literals + borrowed)
+    params["content"] = held if content and len(content) < len(clauses) else None
+    params["words"] = literals
+    # Live memory first (R60), unless a status is asked for.
+    params["stale"] = status is None
+    unfiltered = type is None and start is None and end is None and not any(values.values())
     plan = ranking.plan(
         ctx.pk,
         clauses,
         filters,
         params,
         include_tx,
+        codes,
         window=unfiltered,
         snapshot=snapshot,
         replies=replies,

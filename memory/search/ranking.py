@@ -136,11 +136,13 @@ def plan(
     filters: str,
     params: dict[str, Any],
     include_tx: bool,
+    codes: frozenset[str],
     window: bool = True,
     snapshot: Snapshot | None = None,
     replies: bool = False,
 ) -> Plan:
     """The query's items (see the module); the ones that only score get their weight here.
+    `codes`: the languages its words are stemmed in besides English (`languages.held`).
     `window`: whether broad items may be limited to the newest documents (false for a
     filtered search: the newest documents of the context may hold none that pass).
     `snapshot`: rank the documents the first page of a cursor ranked, measured as then
@@ -160,7 +162,7 @@ def plan(
         ):
             items.append(Item(literal, weight, first, 0.0, lexeme=lexeme))
     words = items[::2]  # each clause's primary form: the word as said
-    items += _other_forms(clauses, replies)
+    items += _other_forms(clauses, codes, replies)
     estimates = _estimates(ctx, items, filters, params, documents, snapshot)
     windowed = since is not None
     reaches = reach.measure(ctx, items, filters, params, documents, windowed, snapshot, BROAD)
@@ -172,7 +174,7 @@ def plan(
     counted = {item.lexeme: item.estimate for item in reversed(items)}
     if 2 <= len(clauses) <= PHRASE_CLAUSES:
         # Words found next to each other, in the query's order, count once more.
-        phrase = " <-> ".join(vectors.clause_any(t, p) for t, p in clauses)
+        phrase = " <-> ".join(vectors.clause_any(t, p, codes) for t, p in clauses)
         items.append(Item(phrase, 1.0, items[0].first, 0.0))
         # The phrase matches any form of each word (`vectors.clause_any`): its index scan
         # reads every document holding a form of each, so that is what makes it broad.
@@ -180,9 +182,8 @@ def plan(
             rarest = min(word.estimate for word in words)
             items[-1].recent = idf(rarest, documents)  # if none of the newest holds it
             items[-1].phrase_scale = documents / statistics.RECENT_WINDOW
-    taken = Snapshot(
-        last, documents, average, since.isoformat() if since else None, estimates, reaches
-    )
+    since_text = since.isoformat() if since else None
+    taken = Snapshot(last, documents, average, since_text, estimates, reaches, sorted(codes))
     # The documents up to `last` only: those indexed since wait for a new search.
     params["bound"] = last
     filters += " AND d.id <= %(bound)s"
@@ -195,12 +196,14 @@ def holds(query: str, vector: str = "v") -> str:
     return sql.HOLDS.format(vector=vector, query=query)
 
 
-def _other_forms(clauses: list[tuple[str, list[str]]], replies: bool) -> list[Item]:
-    """Each query word's stem item (another form of the word), and with reply context its
-    item as heard only in the turn a reply answers (`vectors.reply_form`)."""
+def _other_forms(
+    clauses: list[tuple[str, list[str]]], codes: frozenset[str], replies: bool
+) -> list[Item]:
+    """Each query word's stem item (another form of the word; `codes`: `plan`), and with
+    `replies` its item as heard only in the turn a reply answers (`vectors.reply_form`)."""
     items = []
     for token, parts in clauses:
-        stemmed = vectors.stem_form(token, other=True)
+        stemmed = vectors.stem_form(token, codes, other=True)
         if stemmed is not None:
             first = parts[0] if parts else token
             root = vectors.STEM + (vectors.stem_root(token) or token)
@@ -208,7 +211,7 @@ def _other_forms(clauses: list[tuple[str, list[str]]], replies: bool) -> list[It
     if replies:
         for token, parts in clauses:
             first = parts[0] if parts else token
-            literal = vectors.reply_form(token, parts)
+            literal = vectors.reply_form(token, parts, codes)
             items.append(Item(literal, REPLY_WEIGHT, first, 0.0, lexeme=vectors.REPLY + token))
     return items
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 import Stemmer
 
@@ -31,8 +31,9 @@ APOSTROPHES = ("'", "\u2019", "\u2018")
 # as the stem itself or marked (`stem_form`), so ``cancel`` finds ``cancelled`` and back.
 # Plain lower-case Latin words, whatever the text's language, as they always were. A text
 # in another language Snowball stems (`languages`) has its words' stems in that language
-# too, marked with it (``=fr:annul``); a query word matches them in every language of its
-# script. Chosen by measurement (BENCHMARKS.md).
+# too, marked with it (``=fr:annul``); a query word matches them in each language of its
+# script the context's documents hold (`languages.held`): stemming it in every one doubled
+# an English context's search time. Chosen by measurement (BENCHMARKS.md).
 STEM = "="
 _STEMMABLE = re.compile(r"[a-z]{3,40}")
 _stemmer = Stemmer.Stemmer("english")
@@ -55,11 +56,20 @@ def stem_root(word: str) -> str | None:
     return stem(word) or word
 
 
-def _stems(terms: list[str]) -> list[str]:
+class Vector(NamedTuple):
+    """A document's lexemes as the index stores them."""
+
+    literals: list[str]  # tsvector literals: the document's, then its parts'
+    length: int  # words (BM25's document length)
+    languages: tuple[str, ...]  # the languages its marked stems are in (`languages.held`)
+
+
+def _stems(terms: list[str]) -> tuple[list[str], str | None]:
     """The English stems of `terms`, then their stems in their text's language if another
-    (`languages`)."""
+    (`languages`); and that language's code."""
     english = [STEM + found for term in dict.fromkeys(terms) if (found := stem(term))]
-    return english + languages.stems(terms, languages.language(terms))
+    code = languages.language(terms)
+    return english + languages.stems(terms, code), code
 
 
 # Reply context (`memory.search.documents.reply_context`): the words of the turn a reply
@@ -69,60 +79,64 @@ def _stems(terms: list[str]) -> list[str]:
 REPLY = "^"
 
 
-def reply_form(token: str, token_parts: list[str]) -> str:
+def reply_form(token: str, token_parts: list[str], codes: frozenset[str]) -> str:
     """The tsquery literal of a query word heard only in the turn a reply answers: the
-    word (or its stem) marked REPLY, in a document not saying any form of it itself."""
+    word (or its stem) marked REPLY, in a document not saying any form of it itself.
+    `codes`: the languages its stems are searched in (`stem_form`)."""
     root = stem_root(token)
     forms = [_lexeme(REPLY + token)] + ([_quote(REPLY + STEM + root)] if root else [])
-    forms += [_quote(REPLY + lexeme) for lexeme in languages.query_stems(token)]
-    return f"(({' | '.join(forms)}) & !{clause_any(token, token_parts)})"
+    forms += [_quote(REPLY + lexeme) for lexeme in languages.query_stems(token, codes)]
+    return f"(({' | '.join(forms)}) & !{clause_any(token, token_parts, codes)})"
 
 
-def stem_form(word: str, *, other: bool = False) -> str | None:
+def stem_form(word: str, codes: frozenset[str], *, other: bool = False) -> str | None:
     """The tsquery literal of a query word's stem: the stem said, or marked STEM. With
     `other`, only in a document not saying the word itself (another form of it: the
     ranking's stem item, so a document saying the word does not count it twice). Its
-    stems in other languages (`languages.query_stems`) match only as marked."""
+    stems in the languages of `codes` (the context's, `languages.held`) match only as
+    marked (`languages.query_stems`)."""
     root = stem_root(word)
     forms = [_quote(root), _quote(STEM + root)] if root is not None else []
-    forms += map(_quote, languages.query_stems(word))
+    forms += map(_quote, languages.query_stems(word, codes))
     if not forms:
         return None
     literal = f"({' | '.join(forms)})"
     return f"({literal} & !{_lexeme(word)})" if other else literal
 
 
-def frame_vector(frame_id: str, body: Any) -> tuple[list[str], int]:
+def frame_vector(frame_id: str, body: Any) -> Vector:
     """A frame's lexemes: its id weighted A, its body's keys and values B, their stems D
-    (tsvector literals: the document's, then its parts'); and its length."""
+    (tsvector literals: the document's, then its parts'); its length and language."""
     name, name_words = index_terms(frame_id)
     body_terms, body_words = index_terms(flatten(body))
-    sections = [(name, "A"), (body_terms, "B"), (_stems(name + body_terms), "D")]
-    return weighted_tsvector_literals(sections), name_words + body_words
+    stems, code = _stems(name + body_terms)
+    sections = [(name, "A"), (body_terms, "B"), (stems, "D")]
+    found = (code,) if code else ()
+    return Vector(weighted_tsvector_literals(sections), name_words + body_words, found)
 
 
-def event_vector(
-    kind: str, content: str, payload: Any, context: str | None = None
-) -> tuple[list[str], int]:
+def event_vector(kind: str, content: str, payload: Any, context: str | None = None) -> Vector:
     """An event's lexemes: its text weighted C (D for a transaction, which echoes what its
-    frames hold), its payload secondary and D, the stems of its text D; and its length.
+    frames hold), its payload secondary and D, the stems of its text D; its length and the
+    languages of its marked stems (its text's, its context's).
     `context`: the turn a conversational event answers (`documents`), its words and stems
     marked REPLY (a reply like "yes, last week" is about what it replies to); not counted in
     the length."""
     text_terms, words = index_terms(content)
-    sections = [
-        (text_terms, "C" if kind != TRANSACTION else "D"),
-        (_stems(text_terms), "D"),
-    ]
+    stems, code = _stems(text_terms)
+    codes = [code] if code else []
+    sections = [(text_terms, "C" if kind != TRANSACTION else "D"), (stems, "D")]
     if payload is not None:
         extra, extra_words = index_terms(flatten(payload), secondary=True)
         sections.append((extra, "D"))
         words += extra_words
     if context:
         context_terms = index_terms(context)[0]
-        marked = [REPLY + term for term in context_terms + _stems(context_terms)]
+        context_stems, context_code = _stems(context_terms)
+        marked = [REPLY + term for term in context_terms + context_stems]
         sections.append((marked, "D"))
-    return weighted_tsvector_literals(sections), words
+        codes += [context_code] if context_code else []
+    return Vector(weighted_tsvector_literals(sections), words, tuple(dict.fromkeys(codes)))
 
 
 def spellings(token: str) -> list[str]:
@@ -152,10 +166,11 @@ def clause_forms(token: str, token_parts: list[str]) -> tuple[str, str]:
     return primary, secondary
 
 
-def clause_any(token: str, token_parts: list[str]) -> str:
-    """Any form of a query word (itself, secondary, its stem), as one tsquery literal."""
+def clause_any(token: str, token_parts: list[str], codes: frozenset[str]) -> str:
+    """Any form of a query word (itself, secondary, its stem; `codes`: see `stem_form`),
+    as one tsquery literal."""
     primary, secondary = clause_forms(token, token_parts)
-    stemmed = stem_form(token)
+    stemmed = stem_form(token, codes)
     return f"({primary} | {secondary}{' | ' + stemmed if stemmed else ''})"
 
 

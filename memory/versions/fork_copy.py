@@ -32,6 +32,7 @@ _COPY = (
     "fork_retirements",
     "fork_event_documents",  # with `vector_column.copy_parts()`
     "fork_frame_documents",
+    "fork_search_languages",
     "fork_frame_intents",
     "fork_event_intents",
     "fork_drop_map_tables",

@@ -300,6 +300,9 @@ DELETE FROM memory_searchpart WHERE context_id = %(c)s
 -- name: purge_searchdocument
 DELETE FROM memory_searchdocument WHERE context_id = %(c)s
 
+-- name: purge_searchlanguage
+DELETE FROM memory_searchlanguage WHERE context_id = %(c)s
+
 -- name: purge_framechange
 DELETE FROM memory_framechange WHERE context_id = %(c)s
 
@@ -498,6 +501,15 @@ d.tokens, d.length, d.embedding, d.embedding_model, d.indexed_at{value}
 FROM memory_searchdocument d JOIN fork_frame mf ON mf.old = d.frame_id
 JOIN memory_frame f ON f.id = mf.new JOIN memory_frame s ON s.id = d.frame_id
 WHERE s.revision = f.revision AND d.parts = 0
+
+-- name: fork_search_languages
+-- The languages a search stems its query in (`memory.search.languages.held`): the source's,
+-- so the copied documents' stems are searched at once. A fork at an earlier point may get
+-- a language only later documents hold: that only costs its queries the stems in it. The
+-- documents indexed again in the fork (below) add theirs when the indexer writes them.
+INSERT INTO memory_searchlanguage (context_id, language)
+SELECT %(dst)s, language FROM memory_searchlanguage WHERE context_id = %(ctx)s
+ORDER BY language
 
 -- name: fork_frame_intents
 -- Whatever has no document yet (changed since, or not indexed in the source either).

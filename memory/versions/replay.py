@@ -293,6 +293,7 @@ _PURGE = (
     "purge_indexintent",
     "purge_searchpart",
     "purge_searchdocument",
+    "purge_searchlanguage",
     "purge_framechange",
     "purge_eventchange",
     "purge_maintenancechange",

@@ -48,7 +48,7 @@ def context_of(slug: str, documents: int) -> Any:
 
 
 def selecting(context: Any) -> list[bool]:
-    plan = ranking.plan(context.pk, [("parcel", []), ("courier", [])], "", {}, False)
+    plan = ranking.plan(context.pk, [("parcel", []), ("courier", [])], "", {}, False, frozenset())
     assert plan.since is not None  # both are past the window
     return [item.common is None for item in plan.items]
 
@@ -73,7 +73,7 @@ def test_a_phrase_of_broad_word_forms_selects_among_the_newest(db: Any, small_bo
         batch = [{"kind": "agent_message", "content": t} for t in texts[start : start + 500]]
         append_events(context.pk, batch)
     drain(batch_size=500)
-    plan = ranking.plan(context.pk, [("parcel", []), ("courier", [])], "", {}, False)
+    plan = ranking.plan(context.pk, [("parcel", []), ("courier", [])], "", {}, False, frozenset())
     assert plan.items[0].estimate == 0  # "parcel" itself is in no document
     phrase = plan.items[-1]
     assert "<->" in phrase.literal
@@ -95,7 +95,7 @@ def test_a_stem_item_reading_a_broad_word_selects_among_the_newest(
         batch = [{"kind": "agent_message", "content": t} for t in texts[start : start + 500]]
         append_events(context.pk, batch)
     drain(batch_size=500)
-    plan = ranking.plan(context.pk, [("parcel", [])], "", {}, False)
+    plan = ranking.plan(context.pk, [("parcel", [])], "", {}, False, frozenset())
     stem = next(item for item in plan.items if item.lexeme.startswith(vectors.STEM))
     assert stem.estimate < ranking.BROAD <= stem.reach
     assert stem.recent is not None

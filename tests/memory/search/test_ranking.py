@@ -241,7 +241,9 @@ def test_common_words_score_candidates_but_do_not_select_them(release_team, monk
     statistics.forget_statistics()
     monkeypatch.setattr(ranking, "WIDEN_BELOW", 1)  # (a small context widens to common words)
     try:
-        plan = ranking.plan(agent.context.pk, [("alpha", []), ("beta", [])], "", {}, False)
+        plan = ranking.plan(
+            agent.context.pk, [("alpha", []), ("beta", [])], "", {}, False, frozenset()
+        )
         common = {item.literal for item in plan.items if item.common is not None}
         assert "'alpha'" in common and "'beta'" not in common
         result = search(agent.context, "alpha beta")
