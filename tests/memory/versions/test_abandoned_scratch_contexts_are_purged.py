@@ -5,6 +5,7 @@ import or replay, while a live builder's is left alone (issue 35: a killed impor
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import psycopg
@@ -42,9 +43,25 @@ def test_a_live_builders_scratch_context_is_left_alone(transactional_db: Any) ->
     scratch = create_context("replay-alive000000", scratch=True)
     with psycopg.connect(database_url(connection.settings_dict), autocommit=True) as other:
         other.execute("SELECT pg_advisory_lock(%s, %s)", [SCRATCH_LOCK, scratch.pk])
+        row = other.execute("SELECT pg_backend_pid()").fetchone()
+        assert row is not None
         assert purge_abandoned_scratch() == []
         assert Context.objects.filter(pk=scratch.pk).exists()
+    ended(row[0])
     assert purge_abandoned_scratch() == ["replay-alive000000"]  # its session ended
+
+
+def ended(pid: int) -> None:
+    """Wait until the server has ended the session `pid` (a client's close returns before
+    the server releases that session's locks)."""
+    deadline = time.monotonic() + 10
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", [pid])
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.01)
+    raise AssertionError(f"session {pid} still alive after 10 s")
 
 
 def test_a_finished_build_leaves_nothing(transactional_db: Any) -> None:
