@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from memory.errors import ErrorCode, MorphzError
-from memory.requests.refusals import validation_code
+from memory.requests.refusals import validation_code, with_reasons
 from memory.shapes.errors import FieldProblem, error_body
 
 log = logging.getLogger(__name__)
@@ -138,7 +138,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     detail = response.data
     if isinstance(exc, exceptions.ValidationError):
         message = "the request is invalid; see details"
-        details: list[Any] = validation_details(detail)
+        details: list[Any] = with_reasons(validation_details(detail))
         code = validation_code(details)
         if details and details[0].get("message"):
             first = details[0]

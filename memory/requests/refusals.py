@@ -7,18 +7,18 @@ How it works: docs/internals.md, section `memory/requests/refusals.py`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from memory.errors import ErrorCode, InvalidRequest, MorphzError, field_code
 from memory.requests.strict import PATTERN_MESSAGES, text_problem
+from memory.shapes.errors import FieldProblem
 
 UNKNOWN_FIELD = "unknown field"
 
 
-def validation_code(details: Sequence[dict[str, Any]]) -> ErrorCode:
+def validation_code(details: Sequence[FieldProblem]) -> ErrorCode:
     """The code of a validation failure whose `details` name the failing fields."""
     codes = set()
     for item in details:
@@ -72,6 +72,8 @@ def message(error: ErrorDetails) -> str:
         if ctx.get("min_length") == 1:
             return "This field may not be blank."
         return f"Ensure this field has at least {ctx.get('min_length')} characters."
+    if kind == "too_long" and isinstance(given, str):  # a constrained str's own length check
+        return f"Ensure this field has no more than {ctx.get('max_length')} characters."
     if kind == "too_short":
         return "This list may not be empty." if ctx.get("min_length") == 1 else error["msg"]
     if kind == "list_type":
@@ -80,6 +82,16 @@ def message(error: ErrorDetails) -> str:
     if template is None:
         return error["msg"].removeprefix("Value error, ")
     return template.format(input=given, **ctx)
+
+
+def with_reasons(details: list[FieldProblem]) -> list[FieldProblem]:
+    """`details` with each refused cursor's reason: a cursor refused before it is read (blank,
+    too long, holding NUL) is ``malformed``, as every cursor refusal names its reason
+    (`memory.read.paging.SignedCursor.refused`)."""
+    for detail in details:
+        if field_code(detail["field"]) == ErrorCode.INVALID_CURSOR:
+            detail["reason"] = "malformed"
+    return details
 
 
 def ordered(exc: ValidationError) -> list[ErrorDetails]:
@@ -100,7 +112,9 @@ def refusal(exc: ValidationError) -> MorphzError:
             code=ErrorCode.TOO_LARGE,
             details=[{"field": field, "limit_chars": ctx.get("limit_chars")}],
         )
-    details = [{"field": place(error["loc"]), "message": message(error)} for error in errors]
+    details = with_reasons(
+        [FieldProblem(field=place(error["loc"]), message=message(error)) for error in errors]
+    )
     first = details[0]
     return InvalidRequest(
         f"{first['field']}: {first['message']}" if first["field"] else first["message"],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from memory.errors import ErrorCode
 from memory.shapes.fields import Choices, Doc
@@ -34,6 +34,7 @@ class FieldProblem(TypedDict):
 
     field: str
     message: str
+    reason: NotRequired[str]  # a refused cursor's (`memory.requests.refusals.with_reasons`)
 
 
 def error_json(code: str, message: str, details: list[Any] | None = None) -> ErrorJson:
