@@ -53,6 +53,7 @@ BROAD = 1000
 BROAD_PHRASE = 1000
 PHRASE_CLAUSES = 6
 SCORED_CLAUSES = 32  # the first words of a very long query (function words dropped first)
+Clauses = list[tuple[str, list[str]]]  # the query's words, each with its parts
 
 
 @dataclass
@@ -132,7 +133,7 @@ def _choose(items: list[Item], documents: int, windowed: bool) -> None:
 
 def plan(
     ctx: int,
-    clauses: list[tuple[str, list[str]]],
+    clauses: Clauses,
     filters: str,
     params: dict[str, Any],
     include_tx: bool,
@@ -147,8 +148,7 @@ def plan(
     filtered search: the newest documents of the context may hold none that pass).
     `snapshot`: rank the documents the first page of a cursor ranked, measured as then
     (`memory.search.cursor`); the plan's own `snapshot` is what the next page needs.
-    `replies`: whether words replies borrowed from their turns count
-    (`documents.borrowing`)."""
+    `replies`: whether the words replies borrowed count (`documents.borrowing`)."""
     clauses = clauses[:SCORED_CLAUSES]
     documents, average, since, last = measured(ctx, include_tx, window, snapshot)
     items: list[Item] = []
@@ -196,9 +196,7 @@ def holds(query: str, vector: str = "v") -> str:
     return sql.HOLDS.format(vector=vector, query=query)
 
 
-def _other_forms(
-    clauses: list[tuple[str, list[str]]], codes: frozenset[str], replies: bool
-) -> list[Item]:
+def _other_forms(clauses: Clauses, codes: frozenset[str], replies: bool) -> list[Item]:
     """Each query word's stem item (another form of the word; `codes`: `plan`), and with
     `replies` its item as heard only in the turn a reply answers (`vectors.reply_form`)."""
     items = []
