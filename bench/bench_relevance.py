@@ -188,6 +188,19 @@ def statebench_tasks(
     return task_type, tests
 
 
+def label_queries(group: Group, trained: set[str], queries_from: str) -> None:
+    """Add to `group` the opening messages of the `queries_from` split's tasks, each with
+    the `trained` trajectories of its domain and task type as relevant (its own left out,
+    and named in `group.own`)."""
+    task_type, tasks = statebench_tasks(queries_from)
+    for domain, message, kind, task_id in tasks:
+        own = f"{domain}/{task_id}"
+        labels = {u: 1 for u in trained if task_type[u] == f"{domain}/{kind}" and u != own}
+        if labels:
+            group.queries.append((message, labels))
+            group.own.append(own)
+
+
 def statebench_group(queries_from: str = "test") -> Group:
     """The train trajectories as memory; queries: each test task's opening message, or with
     `queries_from="train"` each train task's own (a development set for choosing ranking
@@ -199,7 +212,6 @@ def statebench_group(queries_from: str = "test") -> Group:
     context = create_context("bench-statebench", capacity_tokens=2_000_000_000)
     group = Group("statebench", context.pk)
     group.depth = 300
-    task_type, tests = statebench_tasks(queries_from)
     thread_unit: dict[str, str] = {}
     refs_unit: dict[str, str] = {}
     events = 0
@@ -226,12 +238,7 @@ def statebench_group(queries_from: str = "test") -> Group:
                 events += 1
     group.unit_of = refs_unit
     trained = set(thread_unit.values())
-    for domain, message, kind, task_id in tests:
-        own = f"{domain}/{task_id}"
-        labels = {u: 1 for u in trained if task_type[u] == f"{domain}/{kind}" and u != own}
-        if labels:
-            group.queries.append((message, labels))
-            group.own.append(own)
+    label_queries(group, trained, queries_from)
     print(
         f"statebench: {events} events from {len(trained)} train trajectories, {len(group.queries)} queries"
     )

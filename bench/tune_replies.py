@@ -194,7 +194,6 @@ def _groups_again() -> list[Any]:
     demo.queries = list(bench_relevance.DEMO_QUERIES)
     state = bench_relevance.Group("statebench", Context.objects.get(slug="bench-statebench").pk)
     state.depth = 300
-    task_type, tests = bench_relevance.statebench_tasks("test")
     threads = {}
     import glob
     from pathlib import Path
@@ -208,12 +207,7 @@ def _groups_again() -> list[Any]:
     ):
         if thread in threads:
             state.unit_of[f"@e{seq}"] = threads[thread]
-    trained = set(threads.values())
-    for domain, message, kind, task_id in tests:
-        own = f"{domain}/{task_id}"
-        labels = {u: 1 for u in trained if task_type[u] == f"{domain}/{kind}" and u != own}
-        if labels:
-            state.queries.append((message, labels))
+    bench_relevance.label_queries(state, set(threads.values()), "test")
     groups = [demo, state]
     for name, docs, queries in (
         ("multilingual", bench_relevance.MULTILINGUAL_DOCS, bench_relevance.MULTILINGUAL_QUERIES),
@@ -233,14 +227,7 @@ def _statebench_dev(state: Any) -> Any:
 
     dev = bench_relevance.Group("statebench-dev", state.context_id)
     dev.depth, dev.unit_of = state.depth, state.unit_of
-    trained = set(state.unit_of.values())
-    task_type, tasks = bench_relevance.statebench_tasks("train")
-    for domain, message, kind, task_id in tasks:
-        own = f"{domain}/{task_id}"
-        labels = {u: 1 for u in trained if task_type[u] == f"{domain}/{kind}" and u != own}
-        if labels:
-            dev.queries.append((message, labels))
-            dev.own.append(own)
+    bench_relevance.label_queries(dev, set(state.unit_of.values()), "train")
     return dev
 
 
