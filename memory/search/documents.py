@@ -142,11 +142,12 @@ CONTEXT_CHARS = 2000
 # lending all of them makes the reply match what it never took up. Chosen on LoCoMo's dev
 # split and STATE-Bench (BENCHMARKS.md).
 TURN_WORDS = 20
-# Only a question of at most QUESTION_WORDS content words looks for words a reply borrowed:
-# a short question names one thing, and the answer to it may not repeat it ("when did you
-# paint?" / "yes, last week!"); a long message (a customer's case) matches on its own words,
-# and borrowed ones mostly add documents that share its vocabulary but not its task. Chosen
-# on LoCoMo's dev split and STATE-Bench's development queries (BENCHMARKS.md).
+# Only a question of at most QUESTION_WORDS scored words (stop words aside; `when` counts)
+# looks for words a reply borrowed: a short question names one thing, and the answer to it
+# may not repeat it ("when did you paint?" / "yes, last week!"); a long message (a
+# customer's case) matches on its own words, and borrowed ones mostly add documents that
+# share its vocabulary but not its task. Chosen on LoCoMo's dev split and STATE-Bench's
+# development queries (BENCHMARKS.md).
 QUESTION_WORDS = 11
 
 
@@ -157,8 +158,9 @@ def reply_context() -> bool:
 
 
 def borrowing(content_words: int) -> bool:
-    """Whether a query of `content_words` words (function words aside) counts the words
-    replies borrowed from their turns: with reply context on, for at most QUESTION_WORDS."""
+    """Whether a query of `content_words` scored words (stop words aside: `search`'s
+    clauses) counts the words replies borrowed from their turns: with reply context on, for
+    at most QUESTION_WORDS."""
     return content_words <= QUESTION_WORDS and reply_context()
 
 
