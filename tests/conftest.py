@@ -101,3 +101,44 @@ def _replay_check() -> None:
             "replay check (R51): the history does not explain the stored state\n"
             + "\n".join(failures)
         )
+
+
+# A hung statement is still running shortly before pytest-timeout stops its test: the
+# database's sessions are read then, and reported with the failure (see tests/activity.py).
+SESSIONS_READ_AT = 0.9  # of the test's timeout
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    import threading
+
+    marker = item.get_closest_marker("timeout")
+    seconds = float(marker.args[0] if marker and marker.args else item.config.getini("timeout"))
+    if not seconds:
+        return (yield)
+    timer = threading.Timer(seconds * SESSIONS_READ_AT, _read_sessions, args=(item,))
+    timer.daemon = True
+    timer.start()
+    try:
+        return (yield)
+    finally:
+        timer.cancel()
+
+
+def _read_sessions(item: pytest.Item) -> None:
+    from django.db import connection
+
+    from tests.activity import describe
+
+    item.stash[_SESSIONS] = describe(connection.get_connection_params())
+
+
+_SESSIONS = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if call.excinfo is not None and _SESSIONS in item.stash:
+        report.sections.append(("database sessions before the timeout", item.stash[_SESSIONS]))
+    return report
