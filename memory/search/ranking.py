@@ -15,7 +15,7 @@ from memory.search import ranking_sql as sql
 from memory.search import reach, semantic, statistics, vector_column, vectors
 from memory.search.cursor import Snapshot, measured, refused
 from memory.search.indexer import LAG_COLUMNS, lag
-from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS
+from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS, word_pattern
 from memory.search.statistics import document_counts, idf
 from memory.search.textindex import SECONDARY
 from memory.shapes.recall import IndexLag
@@ -244,16 +244,15 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     params["windowed"] = plan.since is not None
     params["forms"] = [item.form_weight for item in rare]
     params["firsts"] = [item.first for item in rare] or [plan.items[0].first]
+    params["patterns"] = [word_pattern(first) for first in params["firsts"]]
     params["common"] = [item.literal for item in common]
-    # What the common items a candidate holds weigh, checked once per candidate, on one
-    # copy of its vector (each `@@` on the stored one would read it from TOAST again).
+    # Common items' weights, checked once per candidate on one copy of its vector (not TOAST).
     terms = [
         f"CASE WHEN {holds(f'%(c{n})s::tsquery')} THEN {item.common:.6f} ELSE 0 END"
         for n, item in enumerate(common)
     ]
     params.update({f"c{n}": item.literal for n, item in enumerate(common)})
-    # An event older than the newest documents, found by a rarer word, still weighs the
-    # limited items it holds (older frames were found by them).
+    # An event older than the window, found by a rarer word, weighs the limited items it holds.
     for k, item in enumerate(rare, start=1):
         if item.recent is not None:
             older = holds(f"%(o{k})s::tsquery")
@@ -392,6 +391,7 @@ def _reordered(
                     "scores": scores,
                     "exacts": exacts,
                     "word": word,
+                    "pattern": word_pattern(word),
                     "words": plan.params["words"],
                 },
                 prepare=True,

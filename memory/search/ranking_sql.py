@@ -99,9 +99,10 @@ hits AS (
   ORDER BY exact DESC, score DESC, created_at DESC, id DESC
   LIMIT %(limit)s OFFSET %(offset)s
 ),
-first AS (  -- snippets open at the query word that weighs most
-  SELECT coalesce((SELECT (%(firsts)s::text[])[item] FROM weights
-                   ORDER BY w DESC, item LIMIT 1), (%(firsts)s::text[])[1]) AS word
+first AS (  -- snippets open at the query word that weighs most (`snippets.word_pattern`)
+  SELECT w.word, (%(patterns)s::text[])[array_position(%(firsts)s::text[], w.word)] AS pattern
+  FROM (SELECT coalesce((SELECT (%(firsts)s::text[])[item] FROM weights
+                         ORDER BY w DESC, item LIMIT 1), (%(firsts)s::text[])[1]) AS word) w
 )
 {select}"""
 # The page: each hit with what its snippet is cut from. {count} and {order} differ between
@@ -133,9 +134,8 @@ LEFT JOIN LATERAL (
   -- The word standing alone (`\m`, `\M`: word edges; every other character escaped), not
   -- inside a longer one (`art` in `restart`), else anywhere (an identifier's part), as
   -- `snippets.word_at` finds it in a frame's text.
-  CROSS JOIN LATERAL (SELECT coalesce(nullif(regexp_instr(l.text, '\m'
-    || regexp_replace(l.word, '([^[:alnum:]_])', '\\\1', 'g') || '\M'), 0),
-    strpos(l.text, l.word)) AS raw) r
+  CROSS JOIN LATERAL (SELECT coalesce(
+    nullif(regexp_instr(l.text, '\m' || fw.pattern || '\M'), 0), strpos(l.text, l.word)) AS raw) r
   CROSS JOIN LATERAL (SELECT r.raw, coalesce(nullif(r.raw, 0), 1) AS pos) w
   WHERE ev.id = d.event_id
 ) e ON true
@@ -162,7 +162,7 @@ WITH hits AS (
   SELECT * FROM unnest(%(ids)s::bigint[], %(scores)s::float8[], %(exacts)s::boolean[])
     WITH ORDINALITY AS h(id, score, exact, n)
 ),
-first AS (SELECT %(word)s::text AS word)
+first AS (SELECT %(word)s::text AS word, %(pattern)s::text AS pattern)
 """
 # What a limited item (number k of `rare`) weighs in an event older than the newest
 # documents: its weight as the statement counted it, or as `plan` estimated it.

@@ -48,6 +48,18 @@ def word_at(lowered: str, word: str) -> int:
     return alone.start() if alone else lowered.find(word)
 
 
+def word_pattern(word: str) -> str:
+    """`word` as a PostgreSQL regular expression matching it literally, apostrophes as
+    `word_at` reads them: each ASCII character but a letter, digit or `_` escaped (no other
+    is special there). Built here, not by `regexp_replace` in SQL: that call, with its
+    `[^[:alnum:]_]` class over UTF-8, once spun uninterruptibly in PostgreSQL 16.2's
+    regex engine (a search statement that not even pg_terminate_backend stopped)."""
+    return "".join(
+        "\\" + c if c.isascii() and not (c.isalnum() or c == "_") else c
+        for c in word.translate(_STRAIGHT)
+    )
+
+
 def _matches(segment: str, wanted: set[str]) -> bool:
     if segment.isascii():
         word = segment.lower()
