@@ -22,16 +22,14 @@ from memory.shapes.recall import IndexLag
 from memory.sql import named_rows, statements
 
 K1 = 1.5
-# BM25's usual values, fixed beforehand: tuning them on the relevance benchmark's own queries
-# would report an optimistic figure (b 0.9 scored higher there, and stays unused for that);
-# bench/tune_bm25.py's development set finds them best too.
+# BM25's usual values, fixed beforehand: tuned on the relevance benchmark's own queries (b
+# 0.9 won there) they would report an optimistic figure; bench/tune_bm25.py agrees.
 B = 0.75
 SECONDARY_WEIGHT = 0.5  # a part of an identifier, or a payload word, is half a word
 # A word's stem (`vectors.stem_form`: ``cancel`` for ``cancelled``) is one more item: a
 # document saying another form of the word counts, the word itself counts more.
 STEM_WEIGHT = 0.75
-# A word heard only in the turn a reply answers (`vectors.reply_form`, when replies are
-# indexed with their turn) is this share of a word the reply says.
+# A word heard only in the turn a reply answers (`vectors.reply_form`) weighs this share.
 REPLY_WEIGHT = 0.6
 ID_WEIGHT = 1.0
 EXACT_LEAD = 0.01  # how far the frame named by the query scores above the next hit
@@ -66,9 +64,7 @@ class Item:
     lexeme: str = ""  # as the index stores it (a secondary form marked SECONDARY)
     recent: float | None = None  # its weight, when it selects among the newest only
     phrase_scale: float | None = None  # documents / RECENT_WINDOW, for a limited phrase
-    # Documents its index scan reads (`_reach`): a stem item's finds the word's own documents
-    # too, which only the recheck leaves out. Whether it is broad goes by this.
-    reach: float = 0.0
+    reach: float = 0.0  # documents its index scan reads (`memory.search.reach`)
 
 
 @dataclass
@@ -101,12 +97,15 @@ def _estimates(
     params: dict[str, Any],
     documents: int,
     snapshot: Snapshot | None,
+    windowed: bool,
 ) -> list[float]:
     """How many documents hold each item (set as its `estimate`): counted now, or as a
-    cursor's first page counted them."""
+    cursor's first page counted them. With a window, up to BROAD only: past it an item is
+    broad whatever its count, and each row counted past it is read for its weight alone."""
     if snapshot is None:
         pairs = [(item.literal, item.lexeme) for item in items]
-        estimates = document_counts(ctx, pairs, filters, params, documents)
+        cap = BROAD if windowed else statistics.COUNT_CAP
+        estimates = document_counts(ctx, pairs, filters, params, documents, cap)
     elif len(snapshot.estimates) == len(items):
         estimates = list(snapshot.estimates)
     else:
@@ -163,9 +162,10 @@ def plan(
             items.append(Item(literal, weight, first, 0.0, lexeme=lexeme))
     words = items[::2]  # each clause's primary form: the word as said
     items += _other_forms(clauses, codes, replies)
-    estimates = _estimates(ctx, items, filters, params, documents, snapshot)
     windowed = since is not None
-    reaches = reach.measure(ctx, items, filters, params, documents, windowed, snapshot, BROAD)
+    estimates = _estimates(ctx, items, filters, params, documents, snapshot, windowed)
+    low = reach.floors(words, items)
+    reaches = reach.measure(ctx, items, filters, params, documents, windowed, snapshot, BROAD, low)
     _choose(items, documents, since is not None)
     if since is not None:
         for item in items:
