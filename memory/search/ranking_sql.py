@@ -177,10 +177,12 @@ HOLDS = """({vector}.tokens @@ {query} OR CASE WHEN d.parts > 0 THEN EXISTS (
 ONCE = """
   CROSS JOIN LATERAL (SELECT d.tokens || ''::tsvector AS tokens OFFSET 0) v"""
 # What the query words a frame's id holds weigh (their primary form): a selecting word's
-# weight as counted in the statement, a scoring-only word's as `plan` computed it.
-NAMED = """coalesce((
+# weight as counted in the statement, a scoring-only word's as `plan` computed it. The id's
+# words are split at its separators (`vocabulary.FRAME_ID_RE`; an event ref's `@`) by
+# `translate`: no regular expression with a Unicode class (`snippets.word_pattern` says why).
+ID_WORDS = "string_to_array(translate(lower(d.ref), '._-@', '    '), ' ')"
+NAMED = f"""coalesce((
            SELECT sum(coalesce(n.w, i.w)) FROM unnest(%(named_words)s::text[],
              %(named_items)s::bigint[], %(named_weights)s::float8[]) AS i(words, item, w)
            LEFT JOIN weights n ON n.item = i.item
-           WHERE string_to_array(i.words, ' ')
-             <@ regexp_split_to_array(lower(d.ref), '[^[:alnum:]]+')), 0)"""
+           WHERE string_to_array(i.words, ' ') <@ {ID_WORDS}), 0)"""  # noqa: S608  (constants)
