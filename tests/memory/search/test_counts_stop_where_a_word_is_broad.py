@@ -15,10 +15,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from memory.contexts import create_context
 from memory.search import ranking, reach, statistics
-from memory.search.indexer import drain
-from memory.timeline.bulk import append_events
+from tests.memory.search.indexed import indexed_context
 
 WINDOW = 100
 BROAD = 10
@@ -36,12 +34,7 @@ def small_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
 def context_of(slug: str, documents: int, every: int) -> Any:
     """Every `every`-th event says "parcel" (another form of the word "parcels")."""
     texts = [f"parcel note {n}" if n % every == 0 else f"filler {n}" for n in range(documents)]
-    context = create_context(slug, capacity_tokens=50_000_000)
-    for start in range(0, documents, 500):
-        batch = [{"kind": "agent_message", "content": t} for t in texts[start : start + 500]]
-        append_events(context.pk, batch)
-    drain(batch_size=500)
-    return context
+    return indexed_context(slug, texts)
 
 
 def count_limits(context: Any) -> list[str]:
@@ -101,11 +94,7 @@ def test_a_stem_whose_word_is_broad_is_not_counted_again(
         "parcels note" if n % 20 == 0 else "parcel memo" if n in (7, 9) else f"filler {n}"
         for n in range(10 * WINDOW)
     ]
-    context = create_context("broad-word", capacity_tokens=50_000_000)
-    for start in range(0, len(texts), 500):
-        batch = [{"kind": "agent_message", "content": t} for t in texts[start : start + 500]]
-        append_events(context.pk, batch)
-    drain(batch_size=500)
+    context = indexed_context("broad-word", texts)
     assert reach_counted(context, monkeypatch) == []
     plan = ranking.plan(context.pk, [("parcels", [])], "", {}, False, frozenset())
     stem = next(item for item in plan.items if item.lexeme.startswith("="))

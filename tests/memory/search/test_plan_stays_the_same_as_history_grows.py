@@ -14,10 +14,8 @@ from typing import Any
 
 import pytest
 
-from memory.contexts import create_context
 from memory.search import ranking, statistics, vectors
-from memory.search.indexer import drain
-from memory.timeline.bulk import append_events
+from tests.memory.search.indexed import indexed_context
 
 WINDOW = 100
 
@@ -39,12 +37,7 @@ def context_of(slug: str, documents: int) -> Any:
         "parcel note" if n % 20 == 0 else "courier note" if n % 20 == 1 else f"filler {n}"
         for n in range(documents)
     ]
-    context = create_context(slug, capacity_tokens=50_000_000)
-    for start in range(0, documents, 500):
-        batch = [{"kind": "agent_message", "content": t} for t in texts[start : start + 500]]
-        append_events(context.pk, batch)
-    drain(batch_size=500)
-    return context
+    return indexed_context(slug, texts)
 
 
 def selecting(context: Any) -> list[bool]:
@@ -68,11 +61,7 @@ def test_a_phrase_of_broad_word_forms_selects_among_the_newest(db: Any, small_bo
         "parcels note" if n % 20 == 0 else "couriers note" if n % 20 == 1 else f"filler {n}"
         for n in range(10 * WINDOW)
     ]
-    context = create_context("forms", capacity_tokens=50_000_000)
-    for start in range(0, len(texts), 500):
-        batch = [{"kind": "agent_message", "content": t} for t in texts[start : start + 500]]
-        append_events(context.pk, batch)
-    drain(batch_size=500)
+    context = indexed_context("forms", texts)
     plan = ranking.plan(context.pk, [("parcel", []), ("courier", [])], "", {}, False, frozenset())
     assert plan.items[0].estimate == 0  # "parcel" itself is in no document
     phrase = plan.items[-1]
@@ -90,11 +79,7 @@ def test_a_stem_item_reading_a_broad_word_selects_among_the_newest(
         "parcel note" if n % 20 == 0 else "parcels note" if n == 7 else f"filler {n}"
         for n in range(10 * WINDOW)
     ]
-    context = create_context("stems", capacity_tokens=50_000_000)
-    for start in range(0, len(texts), 500):
-        batch = [{"kind": "agent_message", "content": t} for t in texts[start : start + 500]]
-        append_events(context.pk, batch)
-    drain(batch_size=500)
+    context = indexed_context("stems", texts)
     plan = ranking.plan(context.pk, [("parcel", [])], "", {}, False, frozenset())
     stem = next(item for item in plan.items if item.lexeme.startswith(vectors.STEM))
     assert stem.estimate < ranking.BROAD <= stem.reach
