@@ -175,8 +175,11 @@ SELECT (SELECT count(*) FROM (
 FROM unnest(%(items)s::tsquery[]) WITH ORDINALITY AS q(query, item) ORDER BY q.item
 
 -- name: common_words
--- PostgreSQL's statistics of the word index (kept by ANALYZE and autovacuum).
-SELECT most_common_elems::text::text[] AS words, most_common_elem_freqs AS shares
-FROM pg_stats
-WHERE schemaname = current_schema() AND tablename = 'memory_searchdocument'
-  AND attname = 'tokens'
+-- PostgreSQL's statistics of the word index (kept by ANALYZE and autovacuum), and the
+-- table's rows they are shares of.
+SELECT s.most_common_elems::text::text[] AS words, s.most_common_elem_freqs AS shares,
+       c.reltuples AS rows
+FROM pg_class c
+LEFT JOIN pg_stats s ON s.schemaname = current_schema() AND s.tablename = c.relname
+  AND s.attname = 'tokens'
+WHERE c.oid = 'memory_searchdocument'::regclass

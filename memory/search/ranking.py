@@ -105,7 +105,7 @@ def _estimates(
     if snapshot is None:
         pairs = [(item.literal, item.lexeme) for item in items]
         cap = BROAD if windowed else statistics.COUNT_CAP
-        estimates = document_counts(ctx, pairs, filters, params, documents, cap)
+        estimates = document_counts(ctx, pairs, filters, params, documents, cap, windowed)
     elif len(snapshot.estimates) == len(items):
         estimates = list(snapshot.estimates)
     else:

@@ -31,6 +31,11 @@ COUNTS_KEPT = 20_000  # counts kept at most: ~10 MB with everyday words, more fo
 # common word selects among its newest WIDE_POOL documents only. (Document ids are shared
 # by all contexts, so this may measure a busy server's contexts more often, never less.)
 GROWTH = 0.1
+# A word the statistics show in at least SURE x the cap of a context's documents (counting
+# every document outside the context as holding it) is not counted: its count would reach
+# the cap, and counting reads its whole posting list (110,000 entries for an everyday word
+# of a million-event history) to say so. The margin covers ANALYZE's sampling error.
+SURE = 2.0
 
 
 class _Cache:
@@ -46,6 +51,7 @@ class _Cache:
         self.common_loaded = -math.inf
         self.listed: dict[str, float] = {}
         self.floor = 0.0
+        self.rows = 0.0  # the table's documents when last analysed
         # (context, filters, their values, item) -> documents holding the item, for contexts
         # of CACHED_FROM documents or more.
         self.counts: TTLCache[tuple[Any, ...], int] = TTLCache(COUNTS_KEPT, STATS_SECONDS)
@@ -71,9 +77,10 @@ class _Cache:
                 self.contexts[(ctx, include_tx)] = (*figures, last)
         return figures
 
-    def frequencies(self) -> tuple[dict[str, float], float]:
+    def frequencies(self) -> tuple[dict[str, float], float, float]:
         """The share of all documents holding each lexeme PostgreSQL's statistics list (kept
-        by ANALYZE/autovacuum), and a share every unlisted lexeme is below."""
+        by ANALYZE/autovacuum), a share every unlisted lexeme is below, and the documents of
+        the table those shares are of."""
         now = time.monotonic()
         if now - self.common_loaded > STATS_SECONDS:
             with connection.cursor() as cursor:
@@ -81,13 +88,15 @@ class _Cache:
                 row = named_row(cursor)
             listed: dict[str, float] = {}
             floor = 0.0
+            rows = float(row["rows"]) if row is not None and row["rows"] else 0.0
             if row is not None and row["words"] and row["shares"]:
                 elems, freqs = row["words"], row["shares"]
                 listed = dict(zip(elems, map(float, freqs[: len(elems)]), strict=False))
                 floor = float(freqs[len(elems)]) if len(freqs) > len(elems) else 0.0
             with self.lock:
-                self.listed, self.floor, self.common_loaded = listed, floor, now
-        return self.listed, self.floor
+                self.listed, self.floor, self.rows = listed, floor, rows
+                self.common_loaded = now
+        return self.listed, self.floor, self.rows
 
 
 _cache = _Cache()
@@ -133,13 +142,15 @@ def document_counts(
     params: dict[str, Any],
     documents: int,
     cap: int = COUNT_CAP,
+    unfiltered: bool = False,
 ) -> list[float]:
     """How many of the context's `documents` (filters applied) hold each item, given as
-    (tsquery literal, lexeme as the index stores it): counted exactly up to COUNT_CAP.
+    (tsquery literal, lexeme as the index stores it): counted exactly up to `cap`.
     Beyond the cap (a word in thousands of this context's documents) PostgreSQL's
-    statistics say how many more, never fewer than the cap. In a context of CACHED_FROM
-    documents or more, counts made in the last STATS_SECONDS (same filters and values) are
-    reused."""
+    statistics say how many more, never fewer than the cap. `unfiltered`: the filters pass
+    all `documents` (a search without filters), so an item the statistics show past the cap
+    (`_sure`) is not counted. In a context of CACHED_FROM documents or more, counts made in
+    the last STATS_SECONDS (same filters and values) are reused."""
     kept = documents >= CACHED_FROM
     values = sorted((k, str(v)) for k, v in params.items() if f"%({k})s" in filters)
     prefix = (ctx, filters, tuple(values), cap)  # `cap`: counted up to it (COUNT_CAP)
@@ -150,6 +161,9 @@ def document_counts(
                 count = _cache.counts.get((*prefix, literal))
                 if count is not None:
                     counts[literal] = count
+    if unfiltered:
+        sure = [(literal, lexeme) for literal, lexeme in items if _sure(literal, lexeme)]
+        counts.update({literal: cap for literal, lexeme in sure if _past(lexeme, documents, cap)})
     missing = list(dict.fromkeys(literal for literal, _ in items if literal not in counts))
     if missing:
         with connection.cursor() as cursor:
@@ -168,8 +182,27 @@ def document_counts(
     for literal, lexeme in items:
         estimate = float(counts[literal])
         if estimate >= cap:
-            listed, floor = _cache.frequencies()
+            listed, floor, _ = _cache.frequencies()
             share = listed.get(lexeme[: vectors.MAX_TOKEN_CHARS], floor / 2)
             estimate = max(float(cap), share * documents)
         estimates.append(estimate)
     return estimates
+
+
+def _sure(literal: str, lexeme: str) -> bool:
+    """Whether tsquery `literal` holds every document holding `lexeme` (its spellings, an
+    identifier's parts), so the statistics of the lexeme bound its count: not with a "not"
+    (a stem item leaves out documents saying the word itself; a reply item, those saying it
+    in the reply)."""
+    return bool(lexeme) and "!" not in literal
+
+
+def _past(lexeme: str, documents: int, cap: int) -> bool:
+    """Whether PostgreSQL's statistics show `lexeme` in SURE x `cap` of a context's
+    `documents` or more, should every document of the table outside them hold it too."""
+    listed, _, rows = _cache.frequencies()
+    share = listed.get(lexeme[: vectors.MAX_TOKEN_CHARS])
+    if share is None:
+        return False
+    outside = max(rows - documents, 0.0)
+    return share * max(rows, documents) - outside >= SURE * cap
