@@ -24,11 +24,11 @@ WHERE d.context_id = %(ctx)s AND d.embedding IS NOT NULL AND octet_length(d.embe
 ORDER BY d.created_at DESC, d.id DESC LIMIT {scan}
 
 -- name: near
--- The documents nearest the query in meaning that the words did not find (`ranking._near`):
--- the candidates are the Python path's (`semantic.nearest`), the newest {scan} documents of
--- the context the filters keep; each scores its inner product with the query (embeddings
--- are of unit length: the cosine), of %(floor)s or more, closest first. The CASE keeps a
--- vector of other dimensions from being compared (pgvector raises on that).
+-- The documents nearest the query in meaning (`memory.search.near`): the candidates are the
+-- Python path's (`semantic.nearest`), the newest {scan} documents of the context the
+-- filters keep; each scores its inner product with the query (embeddings are of unit
+-- length: the cosine), of %(floor)s or more, closest first. The CASE keeps a vector of
+-- other dimensions from being compared (pgvector raises on that).
 SELECT s.id, s.embedding FROM (
   SELECT n.id, n.embedding,
          CASE WHEN vector_dims(n.embedding_vector) = %(dims)s
@@ -40,7 +40,6 @@ SELECT s.id, s.embedding FROM (
       AND d.embedding_model = %(model)s{filters}
     ORDER BY d.created_at DESC, d.id DESC LIMIT {scan}
   ) n
-  WHERE n.id <> ALL(%(found)s::bigint[])
 ) s
 WHERE s.cosine >= %(floor)s
 ORDER BY s.cosine DESC LIMIT %(near)s

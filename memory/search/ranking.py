@@ -11,15 +11,14 @@ from typing import Any
 from django.db import connection
 
 from memory.hotsql import bound_cursor
+from memory.search import near, reach, semantic, statistics, vectors
 from memory.search import ranking_sql as sql
-from memory.search import reach, semantic, statistics, vector_column, vectors
 from memory.search.cursor import Snapshot, measured, refused
 from memory.search.indexer import LAG_COLUMNS, lag
 from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS, word_pattern
 from memory.search.statistics import document_counts, idf
 from memory.search.textindex import SECONDARY
 from memory.shapes.recall import IndexLag
-from memory.sql import named_rows, statements
 
 K1 = 1.5
 # BM25's usual values, fixed beforehand: tuned on the relevance benchmark's own queries (b
@@ -310,46 +309,6 @@ def ranked(plan: Plan, limit: int, offset: int, meaning: bytes | None = None) ->
     return Ranked(hits, matched, not more and not _windowed(plan), lag(pending, oldest))
 
 
-def _near(
-    plan: Plan, params: dict[str, Any], meaning: bytes, found: set[int]
-) -> list[tuple[int, bytes]]:
-    """The documents nearest the query in meaning that the words did not find: at most
-    semantic.NEAR of the newest semantic.NEAR_SCAN documents (filters applied), of cosine
-    semantic.NEAR_MIN or more (closer than that, a question shares no topic with them).
-    Compared in SQL where the database holds the vectors (`vector_column.used`), in Python
-    otherwise: the same documents either way."""
-    if vector_column.used():
-        statement = statements("memory.search")["near"]
-        wanted = {
-            "meaning": vector_column.literal(meaning),
-            "dims": len(meaning) // 2,
-            "found": sorted(found),
-            "floor": semantic.NEAR_MIN,
-            "near": semantic.NEAR,
-        }
-        if wanted["meaning"] is None:
-            return []
-        with connection.cursor() as cursor:
-            cursor.execute(
-                statement.format(filters=plan.filters, scan=semantic.NEAR_SCAN),
-                {**params, **wanted},
-            )
-            return [(row["id"], bytes(row["embedding"])) for row in named_rows(cursor)]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            statements("memory.search")["near_candidates"].format(
-                filters=plan.filters, scan=semantic.NEAR_SCAN
-            ),
-            params,
-        )
-        rows = [
-            (row["id"], bytes(row["embedding"]))
-            for row in named_rows(cursor)
-            if row["id"] not in found
-        ]
-    return semantic.nearest(rows, meaning)
-
-
 def _windowed(plan: Plan) -> bool:
     """Whether an item selected among the newest documents only (the count may be short)."""
     return any(item.recent is not None for item in plan.items)
@@ -362,21 +321,26 @@ def _reordered(
     hits with their snippets in a second: no window is cut for a hit not shown."""
     params.update({"limit": max(semantic.HEAD, offset + limit), "offset": 0})
     params["model"] = semantic.model_name()  # vectors of another embedder do not compare
+    # Hybrid first stage (R61): documents close in meaning join the head though they share
+    # no word with the query (lexical score 0: they rank by meaning alone). Asked for before
+    # the head is known, as many more as the head holds, so the statement can say which of
+    # them the words found too (counted once in `matched`).
+    closest = near.closest(plan.ctx, plan.filters, params, meaning, semantic.NEAR + semantic.HEAD)
+    params["near_ids"] = [pk for pk, _ in closest]
     rows = _fetch(_sql(plan, params, sql.HEAD.format(lag=LAG_COLUMNS, counted=sql.COUNTED)), params)
     matched, more, pending, oldest = rows[0][-2], rows[0][-1], rows[0][-4], rows[0][-3]
-    word = rows[0][4]
+    word, lexical = rows[0][4], set(rows[0][5])
     found = [row for row in rows if row[1] is not None]  # score, id, exact, embedding
     head = found[: semantic.HEAD]
-    # Hybrid first stage (R61): documents close in meaning join the head though they share
-    # no word with the query (lexical score 0: they rank by meaning alone).
     # (Only the head is left out of them, whatever the page, so every page finds the same
     # ones; the lexical hits after the head leave them out in turn.)
-    near = _near(plan, params, meaning, {row[1] for row in head})
-    head += [(0.0, pk, False, blob) for pk, blob in near]
-    matched += len(near)
+    in_head = {row[1] for row in head}
+    nearest = [(pk, blob) for pk, blob in closest if pk not in in_head][: semantic.NEAR]
+    head += [(0.0, pk, False, blob) for pk, blob in nearest]
+    matched += sum(pk not in lexical for pk, _ in nearest)
     order = semantic.rerank([(row[0], row[2], row[3]) for row in head], meaning, EXACT_LEAD)
     ranking = [(head[n][1], score, head[n][2]) for n, score in order]
-    taken = {pk for pk, _ in near}
+    taken = {pk for pk, _ in nearest}
     rest = [(row[1], row[0], row[2]) for row in found[semantic.HEAD :] if row[1] not in taken]
     page = (ranking + rest)[offset : offset + limit]
     hits: list[tuple[Any, ...]] = []

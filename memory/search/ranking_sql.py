@@ -149,7 +149,10 @@ RANKED_ORDER = "h.exact DESC, h.score DESC, d.created_at DESC, d.id DESC"
 # hit the page will not show; a window reads a whole event's text).
 HEAD = """
 SELECT h.score, h.id, h.exact,
-       CASE WHEN d.embedding_model = %(model)s THEN d.embedding END, fw.word, {lag}, c.n, c.more
+       CASE WHEN d.embedding_model = %(model)s THEN d.embedding END, fw.word,
+       -- Which of the documents closest in meaning the words found (`ranking._reordered`).
+       ARRAY(SELECT s.id FROM summed s WHERE s.id = ANY(%(near_ids)s::bigint[])),
+       {lag}, c.n, c.more
 FROM {counted} c
 CROSS JOIN first fw
 LEFT JOIN hits h ON true

@@ -143,12 +143,14 @@ def _vector(blob: bytes | memoryview | None, size: int | None = None) -> np.ndar
 
 
 NEAR = 20  # documents found by meaning alone, at most, per question
-NEAR_SCAN = 5000  # among the newest documents of the context (see `ranking._near`)
+NEAR_SCAN = 5000  # among the newest documents of the context (see `memory.search.near`)
 NEAR_MIN = 0.35  # cosine a document must reach to be found by meaning alone
 
 
-def nearest(rows: Sequence[tuple[int, bytes]], query: bytes) -> list[tuple[int, bytes]]:
-    """The NEAR rows (id, embedding) closest to the query, of cosine NEAR_MIN or more,
+def nearest(
+    rows: Sequence[tuple[int, bytes]], query: bytes, count: int = NEAR
+) -> list[tuple[int, bytes]]:
+    """The `count` rows (id, embedding) closest to the query, of cosine NEAR_MIN or more,
     closest first."""
     wanted = _vector(query)
     if wanted is None or not rows:
@@ -158,7 +160,7 @@ def nearest(rows: Sequence[tuple[int, bytes]], query: bytes) -> list[tuple[int, 
         return []
     matrix = np.frombuffer(b"".join(blob for _, blob in usable), dtype=np.float16)
     cosines = matrix.reshape(len(usable), wanted.size).astype(np.float32) @ wanted
-    order = np.argsort(-cosines)[:NEAR]
+    order = np.argsort(-cosines, kind="stable")[:count]
     return [usable[n] for n in order if cosines[n] >= NEAR_MIN]
 
 

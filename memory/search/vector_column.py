@@ -3,8 +3,8 @@
 Migration 0031 adds `memory_searchdocument.embedding_vector`, and a trigger filling it from
 the bytes for a writer that gives only those, where the `vector` extension is available;
 elsewhere nothing changes. `available()` is the one answer to "is pgvector here", read once
-per database. Search's nearest-neighbour step runs in SQL where it is (`ranking._near`), in
-Python elsewhere (`semantic.nearest`)."""
+per database. Search's nearest-neighbour step (`memory.search.near`) runs in SQL where it
+is, in Python elsewhere (`semantic.nearest`)."""
 
 from __future__ import annotations
 
