@@ -147,7 +147,7 @@ class SearchQuery(StrictModel):
         None, description="an event kind, or frame"
     )
     thread: ThreadName | None = common.thread(filter=True)
-    # Read by memory.search.query, which holds the rule (an offset is required): a date
+    # Read by memory.times.read_time, which holds the rule (an offset is required): a date
     # type here would read a date alone or a local time as UTC.
     since: Name | None = Field(
         None, max_length=40, description="ISO 8601 with offset: 2025-01-31T12:00:00Z"

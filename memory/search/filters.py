@@ -8,11 +8,8 @@ written as SQL conditions on the document `d` (`memory.search.query` uses them).
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
-
-from django.utils.dateparse import parse_datetime
 
 from memory.errors import ErrorCode, InvalidRequest
 from memory.kinds import (
@@ -24,34 +21,7 @@ from memory.kinds import (
     RETIRING,
     TRANSACTION,
 )
-
-# An ISO 8601 date-time with its offset, ASCII digits only, at most microseconds: anything
-# else is refused rather than guessed (a date alone, a local time, a seventh digit cut off).
-_DATETIME = re.compile(
-    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})", re.ASCII
-)
-
-
-def _time(value: Any, name: str) -> datetime | None:
-    """A `since` / `until` bound: an aware datetime, or a string like 2025-01-31T12:00:00Z
-    (offset required); InvalidRequest `invalid_time` otherwise."""
-    if value is None:
-        return None
-    parsed = None
-    if isinstance(value, datetime):
-        parsed = value
-    elif isinstance(value, str) and _DATETIME.fullmatch(value):
-        try:
-            parsed = parse_datetime(value)
-        except ValueError:  # well formed, but no such time (February 30th, 24:00, +99:99)
-            parsed = None
-    if parsed is None or parsed.tzinfo is None:
-        raise InvalidRequest(
-            f"{name} must be an ISO 8601 date-time with its offset, like 2025-01-31T12:00:00Z",
-            code=ErrorCode.INVALID_TIME,
-            details=[{"field": name}],
-        )
-    return parsed
+from memory.times import read_time
 
 
 # Filters that no document can satisfy together: each pair answers 400
@@ -90,8 +60,10 @@ def conflicts(
 
 
 def time_range(since: Any, until: Any) -> tuple[datetime | None, datetime | None]:
-    """`since` and `until` read (`_time`), `since` earlier; InvalidRequest `invalid_time`."""
-    start, end = _time(since, "since"), _time(until, "until")
+    """`since` and `until` read (`memory.times.read_time`: in UTC), `since` earlier;
+    InvalidRequest `invalid_time` otherwise."""
+    start = None if since is None else read_time(since, "since")
+    end = None if until is None else read_time(until, "until")
     if start is not None and end is not None and start >= end:
         raise InvalidRequest(
             "since must be earlier than until (since is inclusive, until exclusive)",
