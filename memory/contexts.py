@@ -36,6 +36,7 @@ from memory.models import ApiToken, Context, Evaluation, SettingsChange
 from memory.pressure import pressure_state
 from memory.sql import statements
 from memory.sql.columns import CONTEXT_ALL, CONTEXT_SETTINGS, TOKEN_ALL
+from memory.times import read_time
 from memory.vocabulary import SLUG_MAX
 
 TOKEN_PREFIX = "mz_"
@@ -251,15 +252,19 @@ def issue_token(
 ) -> IssuedToken:
     """A new API token for `context`: the stored row and the raw token, which is shown once
     (only its hash is kept). `scope` is one of `memory.kinds.TOKEN_SCOPES` (R65, what it
-    may do: `memory.scopes`); past `expires_at` (aware datetime) it is refused. Raises
-    InvalidRequest for another scope or an expiry not in the future. Needs no lock: tokens
-    are not part of the context's history."""
+    may do: `memory.scopes`); past `expires_at` (aware datetime, held in UTC:
+    `memory.times.read_time`) it is refused. Raises InvalidRequest for another scope or an
+    expiry not in the future or that cannot be stored. Needs no lock: tokens are not part of
+    the context's history."""
     if scope not in TOKEN_SCOPES:
         raise InvalidRequest(
             f"scope must be one of {', '.join(TOKEN_SCOPES)}", details=[{"field": "scope"}]
         )
-    if expires_at is not None and expires_at <= timezone.now():
-        raise InvalidRequest("expires_at must be in the future", details=[{"field": "expires_at"}])
+    if expires_at is not None:
+        expires_at = read_time(expires_at, "expires_at")
+        if expires_at <= timezone.now():
+            message = "expires_at must be in the future"
+            raise InvalidRequest(message, details=[{"field": "expires_at"}])
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         context=context,

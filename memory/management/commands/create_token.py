@@ -11,6 +11,7 @@ from memory.errors import MorphzError
 from memory.kinds import AGENT_SCOPE, TOKEN_SCOPES
 from memory.management.data_command import DataCommand
 from memory.models import Context
+from memory.times import LATEST
 
 
 class Command(DataCommand):
@@ -40,9 +41,15 @@ class Command(DataCommand):
         if context is None:
             raise CommandError(f"no context with slug {options['slug']!r}")
         days = options["expires_in_days"]
-        if days is not None and days <= 0:
+        if days is not None and not days > 0:  # NaN too
             raise CommandError("--expires-in-days must be more than 0")
-        expires = timezone.now() + timedelta(days=days) if days is not None else None
+        try:
+            expires = timezone.now() + timedelta(days=days) if days is not None else None
+        except OverflowError:
+            raise CommandError(
+                f"--expires-in-days {days:g} is past the last time that can be stored, "
+                f"{LATEST.date()}"
+            ) from None
         try:
             issued = issue_token(
                 context, name=options["name"], scope=options["scope"], expires_at=expires

@@ -73,3 +73,13 @@ def test_create_token_takes_a_scope_and_an_expiry(db: Any) -> None:
     token = authenticate_token(out.getvalue().strip().splitlines()[-1])
     assert token is not None and token.scope == "read" and token.expires_at is not None
     assert "new read API token" in out.getvalue()
+
+
+@pytest.mark.parametrize("days", ["1e7", "1e12", "inf", "nan", "0"])
+def test_create_token_refuses_an_expiry_that_cannot_be_stored(db: Any, days: str) -> None:
+    from memory.contexts import create_context
+
+    create_context("far")
+    with pytest.raises(CommandError, match="--expires-in-days"):
+        run("create_token", "far", "--expires-in-days", days)
+    assert not ApiToken.objects.filter(context__slug="far").exists()
