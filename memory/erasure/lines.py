@@ -3,11 +3,11 @@ carries them as `erasure` lines, an import keeps them. Neither holds the erased 
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, cast
 
 from memory.models import Context, Erasure
 from memory.shapes.erasures import ErasureLine, TombstoneJson
+from memory.versions.export_file import export_time
 
 # The stored columns an import writes back as they are (the time is parsed).
 FIELDS = tuple(name for name in ErasureLine.__annotations__ if name not in ("type", "erased_at"))
@@ -42,10 +42,10 @@ def restore_erasures(context: Context, lines: list[dict[str, Any]]) -> None:
         [
             Erasure(
                 context=context,
-                erased_at=datetime.fromisoformat(line["erased_at"]),
+                erased_at=export_time(line["erased_at"], f"erased_at of erasure {number}"),
                 **{name: line.get(name) for name in FIELDS if line.get(name) is not None},
             )
-            for line in lines
+            for number, line in enumerate(lines, start=1)
         ]
     )
 

@@ -39,6 +39,7 @@ from memory.versions.export_file import (
     STEP_TYPES,
     ExportFile,
     InvalidExport,
+    export_time,
     read_export,
 )
 from memory.versions.replay import (
@@ -276,11 +277,15 @@ def _rebuild(
 
 
 def _restore_times(context: Context, steps: list[dict[str, Any]]) -> None:
-    """Events keep the times they were appended at, not the time of the import."""
-    seqs = [s["seq"] for s in steps if "seq" in s and s.get("created_at")]
-    times = [s["created_at"] for s in steps if "seq" in s and s.get("created_at")]
-    if not seqs:
+    """Events keep the times they were appended at, not the time of the import (read by
+    `export_time`: InvalidExport for one that cannot be stored)."""
+    timed = [s for s in steps if "seq" in s and s.get("created_at")]
+    if not timed:
         return
+    seqs = [s["seq"] for s in timed]
+    times = [
+        export_time(s["created_at"], f"created_at of event {s['seq']}").isoformat() for s in timed
+    ]
     with connection.cursor() as cur:
         cur.execute(
             statements("memory.versions")["restore_event_times"],

@@ -10,12 +10,14 @@ import hashlib
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, cast
 
-from memory.errors import ErrorCode, MorphzError
+from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.shapes.exports import ExportHeader
 from memory.strictjson import loads_strict
+from memory.times import read_time
 from memory.versions.signing import Signer
 
 FORMAT = "morphz-context"
@@ -26,6 +28,15 @@ STEP_TYPES = ("event", "evaluation", "transaction", "settings")
 
 class InvalidExport(MorphzError):
     code = ErrorCode.INVALID_EXPORT
+
+
+def export_time(value: Any, where: str) -> datetime:
+    """A time of a line (`memory.times.read_time`: in UTC, as exports write them);
+    InvalidExport naming `where` (`created_at of event 3`) when it is no time to store."""
+    try:
+        return read_time(value, where)
+    except InvalidRequest as exc:
+        raise InvalidExport(exc.message) from None
 
 
 @dataclass
