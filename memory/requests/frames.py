@@ -158,11 +158,12 @@ class SearchQuery(StrictModel):
         description="include transaction events (left out by default: they echo the frames)",
     )
     limit: QInt = common.limit(SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT)
-    offset: QInt = Field(
-        0,
+    offset: QInt | None = Field(
+        None,
         ge=0,
         le=RANK_POOL - 1,
-        description="skip this many ranked hits (next page: the result's `next_offset`)",
+        description="skip this many ranked hits (default 0; next page: the result's "
+        "`next_offset`); not with `cursor`",
     )
     cursor: Name | None = Field(
         None,

@@ -96,7 +96,9 @@ def _check(
         raise InvalidField("thread", "thread is not a valid thread name")
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SEARCH_MAX_LIMIT:
         raise InvalidField("limit", f"limit must be an integer from 1 to {SEARCH_MAX_LIMIT}")
-    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset < RANK_POOL:
+    if offset is not None and (
+        isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset < RANK_POOL
+    ):
         raise InvalidField("offset", f"offset must be an integer from 0 to {RANK_POOL - 1}")
     return clauses
 
@@ -158,15 +160,16 @@ def search(
     until: datetime | str | None = None,
     transactions: bool | None = None,
     limit: int = SEARCH_DEFAULT_LIMIT,
-    offset: int = 0,
+    offset: int | None = None,
     cursor: str | None = None,
 ) -> SearchJson:
     """Ranked hits for `q` in this context, with snippets, the total and the index lag.
-    `transactions` None: left out unless `kind` is ``transaction``. `cursor`: a previous
-    page's `next_cursor` (`memory.search.cursor`), sent with the same query and filters."""
+    `transactions` None: left out unless `kind` is ``transaction``. `offset` None: not sent
+    (the first hit). `cursor`: a previous page's `next_cursor` (`memory.search.cursor`),
+    sent with the same query and filters and without an `offset`, even 0."""
     clauses = _check(q, type, status, kind, thread, limit, offset)
     filters_of.conflicts(type, status, kind, transactions)
-    if cursor is not None and offset:
+    if cursor is not None and offset is not None:
         raise InvalidRequest(
             "offset and cursor page apart: send the cursor alone",
             code=ErrorCode.INVALID_OFFSET,
@@ -188,6 +191,7 @@ def search(
     asked_for = search_cursor.fingerprint(
         q, {"type": type, **values, "since": start, "until": end, "transactions": include_tx}
     )
+    offset = offset or 0  # not sent: the first hit
     snapshot = None
     if cursor is not None:
         snapshot, offset = search_cursor.read(cursor, ctx.pk, asked_for)

@@ -85,7 +85,10 @@ class SearchJson(TypedDict):
         int, Doc("documents matching, counted up to 1000 (`total_exact` false beyond)")
     ]
     total_exact: bool
-    next_offset: Annotated[int | None, Doc("`offset` of the next page, null on the last")]
+    next_offset: Annotated[
+        int | None,
+        Doc("`offset` of the next page, null on the last and on a `cursor`'s pages"),
+    ]
     next_cursor: Annotated[
         str | None,
         Doc(

@@ -1232,7 +1232,7 @@ export interface components {
             /** @description documents matching, counted up to 1000 (`total_exact` false beyond) */
             total: number;
             total_exact: boolean;
-            /** @description `offset` of the next page, null on the last */
+            /** @description `offset` of the next page, null on the last and on a `cursor`'s pages */
             next_offset: number | null;
             /** @description the next page, bound to this query and to the documents as of the first page (no repeats, no skips); null on the last */
             next_cursor: string | null;
@@ -3244,7 +3244,7 @@ export interface operations {
                 limit?: number;
                 /** @description read-your-writes with replicas (R68): answer from a state that holds at least this version (the caller's last commit or evaluation); also the Morphz-Min-Version header */
                 min_version?: number;
-                /** @description skip this many ranked hits (next page: the result's `next_offset`) */
+                /** @description skip this many ranked hits (default 0; next page: the result's `next_offset`); not with `cursor` */
                 offset?: number;
                 q: string;
                 /** @description ISO 8601 with offset: 2025-01-31T12:00:00Z */
