@@ -5,7 +5,9 @@ How it works: docs/internals.md, section `morphz/http_protocol.py`."""
 from __future__ import annotations
 
 import asyncio
+import json
 import resource
+from http import HTTPStatus
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -41,6 +43,15 @@ def connection_limit(configured: int = 0) -> int:
     return max(16, soft - RESERVED_DESCRIPTORS)
 
 
+# The longest request target httptools.parse_url reads (it keeps offsets in 16 bits); a
+# longer one is answered 413 `too_large` here, before uvicorn's parser refuses it as text.
+URL_MAX_BYTES = 65_535
+
+
+class _UrlTooLong(Exception):
+    """Stops the parser on a URL past URL_MAX_BYTES (uvicorn then calls send_400_response)."""
+
+
 HTTP_PROTOCOL = "morphz.http_protocol:MorphzHttpProtocol"  # uvicorn's --http / Config(http=...)
 
 # Connections waiting for a request's headers, oldest first (one server per process; a dict
@@ -63,6 +74,7 @@ class MorphzHttpProtocol(HttpToolsProtocol):
             self.limit_concurrency = connection_limit(settings.MORPHZ_MAX_CONNECTIONS)
         self.deadline: asyncio.TimerHandle | None = None
         self.send_deadline: asyncio.TimerHandle | None = None
+        self.url_too_long = False
 
     # Headers ---------------------------------------------------------------------------
 
@@ -93,6 +105,46 @@ class MorphzHttpProtocol(HttpToolsProtocol):
         super().on_response_complete()
         if not self.transport.is_closing():
             self._wait_for_headers()
+
+    # A URL too long to parse -----------------------------------------------------------
+
+    def on_url(self, url: bytes) -> None:
+        super().on_url(url)
+        if len(self.url) > URL_MAX_BYTES:
+            self.url_too_long = True
+            raise _UrlTooLong
+
+    def data_received(self, data: bytes) -> None:
+        if self.url_too_long:
+            return  # answered: the rest of the request is read and dropped
+        super().data_received(data)
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's plain-text answer to a request its parser refused; a URL too long to
+        parse gets the API's JSON 413 instead. The client may still be sending it: the
+        connection stops writing but reads (and drops) until the client closes or the
+        header deadline, as a close with unread bytes would reset the answer away."""
+        if not self.url_too_long:
+            super().send_400_response(msg)
+            return
+        from api.errors import error_body
+        from memory.errors import ErrorCode
+
+        code = ErrorCode.TOO_LARGE
+        message = f"the request URL is longer than {URL_MAX_BYTES} bytes; send a shorter one"
+        details = [{"limit_bytes": URL_MAX_BYTES, "part": "url"}]
+        body = json.dumps(error_body(code, message, details)).encode()
+        head = [f"HTTP/1.1 {code.status} {HTTPStatus(code.status).phrase}\r\n".encode()]
+        head += [
+            name + b": " + value + b"\r\n" for name, value in self.server_state.default_headers
+        ]
+        head.append(b"content-type: application/json\r\n")
+        head.append(b"content-length: %d\r\nconnection: close\r\n\r\n" % len(body))
+        self.transport.write(b"".join(head) + body)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        else:
+            self.transport.close()
 
     def _arm(self, seconds: float) -> None:
         self._disarm()
