@@ -12,17 +12,30 @@ from itertools import chain
 
 from icu4py.breakers import WordBreaker
 
+from memory.search.format_characters import without_format_characters
+
 LOCALE = "root"
 SECONDARY = "~"  # marks a secondary lexeme (see `index_terms`)
 
 _WORDLIKE = re.compile(r"[^\W_]")
 
 
-def normalise(text: str) -> str:
-    """Unicode NFKC, then case folding (``ＡＰＩ`` -> ``api``), NFKC again when needed."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+def _visible(text: str) -> str:
+    """`text` without its invisible format characters, NFKC, the case kept. Emoji are read
+    from the text as written (`emoji`): ZWJ sequences and tag flags stay whole there."""
+    return unicodedata.normalize("NFKC", without_format_characters(text))
+
+
+def _case_folded(visible: str) -> str:
+    folded = visible.casefold()
     # Case folding can leave a string that is no longer NFKC (rare, e.g. some Greek forms).
     return folded if folded.isascii() else unicodedata.normalize("NFKC", folded)
+
+
+def normalise(text: str) -> str:
+    """Invisible format characters dropped, Unicode NFKC, then case folding (``ＡＰＩ`` ->
+    ``api``), NFKC again when needed."""
+    return _case_folded(_visible(text))
 
 
 def wordlike(segment: str) -> bool:
@@ -254,8 +267,8 @@ def _pairs(text: str) -> list[tuple[str, tuple[str, ...]]]:
     if text.isascii():
         _ascii_pairs(text, found)
         return found
-    folded = normalise(text)
-    cased = unicodedata.normalize("NFKC", text)
+    cased = _visible(text)
+    folded = _case_folded(cased)
     if len(cased) != len(folded):
         cased = folded
     position = 0
