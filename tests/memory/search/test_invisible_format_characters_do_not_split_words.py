@@ -6,8 +6,12 @@ and in the query alike; an emoji ZWJ sequence and a subdivision flag stay one em
 
 from __future__ import annotations
 
+import importlib
 import unicodedata
 
+from django.db import connection
+
+from memory.models import IndexIntent
 from memory.search.format_characters import FORMAT_CHARACTERS, without_format_characters
 from memory.search.indexer import drain
 from memory.search.query import search
@@ -76,3 +80,20 @@ def test_an_emoji_zwj_sequence_and_a_subdivision_flag_stay_one_emoji(release_tea
     assert refs(search(agent.context, FAMILY)) == [family]
     assert refs(search(agent.context, RAINBOW)) == [rainbow]
     assert refs(search(agent.context, SCOTLAND)) == [scotland]
+
+
+def test_documents_written_before_with_format_characters_are_queued_again(release_team):
+    migration = importlib.import_module("memory.migrations.0034_search_invisible_format_characters")
+    agent = release_team
+    plain = agent.observe("the invoice is overdue", kind="tool_result")
+    hyphens = agent.observe("the wom\u00adbat\u00adbill is due", kind="tool_result")
+    payload = agent.observe("paid", kind="tool_result", payload={"memo": "in\u200bvoice"})
+    agent.commit('(context-tx (derive note (text "pay the \u202ewombatbill\u202c now")))')
+    agent.commit('(context-tx (derive other (text "pay the bill now")))')
+    drain()
+    with connection.cursor() as cursor:
+        cursor.execute(migration.QUEUE)
+    queued = IndexIntent.objects.filter(context=agent.context)
+    events = {i.event.ref for i in queued if i.event}
+    assert {hyphens, payload} <= events and plain not in events
+    assert [i.frame.frame_id for i in queued if i.frame] == ["note"]
