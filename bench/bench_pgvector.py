@@ -6,7 +6,7 @@ Loads the LoCoMo dev file's turns (`bench_locomo.load`) `--copies` times into on
 (so the context holds more than `semantic.NEAR_SCAN` documents), then asks its questions,
 each three ways interleaved: search as configured (nearest documents found in SQL,
 `vector_column.used`), the same with the Python path (MORPHZ_SEARCH_PGVECTOR off) and the
-lexical ranking alone. Prints p50/p95 of the nearest-neighbour step (`ranking._near`) and
+lexical ranking alone. Prints p50/p95 of the nearest-neighbour step (`near.closest`) and
 of the whole search for each, their ratios, and how many answers agree hit for hit.
 Uses its own database (MORPHZ_BENCH_DB, default morphz_bench_pgvector), re-created."""
 
@@ -36,7 +36,8 @@ def main() -> None:
     from django.test.utils import override_settings
 
     from memory.contexts import create_context
-    from memory.search import ranking, semantic, vector_column
+    from memory.search import near as near_step
+    from memory.search import semantic, vector_column
     from memory.search.indexer import drain
     from memory.search.query import forget_statistics, search
     from memory.timeline.events import append_event
@@ -62,7 +63,7 @@ def main() -> None:
     questions = [q for conv in conversations for q, _, _ in conv.questions][: args.questions]
 
     near_ms: list[float] = []
-    original = ranking._near
+    original = near_step.closest
 
     def timed(*a: Any, **kw: Any) -> Any:
         began = time.perf_counter()
@@ -71,7 +72,7 @@ def main() -> None:
         finally:
             near_ms.append((time.perf_counter() - began) * 1000)
 
-    ranking._near = timed
+    near_step.closest = timed
 
     def lexical(q: str) -> Any:
         words, semantic.MIN_WORDS = semantic.MIN_WORDS, 1 << 30
