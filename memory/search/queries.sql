@@ -173,6 +173,12 @@ SELECT (SELECT count(*) FROM (
           WHERE d.context_id = %(ctx)s AND d.tokens @@ q.query{filters} LIMIT {cap}) s) AS held
 FROM unnest(%(items)s::tsquery[]) WITH ORDINALITY AS q(query, item) ORDER BY q.item
 
+-- name: table_changes
+-- The word index's table now, as PostgreSQL's activity statistics count it: its live rows
+-- and the rows inserted, updated or deleted since its last ANALYZE (`statistics.SURE`).
+SELECT n_live_tup AS live, n_mod_since_analyze AS changed
+FROM pg_stat_user_tables WHERE relid = 'memory_searchdocument'::regclass
+
 -- name: common_words
 -- PostgreSQL's statistics of the word index (kept by ANALYZE and autovacuum), and the
 -- table's rows they are shares of.

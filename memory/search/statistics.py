@@ -32,9 +32,10 @@ COUNTS_KEPT = 20_000  # counts kept at most: ~10 MB with everyday words, more fo
 # by all contexts, so this may measure a busy server's contexts more often, never less.)
 GROWTH = 0.1
 # A word the statistics show in at least SURE x the cap of a context's documents (counting
-# every document outside the context as holding it) is not counted: its count would reach
-# the cap, and counting reads its whole posting list (110,000 entries for an everyday word
-# of a million-event history) to say so. The margin covers ANALYZE's sampling error.
+# every document outside the context, and every row changed since ANALYZE, against it:
+# `held_at_least`) is not counted: its count would reach the cap, and counting reads its
+# whole posting list (110,000 entries for an everyday word of a million-event history) to
+# say so. The margin covers ANALYZE's sampling error.
 SURE = 2.0
 
 
@@ -163,7 +164,7 @@ def document_counts(
                     counts[literal] = count
     if unfiltered:
         sure = [(literal, lexeme) for literal, lexeme in items if _sure(literal, lexeme)]
-        counts.update({literal: cap for literal, lexeme in sure if _past(lexeme, documents, cap)})
+        counts.update({literal: cap for literal in _past(sure, documents, cap)})
     missing = list(dict.fromkeys(literal for literal, _ in items if literal not in counts))
     if missing:
         with connection.cursor() as cursor:
@@ -197,12 +198,32 @@ def _sure(literal: str, lexeme: str) -> bool:
     return bool(lexeme) and "!" not in literal
 
 
-def _past(lexeme: str, documents: int, cap: int) -> bool:
-    """Whether PostgreSQL's statistics show `lexeme` in SURE x `cap` of a context's
-    `documents` or more, should every document of the table outside them hold it too."""
-    listed, _, rows = _cache.frequencies()
-    share = listed.get(lexeme[: vectors.MAX_TOKEN_CHARS])
-    if share is None:
-        return False
-    outside = max(rows - documents, 0.0)
-    return share * max(rows, documents) - outside >= SURE * cap
+def _past(items: list[tuple[str, str]], documents: int, cap: int) -> list[str]:
+    """The literals of `items` (literal, lexeme) that PostgreSQL's statistics show in SURE x
+    `cap` of a context's `documents` or more (`held_at_least`)."""
+    listed, _, analysed = _cache.frequencies()
+    shares = [(literal, listed.get(lexeme[: vectors.MAX_TOKEN_CHARS])) for literal, lexeme in items]
+    shares = [(literal, share) for literal, share in shares if share is not None]
+    if not shares:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(statements("memory.search")["table_changes"])
+        row = named_row(cursor)
+    live, changed = (row["live"], row["changed"]) if row is not None else (0, analysed)
+    return [
+        literal
+        for literal, share in shares
+        if held_at_least(share or 0.0, analysed, changed, live, documents) >= SURE * cap
+    ]
+
+
+def held_at_least(
+    share: float, analysed: float, changed: float, live: float, documents: int
+) -> float:
+    """How many of a context's `documents` hold a lexeme at least, from the statistics: it
+    was in `share` of the `analysed` rows at the last ANALYZE; `changed` rows were inserted,
+    updated or deleted since (each may have taken it away), and the table now has `live`
+    rows (all but the context's may hold it). Plain arithmetic (PostgreSQL's `pg_stats`
+    and `pg_stat_user_tables` give the figures)."""
+    table = max(live, analysed, documents)
+    return share * analysed - changed - (table - documents)
