@@ -1,4 +1,4 @@
-"""recall/: graph recall from a frame, now or as of a version (R27-R30)."""
+"""recall/: graph recall from a frame or an event, now or as of a version (R27-R30, R63)."""
 
 from __future__ import annotations
 
@@ -25,10 +25,12 @@ class RecallView(ContextAPIView):
     @extend_schema(
         tags=["recall"],
         operation_id="recall",
-        summary="Graph recall from a frame (R27-R30)",
+        summary="Graph recall from a frame or an event (R27-R30, R63)",
         description="Breadth-first over sources and relations, nearest first, paged by "
-        "`max_nodes` and a byte budget. A cursor is bound to the query and the version: after "
-        "a change or with other parameters it is refused with 409 `stale_cursor`. With "
+        "`max_nodes` and a byte budget. From an event ref (`@e42`) the walk lists the frames "
+        "citing the event (`descendants`, `both`); `ancestors` gives the event alone. A cursor "
+        "is bound to the query and the version: after a change or with other parameters it is "
+        "refused with 409 `stale_cursor`. With "
         "`view_version` (or `evaluation`) a changed view is refused with 409 `stale_view`. "
         "`as_observation` appends the result as a `recall_result` observation.",
         request=RecallIn,

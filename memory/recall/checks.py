@@ -20,7 +20,7 @@ def check_params(
     """InvalidRequest (`invalid_frame_id`, `invalid_depth`, `invalid_direction`,
     `invalid_max_nodes`, `invalid_flag`) for a recall's parameters out of their ranges."""
     if not isinstance(frame_id, str) or not 0 < len(frame_id) <= 128:
-        raise InvalidField("frame_id", "frame_id must be a frame id string")
+        raise InvalidField("frame_id", "frame_id must be a frame id or an event ref")
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= RECALL_MAX_DEPTH:
         raise InvalidField(
             "depth",

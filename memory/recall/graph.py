@@ -41,6 +41,12 @@ PAGE_BYTES = 64 * 1024
 NODE_OVERHEAD = 160  # rough JSON size of a node without body/content
 
 
+def root_kind(ref: str) -> str:
+    """What a recall starts from, as its messages name it: `event` for an event ref, else
+    `frame`."""
+    return "event" if seq_of(ref) is not None else "frame"
+
+
 def _node_bytes(
     key: Key,
     frames: dict[int, dict[str, Any]],
@@ -137,8 +143,9 @@ def recall(
     idempotency_key: str | None = None,
 ) -> RecallJson:
     """One page of a breadth-first walk of the cognitive graph (see the module docstring):
-    `{nodes, edges, next_cursor, version, page: {offset, count, bytes}, ...}`. NotFound for
-    an unknown root frame; InvalidRequest (`invalid_*` parameters, `invalid_cursor`),
+    `{nodes, edges, next_cursor, version, page: {offset, count, bytes}, ...}`. `frame_id`
+    is a frame id or an event ref (the walk from an event lists the frames citing it).
+    NotFound for an unknown root frame or event; InvalidRequest (`invalid_*` parameters, `invalid_cursor`),
     StaleCursor, StaleView. Reads only, unless `as_observation` appends the page as an
     observation (R30, under the context row lock)."""
     flags = {
@@ -232,7 +239,7 @@ def _checked_walk(
     evaluation_id: int | None,
 ) -> Walk:
     """The walk as far as this page, once the view (and a cursor's version) matches the
-    context's version; NotFound when the start frame does not exist."""
+    context's version; NotFound when the start frame (or event) does not exist."""
     walk: Walk | None
     if cursor is None:
         walk = first_walk(
@@ -256,7 +263,7 @@ def _checked_walk(
         walk = continue_walk(context_pk, version, qhash, query, offset)
     if walk is None:
         raise NotFound(
-            f"frame {query.frame_id!r} does not exist in this context",
+            f"{root_kind(query.frame_id)} {query.frame_id!r} does not exist in this context",
             details=[{"ref": query.frame_id}],
         )
     return walk

@@ -7,10 +7,17 @@
 -- name: walk_open
 -- The walk: one recursive step per level, carrying the visited set in arrays, each level
 -- LIMITed to what the page still needs. A level's frame ids come next (`level_frame_ids`,
--- or `no_frame_ids` when no part needs them).
+-- or `no_frame_ids` when no part needs them). The root is the frame `root` or, when `root`
+-- is an event ref, the event `seq` (its "frame id" is the ref, which citing frames hold).
 WITH RECURSIVE walk(level, kinds, ids, fids, seen_f, seen_e, total) AS (
-  SELECT 0, ARRAY['f'], ARRAY[f.id], ARRAY[f.frame_id::text], ARRAY[f.id], '{}'::bigint[], 1
-  FROM memory_frame f WHERE f.context_id = %(ctx)s AND f.frame_id = %(root)s
+  SELECT 0, r.kinds, r.ids, r.fids, r.seen_f, r.seen_e, 1 FROM (
+    SELECT ARRAY['f'] AS kinds, ARRAY[f.id] AS ids, ARRAY[f.frame_id::text] AS fids,
+           ARRAY[f.id] AS seen_f, '{}'::bigint[] AS seen_e
+    FROM memory_frame f WHERE f.context_id = %(ctx)s AND f.frame_id = %(root)s
+    UNION ALL
+    SELECT ARRAY['e'], ARRAY[e.seq], ARRAY[%(root)s::text], '{}'::bigint[], ARRAY[e.seq]
+    FROM memory_event e WHERE e.context_id = %(ctx)s AND e.seq = %(seq)s
+  ) AS r
   UNION ALL
   SELECT w.level + 1, nx.kinds, nx.ids, nx.fids, w.seen_f || coalesce(nx.new_f, '{}'),
          w.seen_e || coalesce(nx.new_e, '{}'), w.total + cardinality(nx.ids)
@@ -40,7 +47,9 @@ array_fill(NULL::text, ARRAY[count(*)::int]) AS fids,
 -- name: walk_sources
 -- The parts: group numbers fix the order of neighbours within one parent; each part skips
 -- nodes already seen on earlier levels and is LIMITed, so a parent with a huge fan-out
--- costs at most `cap` rows. `p` is the parent (pk, frame id), `w` the walk so far.
+-- costs at most `cap` rows. `p` is the parent (pk, frame id), `w` the walk so far. Only
+-- the citing frames follow an event parent (the root event): the other parts look up
+-- `p.pk`, which for an event is its seq, so they run for frame parents only.
 (SELECT 0 AS grp, s.i AS ord, k.kind, k.other
    FROM memory_frame src
    CROSS JOIN LATERAL jsonb_array_elements_text(src.sources) WITH ORDINALITY AS s(ref, i)
@@ -54,14 +63,15 @@ array_fill(NULL::text, ARRAY[count(*)::int]) AS fids,
    CROSS JOIN LATERAL (SELECT CASE WHEN t.is_event THEN 'e' ELSE 'f' END,
                               CASE WHEN t.is_event THEN substr(s.ref, 3)::bigint ELSE f2.id END
                       ) AS k(kind, other)
-   WHERE src.id = p.pk AND k.other IS NOT NULL
+   WHERE p.kind = 'f' AND src.id = p.pk AND k.other IS NOT NULL
      AND k.other <> ALL(CASE WHEN k.kind = 'f' THEN w.seen_f ELSE w.seen_e END)
    ORDER BY s.i LIMIT %(cap)s)
 
 -- name: walk_out_relations
 (SELECT 1 AS grp, r.id AS ord, 'f' AS kind, r.object_id AS other
    FROM memory_relation r
-   WHERE r.subject_id = p.pk AND r.removed_version IS NULL AND r.object_id <> ALL(w.seen_f)
+   WHERE p.kind = 'f' AND r.subject_id = p.pk AND r.removed_version IS NULL
+     AND r.object_id <> ALL(w.seen_f)
    ORDER BY r.id LIMIT %(cap)s)
 
 -- name: walk_citing_frames
@@ -72,13 +82,15 @@ array_fill(NULL::text, ARRAY[count(*)::int]) AS fids,
 -- name: walk_in_relations
 (SELECT 3 AS grp, r.id AS ord, 'f' AS kind, r.subject_id AS other
    FROM memory_relation r
-   WHERE r.object_id = p.pk AND r.removed_version IS NULL AND r.subject_id <> ALL(w.seen_f)
+   WHERE p.kind = 'f' AND r.object_id = p.pk AND r.removed_version IS NULL
+     AND r.subject_id <> ALL(w.seen_f)
    ORDER BY r.id LIMIT %(cap)s)
 
 -- name: walk_close
--- A level's end; `level_frame_join` follows when the level's frame ids are needed.
+-- A level's end; `level_frame_join` follows when the level's frame ids are needed. Events
+-- are leaves, but for the root event (level 0), whose citing frames follow it.
         ) AS n
-        WHERE p.kind = 'f'
+        WHERE p.kind = 'f' OR w.level = 0
         ORDER BY n.kind, n.other, p.pos, n.grp, n.ord
       ) AS u
       ORDER BY u.pos, u.grp, u.ord
@@ -175,6 +187,10 @@ UNION
 SELECT r.id, r.subject_id, r.name, r.object_id FROM memory_relation r
 WHERE r.object_id = ANY(%(page)s) AND r.subject_id = ANY(%(known)s) AND r.removed_version IS NULL
 ORDER BY 1
+
+-- name: frames_citing
+-- The frames citing a kept walk's root event, by id.
+SELECT id FROM memory_frame WHERE context_id = %s AND sources ? %s ORDER BY id
 
 -- name: walk_frames
 -- The frame ids and sources of frames a kept walk has not read yet.

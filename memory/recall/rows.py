@@ -12,12 +12,13 @@ from typing import Any
 
 from django.db import connection
 
-from memory.models import Frame
+from memory.models import Event, Frame
 from memory.recall.statements import first_page_sql, run_prepared
 from memory.recall.walk import Found, Key
 from memory.recall.walk import state_for as walk_state_for
 from memory.sql import by_name, named_rows, statements
 from memory.sql.columns import RECALL_EVENT, RECALL_FRAME
+from memory.vocabulary import seq_of
 
 PREVIEW_CHARS = 280
 
@@ -71,11 +72,12 @@ def first_walk(
     """One statement, one snapshot: the breadth-first walk (one recursive step per level,
     carrying the visited set, LIMITed to the first offset + max_nodes + 1 nodes), the rows
     of the page's candidates, the relations between them and the earlier nodes, and the
-    context version. None when the root frame does not exist."""
+    context version. The root is a frame id or an event ref; None when it does not exist."""
     target = offset + max_nodes + 1
     params: dict[str, Any] = {
         "ctx": context_pk,
         "root": root,
+        "seq": seq_of(root),
         "depth": depth,
         "target": target,
         "cap": max(64, 2 * target),
@@ -147,12 +149,8 @@ def continue_walk(
 ) -> Walk | None:
     """A later page from the walk kept in this process (memory.recall.walk), continued as
     far as this page needs, with its rows read in the caller's snapshot. Same result as
-    `first_walk` for the same offset; None when the root frame does not exist."""
-    root = (
-        Frame.objects.filter(context_id=context_pk, frame_id=query.frame_id)
-        .values_list("pk", flat=True)
-        .first()
-    )
+    `first_walk` for the same offset; None when the root does not exist."""
+    root = _root(context_pk, query.frame_id)
     if root is None:
         return None
     target = offset + query.max_nodes + 1
@@ -191,6 +189,21 @@ def continue_walk(
     }
     _read_page_rows(walk, params)
     return walk
+
+
+def _root(context_pk: int, ref: str) -> Key | None:
+    """The walk's start node: the event an event ref names or the frame a frame id names;
+    None when this context has no such node."""
+    seq = seq_of(ref)
+    if seq is not None:
+        found = Event.objects.filter(context_id=context_pk, seq=seq).exists()
+        return ("e", seq) if found else None
+    pk = (
+        Frame.objects.filter(context_id=context_pk, frame_id=ref)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    return ("f", pk) if pk is not None else None
 
 
 def _read_page_rows(walk: Walk, params: dict[str, Any]) -> None:

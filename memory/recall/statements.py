@@ -21,6 +21,7 @@ def first_page_sql(direction: str) -> str:
 PARAM_TYPES = {
     "ctx": "bigint",
     "root": "text",
+    "seq": "bigint",
     "depth": "int",
     "target": "int",
     "cap": "int",

@@ -14,7 +14,7 @@ from typing import Any
 from django.db import connection
 
 from memory.sql import named_rows, statements
-from memory.vocabulary import seq_of
+from memory.vocabulary import event_ref, seq_of
 
 Key = tuple[str, int]
 PARENT_BATCH = 128
@@ -84,6 +84,8 @@ class WalkState(Found):
         while (len(self.order) < count or self.next_parent < expanded) and not self.finished:
             batch = self.order[self.next_parent : self.next_parent + PARENT_BATCH]
             self.next_parent += len(batch)
+            if batch[0][0] == "e" and self.depth[batch[0]] == 0 and self.descendants:
+                self._expand_event(context_pk, batch[0])
             parents = [k for k in batch if k[0] == "f" and self.depth[k] < self.max_depth]
             if parents:
                 self._expand(context_pk, parents)
@@ -115,6 +117,16 @@ class WalkState(Found):
                     self.add(("f", other), level)
                 for _, other in sorted(in_rel.get(pk, [])):
                     self.add(("f", other), level)
+
+    def _expand_event(self, context_pk: int, root: Key) -> None:
+        """Add the frames citing the root event (by id), one level below it: the only event
+        the walk expands (an event has no sources; every other event is a leaf)."""
+        with connection.cursor() as cursor:
+            cursor.execute(
+                statements("memory.recall")["frames_citing"], [context_pk, event_ref(root[1])]
+            )
+            for (pk,) in cursor.fetchall():
+                self.add(("f", pk), 1)
 
     def _neighbours(
         self, context_pk: int, pks: list[int]
@@ -176,15 +188,16 @@ _states: OrderedDict[tuple[Any, ...], WalkState] = OrderedDict()
 _states_lock = threading.Lock()
 
 
-def state_for(key: tuple[Any, ...], root_pk: int, direction: str, max_depth: int) -> WalkState:
-    """The walk for this (context, version, query) key: the one in progress, or a new one."""
+def state_for(key: tuple[Any, ...], root: Key, direction: str, max_depth: int) -> WalkState:
+    """The walk for this (context, version, query) key: the one in progress, or a new one
+    from `root` (a frame, or an event whose citing frames follow it)."""
     with _states_lock:
         state = _states.get(key)
         if state is not None:
             _states.move_to_end(key)
             return state
         state = WalkState(direction=direction, max_depth=max_depth)
-        state.add(("f", root_pk), 0)
+        state.add(root, 0)
         _states[key] = state
         while len(_states) > MAX_STATES:
             _states.popitem(last=False)

@@ -122,7 +122,10 @@ class RelationListQuery(StrictModel):
 
 
 class RecallIn(StrictModel):
-    frame_id: Name = Field(max_length=FRAME_ID_MAX)
+    frame_id: Name = Field(
+        max_length=FRAME_ID_MAX,
+        description="the frame to start from, or an event ref (@e42) to start from the event",
+    )
     depth: int = Field(RECALL_DEFAULT_DEPTH, ge=1, le=RECALL_MAX_DEPTH)
     direction: Annotated[str, Choice(("ancestors", "descendants", "both"))] = "ancestors"
     include_bodies: bool = True

@@ -103,7 +103,7 @@ def recall_as_of(context: Context, point: Point, **kwargs: Any) -> RecallJson:
     """`memory.recall.graph.recall` (same arguments, same shape) over the graph as it was at
     `point` (R52). InvalidRequest with `as_observation` (the past cannot be appended to) or
     with `view_version`/`evaluation_id` (they name another point)."""
-    from memory.recall.graph import recall
+    from memory.recall.graph import recall, root_kind
 
     if kwargs.get("as_observation"):
         raise InvalidRequest(
@@ -129,8 +129,9 @@ def recall_as_of(context: Context, point: Point, **kwargs: Any) -> RecallJson:
     except _Rollback as done:
         return done.result
     except NotFound as missing:
-        # The frame may well exist now: say which point it is missing at.
+        # The frame (or event) may well exist now: say which point it is missing at.
+        root = kwargs.get("frame_id")
         raise NotFound(
-            f"frame {kwargs.get('frame_id')!r} did not exist at version {point.version}",
+            f"{root_kind(str(root))} {root!r} did not exist at version {point.version}",
             details=missing.details,
         ) from None

@@ -372,8 +372,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Graph recall from a frame (R27-R30)
-         * @description Breadth-first over sources and relations, nearest first, paged by `max_nodes` and a byte budget. A cursor is bound to the query and the version: after a change or with other parameters it is refused with 409 `stale_cursor`. With `view_version` (or `evaluation`) a changed view is refused with 409 `stale_view`. `as_observation` appends the result as a `recall_result` observation.
+         * Graph recall from a frame or an event (R27-R30, R63)
+         * @description Breadth-first over sources and relations, nearest first, paged by `max_nodes` and a byte budget. From an event ref (`@e42`) the walk lists the frames citing the event (`descendants`, `both`); `ancestors` gives the event alone. A cursor is bound to the query and the version: after a change or with other parameters it is refused with 409 `stale_cursor`. With `view_version` (or `evaluation`) a changed view is refused with 409 `stale_view`. `as_observation` appends the result as a `recall_result` observation.
          */
         post: operations["recall"];
         delete?: never;
@@ -1094,6 +1094,7 @@ export interface components {
             direction: string;
         };
         RecallInRequest: {
+            /** @description the frame to start from, or an event ref (@e42) to start from the event */
             frame_id: string;
             /** @default 1 */
             depth: number;
