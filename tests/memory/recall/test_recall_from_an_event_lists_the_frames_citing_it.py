@@ -33,7 +33,7 @@ def cited(release_team: Agent) -> Agent:
 
 
 def walked(result: RecallJson) -> list[tuple[str, int]]:
-    return [(n.get("id") or n["ref"], n["depth"]) for n in result["nodes"]]
+    return [((n["id"] if n["type"] == "frame" else n["ref"]), n["depth"]) for n in result["nodes"]]
 
 
 def test_descendants_of_an_event_are_the_frames_citing_it_then_theirs(cited: Agent) -> None:
@@ -92,7 +92,8 @@ def test_pages_from_an_event_follow_the_one_page_walk(cited: Agent, forget: bool
         pages.append(recall(cited.context, max_nodes=1, cursor=pages[-1]["next_cursor"], **params))
     assert [node for page in pages for node in page["nodes"]] == whole["nodes"]
     assert len(pages) == len(whole["nodes"]) == 6
-    assert pages[0]["nodes"][0]["content"] == "build log"
+    root = pages[0]["nodes"][0]
+    assert root["type"] == "event" and root["content"] == "build log"
 
     def edge_set(result: RecallJson) -> set[tuple[str, str, str]]:
         return {(e["from"], e["to"], e["kind"]) for e in result["edges"]}

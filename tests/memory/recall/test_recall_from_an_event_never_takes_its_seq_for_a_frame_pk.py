@@ -52,4 +52,4 @@ def test_only_the_frames_citing_the_event_follow_it(
     frame_2: Agent, direction: str, expected: list[str]
 ) -> None:
     result = recall(frame_2.context, frame_id="@e2", direction=direction, depth=1)
-    assert [n.get("id") or n["ref"] for n in result["nodes"]] == expected
+    assert [(n["id"] if n["type"] == "frame" else n["ref"]) for n in result["nodes"]] == expected
