@@ -153,9 +153,9 @@ def build_server(instructions: str | None = None) -> MCPServer:
         max_nodes: int = 16,
         cursor: str | None = None,
     ) -> str:
-        """Walk the cognitive graph from a frame (retired items too): ancestors follows
-        sources and relations subject->object, descendants what cites the frame, both the
-        union. Returns nodes, edges and next_cursor."""
+        """Walk the cognitive graph from a frame, or an event ref like @e42 (retired items
+        too): ancestors follows sources and relations subject->object, descendants what
+        cites the frame or event, both the union. Returns nodes, edges and next_cursor."""
         mz = request_client()
         return _dump(
             tool_call(

@@ -144,6 +144,11 @@ _FRAME_ID = {
     "pattern": "^[a-z0-9][a-z0-9._-]*$",
     "description": "a frame id like release",
 }
+_RECALL_ROOT = {
+    "type": "string",
+    "pattern": "^(@e[1-9][0-9]*|[a-z0-9][a-z0-9._-]*)$",
+    "description": "a frame id like release, or an event ref like @e42",
+}
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -167,14 +172,14 @@ TOOLS: list[dict[str, Any]] = [
     },
     {
         "name": "recall",
-        "description": "Walk the cognitive graph from a frame, breadth-first, retired items "
-        "included. ancestors follows sources and relations subject->object; descendants "
-        "finds what cites the frame; both is the union. The result arrives as a "
-        "recall_result observation.",
+        "description": "Walk the cognitive graph from a frame or an event, breadth-first, "
+        "retired items included. ancestors follows sources and relations subject->object; "
+        "descendants finds what cites the frame or event; both is the union. The result "
+        "arrives as a recall_result observation.",
         "parameters": {
             "type": "object",
             "properties": {
-                "frame_id": _FRAME_ID,
+                "frame_id": _RECALL_ROOT,
                 "depth": {"type": "integer", "minimum": 1, "maximum": 4, "default": 1},
                 "direction": {
                     "type": "string",

@@ -56,6 +56,8 @@ def test_schemas_accept_good_arguments_and_refuse_bad_ones() -> None:
     assert not schemas["context_tx"].is_valid({"text": "(context-tx (retire @e42))"})
     assert schemas["recall"].is_valid({"frame_id": "release", "depth": 2, "direction": "both"})
     assert not schemas["recall"].is_valid({"frame_id": "release", "depth": 9})
+    assert schemas["recall"].is_valid({"frame_id": "@e42", "direction": "descendants"})
+    assert not schemas["recall"].is_valid({"frame_id": "@e0"})
     assert schemas["read_event"].is_valid({"ref": "@e42", "offset": 6000})
     assert not schemas["read_event"].is_valid({"ref": "e42"})
     assert schemas["search"].is_valid({"q": "packaging", "type": "frame"})
