@@ -6,7 +6,7 @@ and frames whose text holds one are queued for the index worker, which rewrites 
 
 from django.db import migrations
 
-# Unicode category Cf: `memory.search.format_characters.FORMAT_CHARACTERS` when this was
+# Unicode category Cf: `memory.search.format_characters.format_characters()` when this was
 # written (Python's Unicode 14.0), as ranges.
 FORMAT = (
     "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
