@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
+
 from memory.contexts import create_context
+from memory.search import ranking, statistics
 from memory.search.indexer import drain
 from memory.timeline.bulk import append_events
 
@@ -17,3 +21,14 @@ def indexed_context(slug: str, texts: list[str], batch: int = 500) -> Any:
         append_events(context.pk, chunk)
     drain(batch_size=500)
     return context
+
+
+def lowered_bounds(monkeypatch: pytest.MonkeyPatch, **bounds: int) -> Iterator[None]:
+    """For a fixture (`yield from`): search's size bounds lowered for a test, by name
+    (`RECENT_WINDOW` of `statistics`, the others of `ranking`), the kept statistics
+    forgotten before and after."""
+    for name, value in bounds.items():
+        monkeypatch.setattr(statistics if name == "RECENT_WINDOW" else ranking, name, value)
+    statistics.forget_statistics()
+    yield
+    statistics.forget_statistics()

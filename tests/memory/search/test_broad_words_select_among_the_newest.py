@@ -8,30 +8,26 @@ contexts of 60 and 195 documents."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from memory.contexts import create_context
 from memory.models import Event
-from memory.search import ranking, statistics
 from memory.search.indexer import drain
 from memory.search.query import search
 from memory.timeline.events import append_event
 from memory.tx.engine import submit_transaction
+from tests.memory.search.indexed import lowered_bounds
 
 WINDOW = 20
 BROAD = 10
 
 
 @pytest.fixture
-def small_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(statistics, "RECENT_WINDOW", WINDOW)
-    monkeypatch.setattr(ranking, "BROAD", BROAD)
-    monkeypatch.setattr(ranking, "BROAD_PHRASE", BROAD)
-    statistics.forget_statistics()
-    yield
-    statistics.forget_statistics()
+def small_bounds(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    yield from lowered_bounds(monkeypatch, RECENT_WINDOW=WINDOW, BROAD=BROAD, BROAD_PHRASE=BROAD)
 
 
 def context_of(slug: str, contents: list[str]) -> Any:

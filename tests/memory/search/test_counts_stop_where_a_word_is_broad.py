@@ -9,6 +9,7 @@ The bounds are lowered here (a window of 100 documents, broad from 10)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,19 +17,15 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memory.search import ranking, reach, statistics
-from tests.memory.search.indexed import indexed_context
+from tests.memory.search.indexed import indexed_context, lowered_bounds
 
 WINDOW = 100
 BROAD = 10
 
 
 @pytest.fixture
-def small_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(statistics, "RECENT_WINDOW", WINDOW)
-    monkeypatch.setattr(ranking, "BROAD", BROAD)
-    statistics.forget_statistics()
-    yield
-    statistics.forget_statistics()
+def small_bounds(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    yield from lowered_bounds(monkeypatch, RECENT_WINDOW=WINDOW, BROAD=BROAD)
 
 
 def context_of(slug: str, documents: int, every: int) -> Any:

@@ -10,25 +10,22 @@ The bounds are lowered here (a window of 100 documents, broad from 10, a budget 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from memory.search import ranking, statistics, vectors
-from tests.memory.search.indexed import indexed_context
+from memory.search import ranking, vectors
+from tests.memory.search.indexed import indexed_context, lowered_bounds
 
 WINDOW = 100
 
 
 @pytest.fixture
-def small_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(statistics, "RECENT_WINDOW", WINDOW)
-    monkeypatch.setattr(ranking, "BROAD", 10)
-    monkeypatch.setattr(ranking, "BROAD_PHRASE", 10)
-    monkeypatch.setattr(ranking, "ROW_BUDGET", 30)
-    statistics.forget_statistics()
-    yield
-    statistics.forget_statistics()
+def small_bounds(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    yield from lowered_bounds(
+        monkeypatch, RECENT_WINDOW=WINDOW, BROAD=10, BROAD_PHRASE=10, ROW_BUDGET=30
+    )
 
 
 def context_of(slug: str, documents: int) -> Any:
