@@ -10,6 +10,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable
 
+from memory.search.format_characters import without_format_characters
 from memory.search.textindex import (
     ASCII_WORD_ANYCASE,
     NEEDS_PARTS,
@@ -75,6 +76,24 @@ def _matches(segment: str, wanted: set[str]) -> bool:
         )
     word = normalise(segment)
     return word in wanted or any(p in wanted for p in word_parts(word))
+
+
+def _joined(pieces: Iterable[str]) -> list[str]:
+    """ICU's segments with a word split only by invisible format characters (``quan`` +
+    zero-width space + ``tum``) joined again: the index drops them before segmenting
+    (`format_characters`), so the word it holds is ``quantum`` and the snippet marks it."""
+    out: list[str] = []
+    gap = ""  # format characters after the last word, not yet placed
+    for segment in pieces:
+        if out and wordlike(out[-1]) and not without_format_characters(segment):
+            gap += segment
+            continue
+        if gap and wordlike(segment):
+            out[-1] += gap + segment
+        else:
+            out += [gap, segment] if gap else [segment]
+        gap = ""
+    return out + ([gap] if gap else [])
 
 
 def _ascii_segments(text: str) -> Iterable[str]:
@@ -151,7 +170,7 @@ def snippet(
     pieces: list[tuple[str, bool]] = []
     first = None
     offset = 0
-    for segment in _ascii_segments(text) if text.isascii() else segments(text):
+    for segment in _ascii_segments(text) if text.isascii() else _joined(segments(text)):
         match = bool(wanted) and _matches(segment, wanted)
         if match and first is None:
             first = offset
