@@ -157,13 +157,14 @@ class NeverNull:
 NotNull: Final = NeverNull()
 
 
-_QUERY_INT: Final = re.compile(r"-?[0-9]{1,20}")
+# No sign: every query integer is a count, a size or a version, none negative (`-0` is no 0).
+_QUERY_INT: Final = re.compile(r"[0-9]{1,20}")
 _QUERY_TRUE: Final = frozenset({"t", "y", "yes", "true", "on", "1"})
 _QUERY_FALSE: Final = frozenset({"f", "n", "no", "false", "off", "0"})
 
 
 def _query_int(value: Any) -> Any:
-    """ASCII digits with an optional minus (not `+3`, ` 3`, `1.0` or `３`)."""
+    """ASCII digits alone (not `+3`, `-0`, ` 3`, `1.0` or `３`)."""
     if isinstance(value, str) and _QUERY_INT.fullmatch(value):
         return int(value)
     raise PydanticCustomError("int_parsing", "A valid integer is required.")
