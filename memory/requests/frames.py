@@ -35,8 +35,9 @@ from memory.requests.strict import (
     SourceRef,
     Text,
     ThreadName,
+    Time,
 )
-from memory.search.query import RANK_POOL
+from memory.search.query import RANK_POOL, STATUSES
 from memory.vocabulary import FRAME_ID_MAX, MAX_SEQ, RELATION_NAME_MAX
 
 
@@ -145,17 +146,13 @@ class RecallIn(StrictModel):
 class SearchQuery(StrictModel):
     q: Name = Field(max_length=SEARCH_MAX_QUERY_CHARS)
     type: Annotated[str, Choice(("frame", "event"))] | None = Field(None)
-    status: Name | None = Field(None, max_length=20)
+    status: Annotated[str, Choice(STATUSES)] | None = Field(None)
     kind: Annotated[str, Choice((*EVENT_KINDS, "frame"))] | None = Field(
         None, description="an event kind, or frame"
     )
     thread: ThreadName | None = common.thread(filter=True)
-    # Read by memory.times.read_time, which holds the rule (an offset is required): a date
-    # type here would read a date alone or a local time as UTC.
-    since: Name | None = Field(
-        None, max_length=40, description="ISO 8601 with offset: 2025-01-31T12:00:00Z"
-    )
-    until: Name | None = Field(None, max_length=40, description="exclusive; ISO 8601 with offset")
+    since: Time | None = Field(None, description="ISO 8601 with offset: 2025-01-31T12:00:00Z")
+    until: Time | None = Field(None, description="exclusive; ISO 8601 with offset")
     transactions: QueryFlag | None = Field(
         None,  # absent: left out unless kind=transaction; `transactions=` is 400
         description="include transaction events (left out by default: they echo the frames)",

@@ -94,6 +94,16 @@ def with_reasons(details: list[FieldProblem]) -> list[FieldProblem]:
     return details
 
 
+def problem(error: ErrorDetails) -> FieldProblem:
+    """One failing field: its place, what is wrong, and the bounds it names, if any (a time
+    out of range names `min` and `max`)."""
+    out = FieldProblem(field=place(error["loc"]), message=message(error))
+    ctx = error.get("ctx") or {}
+    if "min" in ctx and "max" in ctx:
+        out["min"], out["max"] = ctx["min"], ctx["max"]
+    return out
+
+
 def ordered(exc: ValidationError) -> list[ErrorDetails]:
     """The failures, unknown fields first (a typo explains the rest), then in field order."""
     errors = exc.errors(include_url=False)
@@ -112,9 +122,7 @@ def refusal(exc: ValidationError) -> MorphzError:
             code=ErrorCode.TOO_LARGE,
             details=[{"field": field, "limit_chars": ctx.get("limit_chars")}],
         )
-    details = with_reasons(
-        [FieldProblem(field=place(error["loc"]), message=message(error)) for error in errors]
-    )
+    details = with_reasons([problem(error) for error in errors])
     first = details[0]
     return InvalidRequest(
         f"{first['field']}: {first['message']}" if first["field"] else first["message"],

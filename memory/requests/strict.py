@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Any, Final
 
 from pydantic import (
@@ -19,12 +20,15 @@ from pydantic import (
     Field,
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
+    PlainValidator,
+    ValidationInfo,
 )
 from pydantic.json_schema import WithJsonSchema
 from pydantic_core import PydanticCustomError, core_schema
 
-from memory.errors import ErrorCode
+from memory.errors import ErrorCode, InvalidField
 from memory.limits import MAX_CONTENT_CHARS
+from memory.times import read_time
 from memory.vocabulary import EVENT_REF_RE, FRAME_ID_RE, MAX_SEQ, THREAD_MAX, THREAD_RE
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
@@ -184,3 +188,24 @@ Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
 QueryInt = BeforeValidator(_query_int)
 QueryFlag = Annotated[bool, BeforeValidator(_query_flag)]
 QuerySeq = Annotated[int, QueryInt, Field(ge=0, le=MAX_SEQ)]
+
+
+def _time(value: Any, info: ValidationInfo) -> datetime:
+    """`value` read by `memory.times.read_time`, which holds the rule; its refusal as a field
+    error like any other, with the facts it names (`min`, `max`)."""
+    try:
+        return read_time(value, info.field_name or "")
+    except InvalidField as exc:
+        facts = {k: v for k, v in exc.details[0].items() if k != "field"}
+        raise PydanticCustomError(
+            exc.code, "{message}", {"message": exc.message, **facts}
+        ) from None
+
+
+# A time from a query string: read as its instant in UTC, refused in the same pass as the
+# other fields (not a date type: it would read a date alone or a local time as UTC).
+Time = Annotated[
+    datetime,
+    PlainValidator(_time),
+    WithJsonSchema({"type": "string", "minLength": 1, "maxLength": 40}),
+]

@@ -35,6 +35,8 @@ class FieldProblem(TypedDict):
     field: str
     message: str
     reason: NotRequired[str]  # a refused cursor's (`memory.requests.refusals.with_reasons`)
+    min: NotRequired[str]  # the bounds of a time out of range (`memory.times.read_time`)
+    max: NotRequired[str]
 
 
 def error_json(code: str, message: str, details: list[Any] | None = None) -> ErrorJson:

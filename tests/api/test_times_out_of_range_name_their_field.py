@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from memory.times import EARLIEST, LATEST
 from tests.api.conftest import Api, error_of
 
 # The latest time at the westmost offset is after 9999-12-31 in UTC; the earliest at the
@@ -24,6 +25,8 @@ def test_a_time_outside_the_stored_range_is_an_invalid_time_naming_its_field(
     assert error["code"] == "invalid_time"
     assert [d["field"] for d in error["details"]] == [field]
     assert field in error["message"] and "UTC" in error["message"]
+    (detail,) = error["details"]
+    assert (detail["min"], detail["max"]) == (EARLIEST.isoformat(), LATEST.isoformat())
 
 
 @pytest.mark.parametrize("field", ["since", "until"])

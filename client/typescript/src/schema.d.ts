@@ -3250,7 +3250,13 @@ export interface operations {
                 q: string;
                 /** @description ISO 8601 with offset: 2025-01-31T12:00:00Z */
                 since?: string;
-                status?: string;
+                /**
+                 * @description * `active` - active
+                 *     * `retiring` - retiring
+                 *     * `retired` - retired
+                 *     * `recorded` - recorded
+                 */
+                status?: "active" | "retiring" | "retired" | "recorded";
                 /** @description execution thread (R8): 1-100 of letters, digits, '.', '_', ':', '-'; only this thread; default: every thread */
                 thread?: string;
                 /** @description include transaction events (left out by default: they echo the frames) */
