@@ -65,10 +65,11 @@ def time_range(since: Any, until: Any) -> tuple[datetime | None, datetime | None
     start = None if since is None else read_time(since, "since")
     end = None if until is None else read_time(until, "until")
     if start is not None and end is not None and start >= end:
+        why = "since must be earlier than until (since is inclusive, until exclusive)"
         raise InvalidRequest(
-            "since must be earlier than until (since is inclusive, until exclusive)",
+            why,
             code=ErrorCode.INVALID_TIME,
-            details=[{"field": "since"}, {"field": "until"}],
+            details=[{"field": "since", "message": why}, {"field": "until", "message": why}],
         )
     return start, end
 

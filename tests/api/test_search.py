@@ -113,6 +113,7 @@ def test_since_not_before_until_is_an_invalid_time_naming_both(api: Api) -> None
         error = error_of(response)
         assert error["code"] == "invalid_time"
         assert [d["field"] for d in error["details"]] == ["since", "until"]
+        assert all("earlier" in d["message"] for d in error["details"])
 
 
 def test_filters_that_can_match_still_answer(api: Api, released) -> None:
