@@ -14,7 +14,7 @@ from memory.limits import CHUNK_DEFAULT, CHUNK_MAX
 from memory.models import Context, Erasure, Event, Frame, FrameRevision
 from memory.shapes import EVENT_ROW_COLUMNS, EventChunk, event_chunk_json
 from memory.shapes.history import WriteEntry
-from memory.vocabulary import event_ref, seq_from_text
+from memory.vocabulary import event_ref, is_ref, seq_from_text
 
 
 def resolve_context(context: Context | int) -> Context:
@@ -43,6 +43,26 @@ def parse_seq(seq: int | str) -> int:
         return number
     raise InvalidRequest(
         f'{seq!r} is not an event reference like "@e42"', code=ErrorCode.INVALID_REF
+    )
+
+
+def check_ref(value: Any, field: str) -> str:
+    """`value` when it is an event ref or a frame id (`memory.vocabulary.is_ref`); else
+    InvalidRequest naming `field`: `invalid_ref` when it starts with @ (an event ref's shape:
+    `@e0`, `@E1`, `@e+3`), `invalid_frame_id` otherwise."""
+    if is_ref(value):
+        return str(value)
+    if isinstance(value, str) and value.startswith("@"):
+        raise InvalidRequest(
+            f'{value!r} is not an event reference like "@e42"',
+            code=ErrorCode.INVALID_REF,
+            details=[{"field": field, "ref": value}],
+        )
+    raise InvalidRequest(
+        f"{field} must be a frame id (1-128 of a-z 0-9 . _ -, starting with a letter or digit) "
+        f"or an event ref like @e42; got {value!r}",
+        code=ErrorCode.INVALID_FRAME_ID,
+        details=[{"field": field}],
     )
 
 

@@ -16,6 +16,7 @@ from django.db.models.functions import Left
 from memory.kinds import OBSERVATION_KINDS
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
+from memory.read.history import check_ref
 from memory.read.pages import bounded_transaction_queryset, bounded_transactions
 from memory.read.paging import Page
 
@@ -75,12 +76,12 @@ def list_frames(
 ) -> Page[Frame]:
     """Frames by frame id after `after_id` (filters `status`, and `source`: the frames
     citing that event ref or frame id, R63, through the GIN index on `sources`): a `Page`
-    of at most `limit`."""
+    of at most `limit`. A `source` of neither form is refused (`check_ref`)."""
     queryset = Frame.objects.filter(context=context)
     if status:
         queryset = queryset.filter(status=status)
     if source:
-        queryset = queryset.filter(sources__contains=[source])
+        queryset = queryset.filter(sources__contains=[check_ref(source, "source")])
     if after_id:
         queryset = queryset.filter(frame_id__gt=after_id)
     return _page(queryset.order_by("frame_id"), limit)

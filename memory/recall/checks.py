@@ -8,6 +8,7 @@ from typing import Any
 from memory.errors import ErrorCode, InvalidField, InvalidRequest, StaleCursor, StaleView
 from memory.limits import RECALL_MAX_DEPTH, RECALL_MAX_NODES
 from memory.models import Context, Evaluation
+from memory.read.history import check_ref
 from memory.read.paging import SignedCursor
 
 DIRECTIONS = ("ancestors", "descendants", "both")
@@ -17,10 +18,9 @@ CURSOR_SALT = "morphz.recall.cursor"
 def check_params(
     frame_id: Any, depth: Any, direction: Any, max_nodes: Any, flags: dict[str, Any]
 ) -> None:
-    """InvalidRequest (`invalid_frame_id`, `invalid_depth`, `invalid_direction`,
+    """InvalidRequest (`invalid_frame_id`, `invalid_ref`, `invalid_depth`, `invalid_direction`,
     `invalid_max_nodes`, `invalid_flag`) for a recall's parameters out of their ranges."""
-    if not isinstance(frame_id, str) or not 0 < len(frame_id) <= 128:
-        raise InvalidField("frame_id", "frame_id must be a frame id or an event ref")
+    check_ref(frame_id, "frame_id")
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= RECALL_MAX_DEPTH:
         raise InvalidField(
             "depth",

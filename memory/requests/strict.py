@@ -29,7 +29,7 @@ from pydantic_core import PydanticCustomError, core_schema
 from memory.errors import ErrorCode, InvalidField
 from memory.limits import MAX_CONTENT_CHARS
 from memory.times import read_time
-from memory.vocabulary import EVENT_REF_RE, FRAME_ID_RE, MAX_SEQ, THREAD_MAX, THREAD_RE
+from memory.vocabulary import EVENT_REF_RE, MAX_SEQ, THREAD_MAX, THREAD_RE
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
@@ -94,9 +94,6 @@ def anchored(pattern: re.Pattern[str] | str, message: str) -> str:
 
 
 _THREAD = anchored(THREAD_RE, "1-100 characters: letters, digits, '.', '_', ':', '-'")
-_SOURCE = anchored(
-    f"{EVENT_REF_RE.pattern}|{FRAME_ID_RE.pattern}", "an event ref like @e42 or a frame id"
-)
 _EVENT_REF = anchored(EVENT_REF_RE, 'not an event reference like "@e17"')
 _SLUG = anchored(
     r"[-a-zA-Z0-9_]+",
@@ -105,9 +102,9 @@ _SLUG = anchored(
 ThreadName = Annotated[
     str, Field(min_length=1, max_length=THREAD_MAX, pattern=_THREAD), AfterValidator(_storable)
 ]
-SourceRef = Annotated[
-    str, Field(min_length=1, max_length=140, pattern=_SOURCE), AfterValidator(_storable)
-]
+# An event ref or a frame id; its form is checked by `memory.read.history.check_ref`, whose
+# code says which it failed to be (`invalid_ref`, `invalid_frame_id`).
+SourceRef = Annotated[str, Field(min_length=1, max_length=140), AfterValidator(_storable)]
 EventRef = Annotated[
     str, Field(min_length=1, max_length=40, pattern=_EVENT_REF), AfterValidator(_storable)
 ]

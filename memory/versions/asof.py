@@ -11,6 +11,7 @@ from django.db import connection, transaction
 
 from memory.errors import InvalidRequest, NotFound
 from memory.models import Context, Frame, FrameRevision, Relation
+from memory.read.history import check_ref
 from memory.read.lists import list_relations
 from memory.read.paging import Page
 from memory.shapes.history import WriteEntry
@@ -115,6 +116,7 @@ def recall_as_of(context: Context, point: Point, **kwargs: Any) -> RecallJson:
             "as_of and view_version/evaluation exclude each other",
             details=[{"field": "as_of"}],
         )
+    check_ref(kwargs.get("frame_id"), "frame_id")  # refused before the views are made
     if point.present:
         return recall(context, **kwargs)
     params = {k: v for k, v in point.params().items() if k in ("ctx", "v", "tick", "seq")}

@@ -80,9 +80,12 @@ def test_the_frames_citing_an_event_are_listed(api: Api, released) -> None:
 
 
 def test_a_source_that_is_no_ref_is_refused(api: Api, released) -> None:
-    response = api.get("frames/", {"source": "not a ref"})
-    assert response.status_code == 400
-    assert error_of(response)["code"] == "invalid_request"
+    # The codes recall answers for the same values (invalid_ref when shaped like an event ref).
+    for source, code in [("not a ref", "invalid_frame_id"), ("@e0", "invalid_ref")]:
+        response = api.get("frames/", {"source": source})
+        assert response.status_code == 400
+        assert error_of(response)["code"] == code
+        assert error_of(response)["details"][0]["field"] == "source"
     both = api.get("frames/", {"source": released["log"]["ref"], "as_of": 1})
     assert both.status_code == 400
     assert error_of(both)["code"] == "conflicting_filters"

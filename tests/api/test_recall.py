@@ -54,12 +54,14 @@ def test_as_observation_appends_a_recall_result(api: Api, released) -> None:
 
 
 def test_unknown_frame_is_404_and_bad_parameters_400(api: Api, released) -> None:
-    for frame_id in ("nothing-here", "Bad Id"):
+    for frame_id in ("nothing-here", "e1"):
         missing = api.post("recall/", {"frame_id": frame_id})
         assert missing.status_code == 404
         assert error_of(missing)["code"] == "not_found"
     for body, code in (
         ({}, "invalid_frame_id"),
+        ({"frame_id": "Bad Id"}, "invalid_frame_id"),
+        ({"frame_id": "@e0"}, "invalid_ref"),
         ({"frame_id": "release", "depth": 5}, "invalid_depth"),
         ({"frame_id": "release", "max_nodes": 0}, "invalid_max_nodes"),
         ({"frame_id": "release", "direction": "sideways"}, "invalid_direction"),
