@@ -142,3 +142,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if call.excinfo is not None and _SESSIONS in item.stash:
         report.sections.append(("database sessions before the timeout", item.stash[_SESSIONS]))
     return report
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> None:
+    """The test database's tables keep the statistics the tests themselves give them:
+    autovacuum is off for each. A test's rows are never committed, and VACUUM or ANALYZE
+    from another session counts another transaction's rows in progress as none, while the
+    table keeps their pages: the planner then reads the test's tables as empty (rows per
+    page 0) and plans nested loops that ran a search for minutes."""
+    from django.db import connection
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname FROM pg_class c WHERE c.relkind = 'r'"
+            " AND c.relnamespace = current_schema()::regnamespace"
+        )
+        for (table,) in cursor.fetchall():
+            name = connection.ops.quote_name(table)
+            cursor.execute(f"ALTER TABLE {name} SET (autovacuum_enabled = off)")  # noqa: S608
