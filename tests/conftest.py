@@ -160,4 +160,4 @@ def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> None:
         )
         for (table,) in cursor.fetchall():
             name = connection.ops.quote_name(table)
-            cursor.execute(f"ALTER TABLE {name} SET (autovacuum_enabled = off)")  # noqa: S608
+            cursor.execute(f"ALTER TABLE {name} SET (autovacuum_enabled = off)")
