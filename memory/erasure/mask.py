@@ -30,14 +30,62 @@ def mask_text(text: str) -> str:
     return _MASKABLE.sub(_mask_char, text)
 
 
-def mask_whole(value: Any) -> Any:
-    """A JSON value with every string value masked (keys kept)."""
+# Stand-ins for a mask character where two masked keys of one map would be one: of the
+# same width and token estimate, so a renamed key keeps every size.
+_NARROW_VARIANTS = NARROW_MASK + "▓▒░"
+_WIDE_VARIANTS = WIDE_MASK + "〒"
+# Every character a masked text may hold.
+MASK_CHARACTERS = _NARROW_VARIANTS + _WIDE_VARIANTS
+
+
+def _variant(key: str, n: int) -> str | None:
+    """The `n`-th variant of a masked key (0: itself): mask characters from the end replaced
+    by their stand-ins, counting in mixed radix; None when the key has no `n`-th."""
+    chars = list(key)
+    for i in range(len(chars) - 1, -1, -1):
+        alphabet = _NARROW_VARIANTS if chars[i] == NARROW_MASK else _WIDE_VARIANTS
+        if chars[i] not in (NARROW_MASK, WIDE_MASK):
+            continue
+        n, digit = divmod(n, len(alphabet))
+        chars[i] = alphabet[digit]
+        if n == 0:
+            return "".join(chars)
+    return None
+
+
+def rekeyed(pairs: list[tuple[str, bool, Any]]) -> dict[str, Any]:
+    """A map from `(key, masked, value)` in order: a masked key that would meet another key
+    takes its first free variant (same length), so no two keys become one. Raises
+    ValueError when none is free (more same-length keys than variants: never in practice,
+    a key of n mask characters has at least 2**n)."""
+    taken = {key for key, masked, _ in pairs if not masked}
+    out: dict[str, Any] = {}
+    for key, masked, value in pairs:
+        if masked:
+            n, free = 0, _variant(key, 0)
+            while free is not None and (free in taken or free in out):
+                n += 1
+                free = _variant(key, n)
+            if free is None:
+                raise ValueError(f"no free mask for a key of {len(key)} characters")
+            key = free
+        out[key] = value
+    return out
+
+
+def mask_whole(value: Any, *, keys: bool = False) -> Any:
+    """A JSON value with every string value masked, and with `keys` every key of its maps
+    too (a body's keys are its text; a runtime payload's are its schema)."""
     if isinstance(value, str):
         return mask_text(value)
     if isinstance(value, dict):
-        return {key: mask_whole(item) for key, item in value.items()}
+        if not keys:
+            return {key: mask_whole(item) for key, item in value.items()}
+        return rekeyed(
+            [(mask_text(key), True, mask_whole(item, keys=True)) for key, item in value.items()]
+        )
     if isinstance(value, list):
-        return [mask_whole(item) for item in value]
+        return [mask_whole(item, keys=keys) for item in value]
     return value
 
 
@@ -78,22 +126,25 @@ def mask_matches(text: str, matcher: Matcher) -> tuple[str, int]:
     return matcher.regex.subn(_mask_match, text)
 
 
-def mask_json(value: Any, matcher: Matcher) -> tuple[Any, int]:
-    """A JSON value with every occurrence in its string values masked, and how many."""
+def mask_json(value: Any, matcher: Matcher, *, keys: bool = False) -> tuple[Any, int]:
+    """A JSON value with every occurrence in its string values (with `keys`, in its maps'
+    keys too) masked, and how many."""
     if isinstance(value, str):
         return mask_matches(value, matcher)
     if isinstance(value, dict):
-        out: dict[str, Any] = {}
+        pairs: list[tuple[str, bool, Any]] = []
         total = 0
         for key, item in value.items():
-            out[key], n = mask_json(item, matcher)
-            total += n
-        return out, total
+            masked_item, n = mask_json(item, matcher, keys=keys)
+            new_key, m = mask_matches(key, matcher) if keys else (key, 0)
+            pairs.append((new_key, m > 0, masked_item))
+            total += n + m
+        return rekeyed(pairs), total
     if isinstance(value, list):
         items = []
         total = 0
         for item in value:
-            masked, n = mask_json(item, matcher)
+            masked, n = mask_json(item, matcher, keys=keys)
             items.append(masked)
             total += n
         return items, total

@@ -22,7 +22,7 @@ from memory.erasure.mask import (
     mask_text,
     mask_whole,
 )
-from memory.kinds import TRANSACTION
+from memory.kinds import APPENDABLE_KINDS, TRANSACTION
 from memory.models import (
     Context,
     Evaluation,
@@ -143,7 +143,7 @@ class Masker:
             if event is None or md5_of(event.content) != digest:
                 continue
             event.content = mask_text(event.content)
-            event.payload = mask_whole(event.payload)
+            event.payload = mask_whole(event.payload, keys=event.kind in APPENDABLE_KINDS)
             Event.objects.filter(pk=event.pk).update(content=event.content, payload=event.payload)
             self.event_pks.add(event.pk)
             self.whole_events[seq] = 1
@@ -153,10 +153,12 @@ class Masker:
             frame = Frame.objects.filter(context_id=c, frame_id=frame_id).first()
             if frame is None or first_body(frame.pk) != digest:
                 continue
-            Frame.objects.filter(pk=frame.pk).update(body=mask_whole(frame.body))
+            Frame.objects.filter(pk=frame.pk).update(body=mask_whole(frame.body, keys=True))
             revisions = 0
             for revision in FrameRevision.objects.filter(frame_id=frame.pk):
-                FrameRevision.objects.filter(pk=revision.pk).update(body=mask_whole(revision.body))
+                FrameRevision.objects.filter(pk=revision.pk).update(
+                    body=mask_whole(revision.body, keys=True)
+                )
                 revisions += 1
             self.frame_pks.add(frame.pk)
             self.whole_frames[frame_id] = 1 + revisions
@@ -183,7 +185,8 @@ class Masker:
         rows = Event.objects.filter(context_id=self.context.pk).exclude(kind=TRANSACTION)
         for event in _candidates(rows, self.matcher, ("content",), ("payload",)):
             content, n = mask_matches(event.content, self.matcher)
-            payload, m = mask_json(event.payload, self.matcher)
+            keys = event.kind in APPENDABLE_KINDS  # a client's payload; the runtime's schema
+            payload, m = mask_json(event.payload, self.matcher, keys=keys)
             payload = self._structural(payload)
             if n or m or payload != event.payload:
                 Event.objects.filter(pk=event.pk).update(content=content, payload=payload)
@@ -211,7 +214,7 @@ class Masker:
         out = {key: self._structural(item) for key, item in value.items()}
         names = {out.get(k) for k in ("id", "frame_id", "frame") if isinstance(out.get(k), str)}
         if "body" in out and names & self.erased_frames:
-            out["body"] = mask_whole(out["body"])
+            out["body"] = mask_whole(out["body"], keys=True)
         if isinstance(out.get("ref"), str) and out["ref"] in self.erased_refs:
             for key in ("content", "preview", "text"):
                 if key in out:
@@ -240,7 +243,7 @@ class Masker:
                 try:
                     ops = txlang.parse_text(text)["ops"]
                 except txlang.TxError:
-                    ops = mask_json(record.ops, self.matcher)[0]
+                    ops = [self._op(op) for op in record.ops]
             changed = (text, reason, receipt, errors, ops) != (
                 record.text,
                 record.reason,
@@ -270,19 +273,23 @@ class Masker:
         out = dict(tx)
         if isinstance(out.get("reason"), str):
             out["reason"], _ = mask_matches(out["reason"], self.matcher)
-        ops = []
-        for op in out["ops"]:
-            op = dict(op)
-            if "body" in op:
-                if op.get("id") in self.erased_frames:
-                    op["body"] = mask_whole(op["body"])
-                else:
-                    op["body"], _ = mask_json(op["body"], self.matcher)
-            ops.append(op)
-        out["ops"] = ops
+        out["ops"] = [self._op(op) for op in out["ops"]]
         if out == tx:
             return text
         return txlang.to_text(out)
+
+    def _op(self, op: Any) -> Any:
+        """An operation with its body masked: whole for an erased frame, else where it
+        quotes (keys and values: a body's keys are its text); the rest where it quotes."""
+        if not isinstance(op, dict):
+            return mask_json(op, self.matcher)[0]
+        out = {key: mask_json(item, self.matcher)[0] for key, item in op.items() if key != "body"}
+        if "body" in op:
+            if op.get("id") in self.erased_frames:
+                out["body"] = mask_whole(op["body"], keys=True)
+            else:
+                out["body"] = mask_json(op["body"], self.matcher, keys=True)[0]
+        return {key: out[key] for key in op}
 
     def frames(self) -> None:
         """Quotes and patterns in frames, revisions and retirement reasons."""
@@ -292,7 +299,7 @@ class Masker:
         for frame in _candidates(
             Frame.objects.filter(context_id=c), self.matcher, ("retire_reason",), ("body",)
         ):
-            body, n = mask_json(frame.body, self.matcher)
+            body, n = mask_json(frame.body, self.matcher, keys=True)
             reason, m = mask_matches(frame.retire_reason or "", self.matcher)
             if n or m:
                 Frame.objects.filter(pk=frame.pk).update(
@@ -303,7 +310,7 @@ class Masker:
         for revision in _candidates(
             FrameRevision.objects.filter(frame__context_id=c), self.matcher, (), ("body",)
         ):
-            body, n = mask_json(revision.body, self.matcher)
+            body, n = mask_json(revision.body, self.matcher, keys=True)
             if n:
                 FrameRevision.objects.filter(pk=revision.pk).update(body=body)
                 self.frame_pks.add(revision.frame_id)
@@ -366,11 +373,13 @@ class Masker:
             frames = []
             for item in compiled.get("frames") or []:
                 if isinstance(item, dict) and item.get("id") in self.erased_frames:
-                    masked = {**item, "body": mask_whole(item.get("body"))}
+                    masked = {**item, "body": mask_whole(item.get("body"), keys=True)}
                     if isinstance(text, str):
                         with contextlib.suppress(KeyError, TypeError):
                             text = text.replace(render_frame(item), render_frame(masked))
                     item = masked
+                elif isinstance(item, dict) and "body" in item:  # keys that quote (values below)
+                    item = {**item, "body": mask_json(item["body"], self.matcher, keys=True)[0]}
                 frames.append(item)
             if "frames" in compiled:
                 compiled["frames"] = frames

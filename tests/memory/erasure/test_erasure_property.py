@@ -13,12 +13,13 @@ from hypothesis import strategies as st
 from hypothesis.stateful import invariant, rule, run_state_machine_as_test
 
 from memory.erasure.erase import erase
-from memory.erasure.mask import NARROW_MASK, WIDE_MASK
+from memory.erasure.mask import MASK_CHARACTERS
 from memory.errors import MorphzError
+from memory.kinds import APPENDABLE_KINDS
 from memory.models import Erasure, Event, Frame, FrameRevision
 from tests.memory.versions.test_replay_property import History
 
-ERASED = set(NARROW_MASK + WIDE_MASK + '"\\\n\t')
+ERASED = set(MASK_CHARACTERS + '"\\\n\t')
 
 
 class ErasedHistory(History):
@@ -58,25 +59,28 @@ class ErasedHistory(History):
         for stone in Erasure.objects.filter(context_id=self.pk, target__in=["event", "frame"]):
             if stone.target == "event":
                 event = Event.objects.get(context_id=self.pk, seq=int(stone.ref[2:]))
-                texts = [event.content, *_values(event.payload)]
+                keyed = event.kind in APPENDABLE_KINDS  # a runtime payload keeps its schema
+                texts = [event.content, *_texts(event.payload, keys=keyed)]
             else:
                 frame = Frame.objects.get(context_id=self.pk, frame_id=stone.ref)
-                texts = _values(frame.body)
+                texts = _texts(frame.body, keys=True)
                 for body in FrameRevision.objects.filter(frame=frame).values_list(
                     "body", flat=True
                 ):
-                    texts += _values(body)
+                    texts += _texts(body, keys=True)
             for text in texts:
                 assert set(text) <= ERASED, (stone.ref, text)
 
 
-def _values(value: object) -> list[str]:
+def _texts(value: object, *, keys: bool) -> list[str]:
+    """Every string value of a JSON value, and with `keys` every key of its maps."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
-        return [s for item in value.values() for s in _values(item)]
+        own = list(value) if keys else []
+        return own + [s for item in value.values() for s in _texts(item, keys=keys)]
     if isinstance(value, list):
-        return [s for item in value for s in _values(item)]
+        return [s for item in value for s in _texts(item, keys=keys)]
     return []
 
 
