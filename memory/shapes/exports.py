@@ -60,6 +60,10 @@ class TransactionStep(TypedDict):
     reason: str
     evaluation: int | None  # the ordinal of the evaluation it came from
     created_at: str
+    # A commit made under an idempotency key (R49), and its request's hash; older files
+    # lack them.
+    idempotency_key: NotRequired[str]
+    request_hash: NotRequired[str]
 
 
 class SettingsStep(TypedDict):

@@ -28,6 +28,7 @@ from memory.contexts import (
 )
 from memory.erasure.lines import erasure_lines, restore_erasures
 from memory.errors import ErrorCode, InvalidRequest, MorphzError
+from memory.idempotency import check_key
 from memory.models import Context, Evaluation, TransactionRecord
 from memory.processes import process_alive
 from memory.shapes.exports import ExportHeader, RejectedLine
@@ -247,6 +248,7 @@ def _rebuild(
         with connection.cursor() as cur:  # this commit flushes the whole rebuild to disk
             cur.execute(statements("memory.versions")["synchronous_commit_local"])
         _restore_times(context, exported.steps)
+        _restore_keys(context, exported.steps)
         _restore_rejected(context, exported.rejected)
         restore_erasures(context, exported.erasures)
         rebuilt: Mapping[str, Any] = snapshot(context.pk)
@@ -290,6 +292,33 @@ def _restore_times(context: Context, steps: list[dict[str, Any]]) -> None:
         cur.execute(
             statements("memory.versions")["restore_event_times"],
             {"seqs": seqs, "times": times, "ctx": context.pk},
+        )
+
+
+def _restore_keys(context: Context, steps: list[dict[str, Any]]) -> None:
+    """Commits keep their idempotency keys (R49): a client retrying a transaction after a
+    restore gets its receipt again, not a conflict."""
+    keyed = [s for s in steps if s["type"] == "transaction" and "idempotency_key" in s]
+    if not keyed:
+        return
+    hash_chars = TransactionRecord._meta.get_field("request_hash").max_length or 0
+    for s in keyed:  # a file is only checked where it is used
+        where = f"transaction @e{s.get('seq')}"
+        try:
+            check_key(s["idempotency_key"], field=f"idempotency_key of {where}")
+        except InvalidRequest as exc:
+            raise InvalidExport(exc.message) from None
+        if not isinstance(s.get("request_hash"), str) or len(s["request_hash"]) > hash_chars:
+            raise InvalidExport(f"request_hash of {where} must be a string of hex digits")
+    with connection.cursor() as cur:
+        cur.execute(
+            statements("memory.versions")["restore_transaction_keys"],
+            {
+                "versions": [s["version"] for s in keyed],
+                "keys": [s["idempotency_key"] for s in keyed],
+                "hashes": [s["request_hash"] for s in keyed],
+                "ctx": context.pk,
+            },
         )
 
 

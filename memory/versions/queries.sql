@@ -253,6 +253,12 @@ UPDATE memory_event AS e SET created_at = v.t::timestamptz
 FROM unnest(%(seqs)s::bigint[], %(times)s::text[]) AS v(seq, t)
 WHERE e.context_id = %(ctx)s AND e.seq = v.seq
 
+-- name: restore_transaction_keys
+-- Imported commits keep their idempotency keys: a retry after a restore gets its receipt.
+UPDATE memory_transactionrecord AS t SET idempotency_key = v.k, request_hash = v.h
+FROM unnest(%(versions)s::bigint[], %(keys)s::text[], %(hashes)s::text[]) AS v(version, k, h)
+WHERE t.context_id = %(ctx)s AND t.committed_version = v.version
+
 -- name: synchronous_commit_local
 SET LOCAL synchronous_commit = on
 
@@ -406,10 +412,10 @@ LEFT JOIN fork_eval me ON me.old = e.evaluation_id
 -- name: fork_records
 INSERT INTO memory_transactionrecord (id, context_id, author, author_kind, thread,
 base_version, committed_version, status, reason, text, ops, receipt, errors,
-frame_ids, event_id, evaluation_id, created_at)
+frame_ids, event_id, evaluation_id, created_at, idempotency_key, request_hash)
 SELECT m.new, %(dst)s, t.author, t.author_kind, t.thread, t.base_version,
 t.committed_version, t.status, t.reason, t.text, t.ops, t.receipt, t.errors,
-t.frame_ids, me.new, mv.new, t.created_at
+t.frame_ids, me.new, mv.new, t.created_at, t.idempotency_key, t.request_hash
 FROM memory_transactionrecord t JOIN fork_record m ON m.old = t.id
 LEFT JOIN fork_event me ON me.old = t.event_id
 LEFT JOIN fork_eval mv ON mv.old = t.evaluation_id

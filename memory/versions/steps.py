@@ -106,6 +106,8 @@ def history_steps(context: Context, batch: int = 2000) -> Iterator[Step]:
         for r in TransactionRecord.objects.filter(context=context, status="committed").only(
             "event_id",
             "committed_version",
+            "idempotency_key",
+            "request_hash",
             "text",
             "author",
             "author_kind",
@@ -142,7 +144,7 @@ def _event_step(
         record = records.get(event.pk)
         if record is None:
             raise ReplayError(f"{event.ref} is a transaction event without its record")
-        return {
+        step: TransactionStep = {
             "type": "transaction",
             "seq": event.seq,
             "version": record.committed_version,
@@ -155,6 +157,10 @@ def _event_step(
             "evaluation": ordinal.get(record.evaluation_id) if record.evaluation_id else None,
             "created_at": event.created_at.isoformat(),
         }
+        if record.idempotency_key is not None:
+            step["idempotency_key"] = record.idempotency_key
+            step["request_hash"] = record.request_hash
+        return step
     return {
         "type": "event",
         "seq": event.seq,
