@@ -20,6 +20,7 @@ OPAQUE = {
     "memory/tx/lang/jsonform.py:_validate_op": "a transaction's operation as written",
     "memory/tx/submission.py:parse_submission": "a transaction as written",
     "memory/tx/bodyedit.py:parse_body_text": "a frame's body: the model's own JSON",
+    "memory/erasure/mask.py:_rekeyed": "a body's or payload's map, its keys masked",
     "memory/read/paging.py:answer": "a page's items go under the list's own name",
     "memory/versions/points.py:params": "SQL parameters",
     "memory/search/filters.py:sql_filters": "SQL parameters",

@@ -53,7 +53,7 @@ def _variant(key: str, n: int) -> str | None:
     return None
 
 
-def rekeyed(pairs: list[tuple[str, bool, Any]]) -> dict[str, Any]:
+def _rekeyed(pairs: list[tuple[str, bool, Any]]) -> dict[str, Any]:
     """A map from `(key, masked, value)` in order: a masked key that would meet another key
     takes its first free variant (same length), so no two keys become one. Raises
     ValueError when none is free (more same-length keys than variants: never in practice,
@@ -81,7 +81,7 @@ def mask_whole(value: Any, *, keys: bool = False) -> Any:
     if isinstance(value, dict):
         if not keys:
             return {key: mask_whole(item) for key, item in value.items()}
-        return rekeyed(
+        return _rekeyed(
             [(mask_text(key), True, mask_whole(item, keys=True)) for key, item in value.items()]
         )
     if isinstance(value, list):
@@ -139,7 +139,7 @@ def mask_json(value: Any, matcher: Matcher, *, keys: bool = False) -> tuple[Any,
             new_key, m = mask_matches(key, matcher) if keys else (key, 0)
             pairs.append((new_key, m > 0, masked_item))
             total += n + m
-        return rekeyed(pairs), total
+        return _rekeyed(pairs), total
     if isinstance(value, list):
         items = []
         total = 0
