@@ -90,6 +90,7 @@ class RejectedLine(TypedDict):
     frame_ids: list[str]
     evaluation: int | None
     created_at: str
+    after_version: NotRequired[int]  # the commit it was recorded after (0: before any)
 
 
 class SnapshotCounters(TypedDict):

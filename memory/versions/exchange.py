@@ -29,9 +29,9 @@ from memory.contexts import (
 from memory.erasure.lines import erasure_lines, restore_erasures
 from memory.errors import ErrorCode, InvalidRequest, MorphzError
 from memory.idempotency import check_key
-from memory.models import Context, Evaluation, TransactionRecord
+from memory.models import Context, TransactionRecord
 from memory.processes import process_alive
-from memory.shapes.exports import ExportHeader, RejectedLine
+from memory.shapes.exports import ExportHeader
 from memory.sql import statements
 from memory.versions.export_file import (
     FORMAT,
@@ -43,6 +43,7 @@ from memory.versions.export_file import (
     export_time,
     read_export,
 )
+from memory.versions.rejected import RejectedInPlace, rejected_lines
 from memory.versions.replay import (
     apply_steps,
     building_scratch,
@@ -75,32 +76,6 @@ class ImportResult:
 
 def _line(value: Mapping[str, Any]) -> bytes:
     return (json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-
-
-def _rejected(context: Context) -> list[RejectedLine]:
-    evaluations = {
-        pk: n
-        for n, pk in enumerate(
-            Evaluation.objects.filter(context=context).order_by("pk").values_list("pk", flat=True)
-        )
-    }
-    return [
-        {
-            "type": "rejected",
-            "author": r.author,
-            "author_kind": r.author_kind,
-            "thread": r.thread,
-            "base_version": r.base_version,
-            "reason": r.reason,
-            "text": r.text,
-            "ops": r.ops,
-            "errors": r.errors,
-            "frame_ids": list(r.frame_ids),
-            "evaluation": evaluations.get(r.evaluation_id) if r.evaluation_id else None,
-            "created_at": r.created_at.isoformat(),
-        }
-        for r in TransactionRecord.objects.filter(context=context, status="rejected").order_by("pk")
-    ]
 
 
 @contextmanager
@@ -180,7 +155,7 @@ def export_context(
                 counts["steps"] += 1
                 if progress is not None:
                     progress(step)
-            for record in _rejected(context):
+            for record in rejected_lines(context):
                 write(record)
                 counts["rejected"] += 1
             for line in erasure_lines(context):
@@ -239,8 +214,11 @@ def _rebuild(
     exported: ExportFile,
     progress: Callable[[Mapping[str, Any]], None] | None,
 ) -> ImportResult:
+    rejected = RejectedInPlace(context, exported.rejected)
     try:
-        apply_steps(context.pk, exported.steps, progress, compile_inputs=False)
+        apply_steps(
+            context.pk, exported.steps, progress, compile_inputs=False, before=rejected.before
+        )
     except (ReplayError, MorphzError) as exc:
         message = getattr(exc, "message", None) or str(exc)
         raise InvalidExport(f"the history does not replay: {message}") from None
@@ -249,7 +227,7 @@ def _rebuild(
             cur.execute(statements("memory.versions")["synchronous_commit_local"])
         _restore_times(context, exported.steps)
         _restore_keys(context, exported.steps)
-        _restore_rejected(context, exported.rejected)
+        rejected.rest()
         restore_erasures(context, exported.erasures)
         rebuilt: Mapping[str, Any] = snapshot(context.pk)
         if exported.header.get("format_version") == 1:  # its state lacks the newer parts
@@ -320,34 +298,3 @@ def _restore_keys(context: Context, steps: list[dict[str, Any]]) -> None:
                 "ctx": context.pk,
             },
         )
-
-
-def _restore_rejected(context: Context, rejected: list[dict[str, Any]]) -> None:
-    evaluations = list(
-        Evaluation.objects.filter(context=context).order_by("pk").values_list("pk", flat=True)
-    )
-    TransactionRecord.objects.bulk_create(
-        [
-            TransactionRecord(
-                context=context,
-                author=r["author"],
-                author_kind=r["author_kind"],
-                thread=r["thread"],
-                base_version=r.get("base_version"),
-                committed_version=None,
-                status="rejected",
-                reason=r.get("reason") or "",
-                text=r["text"],
-                ops=r.get("ops"),
-                errors=r.get("errors"),
-                frame_ids=list(r.get("frame_ids") or []),
-                evaluation_id=(
-                    evaluations[r["evaluation"]]
-                    if isinstance(r.get("evaluation"), int)
-                    and 0 <= r["evaluation"] < len(evaluations)
-                    else None
-                ),
-            )
-            for r in rejected
-        ]
-    )

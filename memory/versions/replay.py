@@ -51,12 +51,14 @@ def apply_steps(
     progress: Progress | None = None,
     *,
     compile_inputs: bool = True,
+    before: Callable[[StepLine], None] | None = None,
 ) -> None:
     """Drive the engine with the steps, in order. Raises ReplayError when a step lands
     somewhere else than the history says (another seq, another version).
 
     Without `compile_inputs` evaluations compile no model input (verifying compares what
-    they did; an import keeps the inputs for `GET evaluations/{id}/`)."""
+    they did; an import keeps the inputs for `GET evaluations/{id}/`). `before` is called
+    ahead of each step that is not a plain append (an import restores records there)."""
     evaluation_ids: dict[int, int] = {}
     run: list[StepLine] = []  # plain appends waiting for one bulk append
 
@@ -72,6 +74,8 @@ def apply_steps(
                 flush()
             continue
         flush()
+        if before is not None:
+            before(step)
         if kind == "event":
             _apply_event(context_id, step)
         elif kind == "evaluation":
