@@ -160,6 +160,7 @@ NotNull: Final = NeverNull()
 
 # No sign: every query integer is a count, a size or a version, none negative (`-0` is no 0).
 _QUERY_INT: Final = re.compile(r"[0-9]{1,20}")
+_SIGNED_INT: Final = re.compile(r"[+-][0-9]+")
 _QUERY_TRUE: Final = frozenset({"t", "y", "yes", "true", "on", "1"})
 _QUERY_FALSE: Final = frozenset({"f", "n", "no", "false", "off", "0"})
 
@@ -168,7 +169,9 @@ def _query_int(value: Any) -> Any:
     """ASCII digits alone (not `+3`, `-0`, ` 3`, `1.0` or `３`)."""
     if isinstance(value, str) and _QUERY_INT.fullmatch(value):
         return int(value)
-    raise PydanticCustomError("int_parsing", "A valid integer is required.")
+    if isinstance(value, str) and _SIGNED_INT.fullmatch(value):
+        raise PydanticCustomError("int_parsing", "Must be 0 or more, in digits without a sign.")
+    raise PydanticCustomError("int_parsing", "A valid integer is required (digits alone).")
 
 
 def _query_flag(value: Any) -> bool:

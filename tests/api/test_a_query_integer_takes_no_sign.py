@@ -1,5 +1,6 @@
 """A query-string integer is ASCII digits alone: a minus sign is refused like a plus sign
-(`-0` is not read as 0), with the parameter's own code; no query integer may be negative."""
+(`-0` is not read as 0), with the parameter's own code and a message saying so (not that
+`-1` is no integer); no query integer may be negative."""
 
 from __future__ import annotations
 
@@ -26,3 +27,4 @@ def test_a_signed_query_integer_is_refused(
     response = api.get(path, signed)
     assert response.status_code == 400, response.content
     assert error_of(response)["code"] == code
+    assert "without a sign" in response.text
