@@ -31,7 +31,7 @@ from memory.read.access import context_for_person
 from memory.replicas import Floor, ReplicaRead, start_read
 from memory.requests.contexts import ReadFloorBody, ReadFloorQuery
 from memory.requests.strict import text_problem
-from memory.scopes import READ, WRITE, require
+from memory.scopes import ACTS, READ, WRITE, require
 from memory.tx.engine import Author
 
 T = TypeVar("T")
@@ -102,7 +102,8 @@ class ContextAPIView(ApiView):
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
         self.ctx = resolve_context(request, kwargs.get("slug", ""))
-        self.require(self.capability(request.method or "GET"), f"{request.method} this endpoint")
+        capability = self.capability(request.method or "GET")
+        self.require(capability, f"{ACTS[capability]} ({request.method} {request.path})")
         # Without replicas this is one test of an empty list: the single-server path.
         if settings.MORPHZ_REPLICAS and self.reads_only(request):
             self.replica = start_read(read_floor(request, self.ctx))

@@ -12,6 +12,13 @@ WRITE = "write"
 ERASE = "erase"
 ADMIN = "admin"
 CAPABILITIES = (READ, WRITE, ERASE, ADMIN)
+# Each capability as an act, for a refusal's message (an MCP tool's caller sees it too).
+ACTS: dict[str, str] = {
+    READ: "read this context",
+    WRITE: "change memory (events, evaluations, transactions, replies)",
+    ERASE: "erase",
+    ADMIN: "administer the context",
+}
 
 ALLOWED: dict[str, frozenset[str]] = {
     READ_SCOPE: frozenset({READ}),
