@@ -61,7 +61,8 @@ class LockedContext:
 
 
 def lock_context(context_id: int, *, allow_frozen: bool = False) -> LockedContext:
-    """SELECT ... FOR UPDATE the context row: serialises commits of one context (R20).
+    """SELECT ... FOR NO KEY UPDATE the context row: serialises commits of one context (R20)
+    without holding up inserts that merely reference it (a foreign key's check).
 
     Every write takes it, so it refuses a frozen context (R54) with ContextFrozen unless
     `allow_frozen` (freezing, unfreezing and deleting are decisions about the context)."""

@@ -2,8 +2,10 @@
 -- memory.replicas).
 
 -- name: lock_context
--- The commit path's row lock: prepared (memory.locking.send_lock).
-SELECT {{context_locked}} FROM memory_context WHERE id = %s FOR UPDATE
+-- The commit path's row lock: prepared (memory.locking.send_lock). NO KEY UPDATE: writers
+-- of one context still wait for each other, while a row that only references the context
+-- (the indexer's search documents: a foreign key's KEY SHARE) is inserted without waiting.
+SELECT {{context_locked}} FROM memory_context WHERE id = %s FOR NO KEY UPDATE
 
 -- name: live_token
 -- The live token of a key hash with its context, on every API request (prepared): every

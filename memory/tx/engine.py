@@ -1,7 +1,7 @@
 """The transaction engine: validate, apply and commit context transactions (R9–R20).
 
 `submit_transaction` is the one way memory changes. Commits of one context are serialised
-by the context row lock (`SELECT ... FOR UPDATE`); rules are decided in `memory.tx.apply`.
+by the context row lock (`memory.locking`); rules are decided in `memory.tx.apply`.
 A submission is parsed before the lock; under it, `_decide` reads and checks (refusing with
 a MorphzError, writing nothing) and `_write` stores. Threads of one process committing on
 the same context are grouped into one database transaction (`memory.tx.group`).

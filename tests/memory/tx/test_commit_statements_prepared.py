@@ -22,7 +22,7 @@ def test_the_commit_statements_are_prepared_and_nothing_else(transactional_db):
     for n in range(3):
         submit_transaction(context.pk, text=f"(context-tx (derive f{n} (n {n})))")
     statements = prepared_statements()
-    lock = [s for s in statements if "FOR UPDATE" in s and "memory_context" in s]
+    lock = [s for s in statements if "FOR NO KEY UPDATE" in s and "memory_context" in s]
     load = [s for s in statements if "'frames', (SELECT" in s]
     write = [s for s in statements if "morphz_write_commit" in s]
     assert lock and load and write, statements
