@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from memory.kinds import ACTION, APPENDABLE_KINDS
 from memory.tokens import WIDE_CHARACTER
 
 NARROW_MASK = "█"
@@ -169,3 +170,51 @@ def quotes_of(value: Any) -> list[str]:
         for item in value:
             out.extend(quotes_of(item))
     return out
+
+
+_DROPPED = " · fields dropped at version "
+
+
+def mask_frame_lines(text: str, frame_id: str) -> str:
+    """A compiled input's prompt text with the lines of frame `frame_id` masked: the body
+    lines under its header (`  (key value)`, one per field) and the dropped fields its
+    header names. Found by the header (`memory.timeline.render`), not by rendering the
+    frame again: a stored input's map may list its keys in another order."""
+    header = f"[frame {frame_id} r"
+    lines = text.split("\n")
+    inside = False
+    for i, line in enumerate(lines):
+        if line.startswith(header):
+            inside = True
+            at = line.find(_DROPPED)
+            if at >= 0:
+                names = line.index(": ", at) + 2
+                lines[i] = line[:names] + mask_text(line[names:])
+        elif inside and line.startswith("  ("):
+            lines[i] = "  " + mask_text(line[2:])
+        else:
+            inside = False
+    return "\n".join(lines)
+
+
+# A payload's keys are a client's text (an appended event's payload, an action's arguments)
+# or the runtime's schema (an action's `name` and `arguments`, a recall result), which
+# replay reads and keeps.
+def whole_payload(kind: str, payload: Any) -> Any:
+    """An event's payload masked whole: keys too where they are a client's text."""
+    if kind == ACTION and isinstance(payload, dict):
+        return {key: mask_whole(item, keys=key == "arguments") for key, item in payload.items()}
+    return mask_whole(payload, keys=kind in APPENDABLE_KINDS)
+
+
+def payload_matches(kind: str, payload: Any, matcher: Matcher) -> tuple[Any, int]:
+    """An event's payload with every occurrence masked (keys too where they are a
+    client's text), and how many."""
+    if kind == ACTION and isinstance(payload, dict):
+        out: dict[str, Any] = {}
+        total = 0
+        for key, item in payload.items():
+            out[key], n = mask_json(item, matcher, keys=key == "arguments")
+            total += n
+        return out, total
+    return mask_json(payload, matcher, keys=kind in APPENDABLE_KINDS)

@@ -5,7 +5,6 @@ rebuilt. Runs inside the erasure's database transaction, under its row locks."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 from dataclasses import dataclass
@@ -17,12 +16,15 @@ from django.db.models.functions import Cast
 from memory.erasure.mask import (
     CARD_MIN_DIGITS,
     Matcher,
+    mask_frame_lines,
     mask_json,
     mask_matches,
     mask_text,
     mask_whole,
+    payload_matches,
+    whole_payload,
 )
-from memory.kinds import APPENDABLE_KINDS, TRANSACTION
+from memory.kinds import TRANSACTION
 from memory.models import (
     Context,
     Evaluation,
@@ -35,7 +37,7 @@ from memory.models import (
 )
 from memory.search.documents import index_rows
 from memory.shapes import Observation
-from memory.timeline.compile import render_frame, render_observation
+from memory.timeline.compile import render_observation
 from memory.tx import lang as txlang
 from memory.vocabulary import event_ref, seq_of
 
@@ -143,7 +145,7 @@ class Masker:
             if event is None or md5_of(event.content) != digest:
                 continue
             event.content = mask_text(event.content)
-            event.payload = mask_whole(event.payload, keys=event.kind in APPENDABLE_KINDS)
+            event.payload = whole_payload(event.kind, event.payload)
             Event.objects.filter(pk=event.pk).update(content=event.content, payload=event.payload)
             self.event_pks.add(event.pk)
             self.whole_events[seq] = 1
@@ -185,8 +187,7 @@ class Masker:
         rows = Event.objects.filter(context_id=self.context.pk).exclude(kind=TRANSACTION)
         for event in _candidates(rows, self.matcher, ("content",), ("payload",)):
             content, n = mask_matches(event.content, self.matcher)
-            keys = event.kind in APPENDABLE_KINDS  # a client's payload; the runtime's schema
-            payload, m = mask_json(event.payload, self.matcher, keys=keys)
+            payload, m = payload_matches(event.kind, event.payload, self.matcher)
             payload = self._structural(payload)
             if n or m or payload != event.payload:
                 Event.objects.filter(pk=event.pk).update(content=content, payload=payload)
@@ -373,11 +374,9 @@ class Masker:
             frames = []
             for item in compiled.get("frames") or []:
                 if isinstance(item, dict) and item.get("id") in self.erased_frames:
-                    masked = {**item, "body": mask_whole(item.get("body"), keys=True)}
                     if isinstance(text, str):
-                        with contextlib.suppress(KeyError, TypeError):
-                            text = text.replace(render_frame(item), render_frame(masked))
-                    item = masked
+                        text = mask_frame_lines(text, str(item["id"]))
+                    item = {**item, "body": mask_whole(item.get("body"), keys=True)}
                 elif isinstance(item, dict) and "body" in item:  # keys that quote (values below)
                     item = {**item, "body": mask_json(item["body"], self.matcher, keys=True)[0]}
                 frames.append(item)

@@ -10,8 +10,16 @@ from typing import Any
 from memory.contexts import create_context
 from memory.erasure.erase import erase
 from memory.erasure.mask import MASK_CHARACTERS, mask_whole
-from memory.models import Event, Frame, FrameRevision, SearchDocument, TransactionRecord
+from memory.models import (
+    Evaluation,
+    Event,
+    Frame,
+    FrameRevision,
+    SearchDocument,
+    TransactionRecord,
+)
 from memory.search.indexer import drain
+from memory.timeline.evaluation import evaluate
 from memory.timeline.events import append_event, register_action
 from memory.tx.engine import Author, submit_transaction
 from memory.versions.replay import verify_context
@@ -86,9 +94,35 @@ def test_a_runtime_payload_keeps_its_keys_and_a_clients_loses_them(db: Any) -> N
     erase(ctx.pk, refs=["@e1", "@e2"], reason="asked", erased_by="ada")
     assert "Ada Lovelace" not in _stored(ctx.pk)
     action, message = Event.objects.filter(context=ctx).order_by("seq")
-    # replay registers the action again from `name` and `arguments`
-    assert list(action.payload) == ["name", "arguments"] and list(action.payload["arguments"]) == [
-        "who"
-    ]
+    # replay registers the action again from `name` and `arguments`; the keys of the
+    # arguments are the client's
+    assert list(action.payload) == ["name", "arguments"]
+    assert list(action.payload["arguments"]) == ["███"]
     assert list(message.payload) == ["█" * len("Ada Lovelace")]
+    assert verify_context(ctx) == []
+
+
+def test_a_compiled_input_shows_no_line_of_an_erased_frame(db: Any) -> None:
+    """Its prompt text too, short values included: the frame's lines are found under its
+    header, whatever order the stored input lists the keys in."""
+    ctx = create_context("keys-evaluation")
+    _derive(ctx.pk, "person", {f"{NAME} phone": "555", "中文名字": "王小明", "k1": "x"})
+    evaluate(ctx.pk)
+    before = Evaluation.objects.get(context=ctx).result["text"]
+    erase(ctx.pk, refs=["person"], reason="asked", erased_by="ada")
+    text = Evaluation.objects.get(context=ctx).result["text"]
+    assert len(text) == len(before)
+    assert not any(word in text for word in ("Snodgrass", "555", "中文名字", "王小明", "k1"))
+    assert "[frame person r1 active]" in text
+
+
+def test_an_actions_arguments_lose_their_keys_its_fields_stay(db: Any) -> None:
+    ctx = create_context("keys-action")
+    register_action(ctx.pk, name="call", arguments={"Snodgrass phone": "555", "who": NAME})
+    register_action(ctx.pk, name="mail", arguments={"Ada Lovelace": "hi"})
+    erase(ctx.pk, refs=["@e2"], patterns=["Snodgrass"], reason="asked", erased_by="ada")
+    stored = _stored(ctx.pk)
+    assert "Snodgrass" not in stored and "Ada Lovelace" not in stored
+    for action in Event.objects.filter(context=ctx):
+        assert list(action.payload) == ["name", "arguments"]
     assert verify_context(ctx) == []
