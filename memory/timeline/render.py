@@ -31,7 +31,9 @@ def render_value(value: Any) -> str:
             return quoted(value)
         return value
     if isinstance(value, dict):
-        return " ".join(f"({key} {render_value(item)})" for key, item in value.items())
+        return " ".join(
+            f"({render_value(key)} {render_value(item)})" for key, item in value.items()
+        )
     if isinstance(value, list):
         return "[" + " ".join(render_value(item) for item in value) + "]"
     return str(value)
@@ -62,7 +64,10 @@ def render_body(body: Any) -> str:
     """A frame body's prompt lines, each after a line break (nothing unless a map)."""
     if not isinstance(body, dict):
         return ""
-    return "".join(f"\n  ({key} {render_value(value)})" for key, value in body.items())
+    # A key is quoted by the rule of a value: `("two words" x)`, as a model must write it.
+    return "".join(
+        f"\n  ({render_value(key)} {render_value(value)})" for key, value in body.items()
+    )
 
 
 def render_frame(item: Mapping[str, Any]) -> str:
