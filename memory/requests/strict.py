@@ -170,7 +170,7 @@ def _query_int(value: Any) -> Any:
     if isinstance(value, str) and _QUERY_INT.fullmatch(value):
         return int(value)
     if isinstance(value, str) and _SIGNED_INT.fullmatch(value):
-        raise PydanticCustomError("int_parsing", "Must be 0 or more, in digits without a sign.")
+        raise PydanticCustomError("int_parsing", "Must be written in digits, without a sign.")
     raise PydanticCustomError("int_parsing", "A valid integer is required (digits alone).")
 
 
