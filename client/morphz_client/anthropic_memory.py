@@ -233,8 +233,10 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
     def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
         """`create`: a new file (a derived frame, or a deleted one restored)."""
         path = checked_path(command.path)
-        if path == ROOT or self._file(path) is not None or self._under(self._files(), path):
+        files = self._files()
+        if path == ROOT or path in files or self._under(files, path):
             raise ToolError(f"File {command.path} already exists")
+        _refuse_under_a_file(files, path, command.path)
         self._commit(self._write_ops(path, command.file_text, exists=False), f"create {path}")
         return f"File created successfully at: {command.path}"
 
@@ -312,6 +314,7 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
             raise ToolError(f"The path {command.old_path} does not exist")
         if new.startswith(old + "/"):
             raise ToolError(f"Cannot move {command.old_path} into itself")
+        _refuse_under_a_file(files, new, command.new_path)
         ops: list[dict[str, Any]] = []
         for path, frame in sorted(moving.items()):
             target = new + path[len(old) :]
@@ -326,3 +329,13 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
         if files:
             self._commit([{"op": "retire", "refs": [f["id"] for f in files.values()]}], "clear")
         return "All memory cleared"
+
+
+def _refuse_under_a_file(files: dict[str, dict[str, Any]], path: str, shown: str) -> None:
+    """ToolError when a directory of `path` is a file: a path is a file or a directory,
+    never both (a filesystem answers NotADirectoryError)."""
+    parent = path.rsplit("/", 1)[0]
+    while parent.startswith(ROOT + "/"):
+        if parent in files:
+            raise ToolError(f"Cannot create {shown}: {parent} is a file, not a directory")
+        parent = parent.rsplit("/", 1)[0]
