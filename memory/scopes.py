@@ -15,7 +15,7 @@ CAPABILITIES = (READ, WRITE, ERASE, ADMIN)
 # Each capability as an act, for a refusal's message (an MCP tool's caller sees it too).
 ACTS: dict[str, str] = {
     READ: "read this context",
-    WRITE: "change memory (events, evaluations, transactions, replies)",
+    WRITE: "change the context (events, evaluations, transactions, replies, forks, settings)",
     ERASE: "erase",
     ADMIN: "administer the context",
 }
