@@ -23,19 +23,22 @@ def quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False).translate(_LINE_BREAKS_ESCAPED)
 
 
-def render_value(value: Any) -> str:
-    """Body values rendered the way the model writes them in transactions."""
+def render_value(value: Any, *, in_list: bool = False) -> str:
+    """Body values rendered the way the model writes them in transactions: a map as its
+    fields, in braces inside a list or when empty (`{}`, `[{(k v)}]`), as the parser reads
+    them back."""
     if isinstance(value, str):
         # One regex scan (a generator over the characters cost a quarter of compile).
         if not value or _NEEDS_QUOTES.search(value):
             return quoted(value)
         return value
     if isinstance(value, dict):
-        return " ".join(
+        fields = " ".join(
             f"({render_value(key)} {render_value(item)})" for key, item in value.items()
         )
+        return "{" + fields + "}" if in_list or not value else fields
     if isinstance(value, list):
-        return "[" + " ".join(render_value(item) for item in value) + "]"
+        return "[" + " ".join(render_value(item, in_list=True) for item in value) + "]"
     return str(value)
 
 

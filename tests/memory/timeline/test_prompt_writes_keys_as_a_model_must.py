@@ -25,3 +25,18 @@ def test_keys_are_quoted_like_values_and_read_back(db: Any) -> None:
     assert lines == ['("two words" "a b")', '("(paren" "x)")', "(plain v)", "(中文 值)"]
     submit_transaction(ctx.pk, text=f"(context-tx (revise f {lines[0][:-6]} c)))", author=AGENT)
     assert Frame.objects.get(context=ctx, frame_id="f").body["two words"] == "c"
+
+
+def test_an_empty_map_and_maps_in_a_list_read_back_as_they_were(db: Any) -> None:
+    """Every printed line, sent back unchanged in a revise, leaves the body as it was."""
+    ctx = create_context("shapes")
+    body = {"empty map": {}, "list of maps": [{"k v": "1"}, {"x": "y z"}], "deep": {"a": {}}}
+    submit_transaction(
+        ctx.pk, data={"reason": "n", "ops": [{"op": "derive", "id": "p", "body": body}]}
+    )
+    text = compile_active_context(Context.objects.get(pk=ctx.pk))["text"]
+    lines = [line.strip() for line in text.splitlines() if line.startswith("  (")]
+    assert lines[:2] == ['("empty map" {})', '("list of maps" [{("k v" 1)} {(x "y z")}])']
+    submit_transaction(ctx.pk, text=f"(context-tx (revise p {' '.join(lines)}))", author=AGENT)
+    frame = Frame.objects.get(context=ctx, frame_id="p")
+    assert (frame.revision, frame.body) == (2, body)
