@@ -377,6 +377,8 @@ class Masker:
                     if isinstance(text, str):
                         text = mask_frame_lines(text, str(item["id"]))
                     item = {**item, "body": mask_whole(item.get("body"), keys=True)}
+                    if isinstance(item.get("dropped"), dict):  # the names of dropped keys
+                        item["dropped"] = mask_whole(item["dropped"])
                 elif isinstance(item, dict) and "body" in item:  # keys that quote (values below)
                     item = {**item, "body": mask_json(item["body"], self.matcher, keys=True)[0]}
                 frames.append(item)

@@ -182,20 +182,23 @@ def compile_active_context(context: Context) -> CompiledInput:
     }
 
 
-# Revisions never change, so the fields each dropped are read once per process.
-_DROPPED: dict[tuple[int, int], tuple[int, list[str]] | None] = {}
+# The fields a revision dropped are read once per process. A revision changes only when an
+# erasure masks it, and then so does the frame's body: the body's hash is part of the key.
+_DROPPED: dict[tuple[int, int, int], tuple[int, list[str]] | None] = {}
 _DROPPED_MAX = 50_000
 
 
 def _dropped_fields(rows: list[dict[str, Any]]) -> dict[tuple[int, int], tuple[int, list[str]]]:
     """The dropped fields of the frames' current revisions, from `_DROPPED` or read for the
-    revisions not seen before (one query, only after a revise)."""
-    wanted = [(row["id"], row["revision"]) for row in rows if row["revision"] > 1]
+    revisions not seen before (one query, only after a revise or an erasure)."""
+    wanted = [
+        (row["id"], row["revision"], hash(row["body"])) for row in rows if row["revision"] > 1
+    ]
     missing = [key for key in wanted if key not in _DROPPED]
     if missing:
         if len(_DROPPED) + len(missing) > _DROPPED_MAX:
             _DROPPED.clear()
-        found: dict[tuple[int, int], tuple[int, list[str]] | None] = dict.fromkeys(missing)
+        found: dict[tuple[int, int], tuple[int, list[str]] | None] = {}
         with connection.cursor() as cursor:
             cursor.execute(
                 statements("memory.timeline")["compile_dropped_fields"],
@@ -204,12 +207,12 @@ def _dropped_fields(rows: list[dict[str, Any]]) -> dict[tuple[int, int], tuple[i
             for row in named_rows(cursor):
                 keys = row["fields"]
                 found[(row["frame_pk"], row["revision"])] = (row["version"], keys) if keys else None
-        _DROPPED.update(found)
+        _DROPPED.update({key: found.get(key[:2]) for key in missing})
     out = {}
     for key in wanted:
         dropped = _DROPPED.get(key)
         if dropped is not None:
-            out[key] = dropped
+            out[key[:2]] = dropped
     return out
 
 

@@ -126,3 +126,18 @@ def test_an_actions_arguments_lose_their_keys_its_fields_stay(db: Any) -> None:
     for action in Event.objects.filter(context=ctx):
         assert list(action.payload) == ["name", "arguments"]
     assert verify_context(ctx) == []
+
+
+def test_the_names_of_dropped_fields_go_with_the_frame(db: Any) -> None:
+    """A revise that dropped fields names them in the frame's header (R59): in inputs
+    compiled before the erasure, structured and as text, and in every input after it."""
+    ctx = create_context("keys-dropped")
+    _derive(ctx.pk, "cust", {"nm": "Bo", "secretfieldkey": "alpha beta", "photo": "pic"})
+    submit_transaction(ctx.pk, text="(context-tx (revise cust (nm Bo)))", author=AGENT)
+    evaluate(ctx.pk)
+    assert "secretfieldkey" in Evaluation.objects.get(context=ctx).result["text"]
+    erase(ctx.pk, refs=["cust"], reason="asked", erased_by="ada")
+    evaluate(ctx.pk)
+    for evaluation in Evaluation.objects.filter(context=ctx):
+        shown = json.dumps(evaluation.result, ensure_ascii=False)
+        assert "secretfieldkey" not in shown and "photo" not in shown
