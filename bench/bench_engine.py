@@ -92,7 +92,7 @@ class HandwrittenCommits:
         tokens, each by its own statement (one round trip each)."""
         context_id, prefix = self.context_id, self.prefix
         cur.execute(
-            "SELECT version, tick, last_seq, used_tokens FROM memory_context WHERE id = %s FOR UPDATE",
+            "SELECT version, tick, last_seq, used_tokens FROM memory_context WHERE id = %s FOR NO KEY UPDATE",
             [context_id],
         )
         version, _tick, last_seq, used = cur.fetchone()

@@ -29,7 +29,7 @@ BEGIN
   n := nextval('morphz_bench_n');
   SELECT * INTO t FROM morphz_bench_targets WHERE id = n;
   SELECT version, last_seq, used_tokens INTO v, lseq, used
-    FROM memory_context WHERE id = ctx FOR UPDATE;
+    FROM memory_context WHERE id = ctx FOR NO KEY UPDATE;
   SELECT token_estimate INTO ev_tokens FROM memory_event WHERE id = t.event_pk;
   INSERT INTO memory_event (context_id, seq, kind, thread, content, payload, created_at,
       size_chars, token_estimate, is_observation, active, status_version, pending, delivers)
