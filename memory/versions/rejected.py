@@ -59,6 +59,7 @@ class RejectedInPlace:
     def __init__(self, context: Context, lines: Iterable[Mapping[str, Any]]) -> None:
         self.context = context
         self.pending = deque(lines)
+        self.evaluations: list[int] = []  # the context's evaluations so far, by ordinal
 
     def before(self, step: Mapping[str, Any]) -> None:
         """Ahead of a commit's step: the lines recorded before that commit."""
@@ -78,11 +79,12 @@ class RejectedInPlace:
     def _restore(self, lines: list[Mapping[str, Any]]) -> None:
         if not lines:
             return
-        evaluations = list(
-            Evaluation.objects.filter(context=self.context)
-            .order_by("pk")
-            .values_list("pk", flat=True)
+        # Only the evaluations replayed since the last call are read: one pass in all.
+        newer = Evaluation.objects.filter(
+            context=self.context, pk__gt=self.evaluations[-1] if self.evaluations else 0
         )
+        self.evaluations += newer.order_by("pk").values_list("pk", flat=True)
+        evaluations = self.evaluations
         TransactionRecord.objects.bulk_create(
             [
                 TransactionRecord(
