@@ -7,8 +7,7 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
-from memory.contexts import authenticate_token, recently_authenticated
-from memory.errors import TokenNotLive
+from memory.contexts import authenticate_token, recently_authenticated, token_refusal
 from memory.models import ApiToken
 
 
@@ -55,7 +54,7 @@ class ContextTokenAuthentication(authentication.BaseAuthentication):
         if token is None:
             token = authenticate_token(raw)
         if token is None:
-            raise exceptions.AuthenticationFailed(TokenNotLive().message)
+            raise exceptions.AuthenticationFailed(token_refusal(raw))
         return TokenUser(token), token
 
     def authenticate_header(self, request: Any) -> str:

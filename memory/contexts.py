@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import secrets
 import threading
@@ -319,6 +320,20 @@ def authenticate_token(raw: str) -> ApiToken | None:
         while len(_recent) > _RECENT_MAX:
             _recent.popitem(last=False)
     return token
+
+
+def token_refusal(raw: str) -> str:
+    """Why `authenticate_token` refused `raw`, as the 401's message: "token expired at
+    <UTC time>", "token revoked", or "unknown token". Read only on the refusal path; the
+    caller holds the secret, so naming its state tells nothing it could not find out."""
+    row = None
+    if raw.startswith(TOKEN_PREFIX) and len(raw) <= 200:
+        row = fetch_one_prepared(statements("memory")["refused_token"], [hash_token(raw)])
+    if row is not None and row[0] is not None:
+        return "token revoked"
+    if row is not None and row[1] is not None and row[1] <= timezone.now():
+        return f"token expired at {row[1].astimezone(dt.UTC):%Y-%m-%dT%H:%M:%SZ}"
+    return "unknown token"
 
 
 def recently_authenticated(raw: str) -> ApiToken | None:

@@ -15,6 +15,11 @@ FROM memory_apitoken t JOIN memory_context c ON c.id = t.context_id
 WHERE t.key_hash = %s AND t.revoked_at IS NULL
 AND (t.expires_at IS NULL OR t.expires_at > statement_timestamp())
 
+-- name: refused_token
+-- Why a key hash was refused, read only after live_token found nothing
+-- (memory.contexts.token_refusal): its revocation and expiry, if the key names a token.
+SELECT revoked_at, expires_at FROM memory_apitoken WHERE key_hash = %s
+
 -- name: token_is_live
 -- Prepared: the commit path asks it inside its pipeline (memory.contexts.send_token_check).
 SELECT 1 AS live FROM memory_apitoken WHERE id = %s AND context_id = %s AND revoked_at IS NULL

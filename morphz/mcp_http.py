@@ -77,16 +77,18 @@ class McpApp:
         auth = headers.get(b"authorization", b"").decode("latin-1")
         raw = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
         try:
-            token = await sync_to_async(_authenticate, thread_sensitive=False)(raw) if raw else None
+            token, refusal = (
+                await sync_to_async(_authenticate, thread_sensitive=False)(raw)
+                if raw
+                else (None, "a context's API token is required: Authorization: Bearer mz_...")
+            )
         except Exception as exc:
             if not database_unavailable(exc):
                 raise
             await _unavailable(send)
             return
         if token is None:
-            await _unauthorized(
-                send, "a context's API token is required: Authorization: Bearer mz_..."
-            )
+            await _unauthorized(send, refusal)
             return
         if scope.get("method") == "POST":
             body = await _read_checked(receive, send)
@@ -113,16 +115,17 @@ class McpApp:
         return MorphzClient(f"http://{host}", raw, context=slug, http=http)
 
 
-def _authenticate(raw: str) -> Any:
-    """The token row (with its context) for `raw`, or None. Runs on an executor thread
-    outside any request, so it hands its database connection back itself: nothing else
-    would, and the thread would hold it for the life of the process."""
+def _authenticate(raw: str) -> tuple[Any, str]:
+    """The token row (with its context) for `raw`, or None and why it was refused. Runs on
+    an executor thread outside any request, so it hands its database connection back
+    itself: nothing else would, and the thread would hold it for the life of the process."""
     from django.db import connection
 
-    from memory.contexts import authenticate_token
+    from memory.contexts import authenticate_token, token_refusal
 
     try:
-        return authenticate_token(raw)
+        token = authenticate_token(raw)
+        return token, "" if token is not None else token_refusal(raw)
     finally:
         connection.close()
 

@@ -55,7 +55,7 @@ class InvalidPathValueError(InvalidRequestError, ValueError):
 
 
 class AuthError(MorphzAPIError):
-    """401 / 403: no token, an unknown or revoked token, or a missing CSRF token."""
+    """401 / 403: no token, an unknown, revoked or expired token, or a missing CSRF token."""
 
 
 class NotFoundError(MorphzAPIError):
