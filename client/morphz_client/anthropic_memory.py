@@ -130,6 +130,20 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
         except MorphzAPIError as exc:
             raise ToolError(f"The memory was not changed: {exc.message}") from exc
 
+    def _commit_apart(
+        self, ops: list[dict[str, Any]], why: str, made: list[str], undo: list[dict[str, Any]]
+    ) -> None:
+        """Commit `ops`, which make the files at `made`, then look again: a writer that checked
+        before another committed can make a file where the other made a directory (frames of
+        different ids do not conflict, where a filesystem refuses atomically). Whoever sees
+        such a clash after committing undoes its own change with `undo` and says so: the
+        later writer always sees it, so at most one of the two stays (at worst neither)."""
+        self._commit(ops, why)
+        clash = _clash(self._files(), made)
+        if clash is not None:
+            self._commit(undo, f"undo {why}: {clash}")
+            raise ToolError(f"The memory was not changed: {clash}; view it and retry.")
+
     def _write_ops(self, path: str, text: str, *, exists: bool | None) -> list[dict[str, Any]]:
         """The operations that make the file at `path` hold `text`: a revise of a live file, a
         derive of a new one, a restore then revise of a deleted one."""
@@ -237,7 +251,9 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
         if path == ROOT or path in files or self._under(files, path):
             raise ToolError(f"File {command.path} already exists")
         _refuse_under_a_file(files, path, command.path)
-        self._commit(self._write_ops(path, command.file_text, exists=False), f"create {path}")
+        ops = self._write_ops(path, command.file_text, exists=False)
+        undo = [{"op": "retire", "refs": [frame_id_of_path(path)]}]
+        self._commit_apart(ops, f"create {path}", [path], undo)
         return f"File created successfully at: {command.path}"
 
     def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
@@ -320,7 +336,12 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
             target = new + path[len(old) :]
             ops.extend(self._write_ops(target, str(frame["body"]["text"]), exists=False))
         ops.append({"op": "retire", "refs": [f["id"] for f in moving.values()]})
-        self._commit(ops, f"rename {old} to {new}")
+        made = [new + path[len(old) :] for path in sorted(moving)]
+        undo = [
+            {"op": "restore", "ids": [f["id"] for f in moving.values()]},
+            {"op": "retire", "refs": [frame_id_of_path(path) for path in made]},
+        ]
+        self._commit_apart(ops, f"rename {old} to {new}", made, undo)
         return f"Successfully renamed {command.old_path} to {command.new_path}"
 
     def clear_all_memory(self) -> str:
@@ -331,11 +352,31 @@ class MorphzMemoryTool(BetaAbstractMemoryTool):
         return "All memory cleared"
 
 
-def _refuse_under_a_file(files: dict[str, dict[str, Any]], path: str, shown: str) -> None:
-    """ToolError when a directory of `path` is a file: a path is a file or a directory,
-    never both (a filesystem answers NotADirectoryError)."""
+def _file_above(files: dict[str, dict[str, Any]], path: str) -> str | None:
+    """The directory of `path` that is a file in `files`, or None."""
     parent = path.rsplit("/", 1)[0]
     while parent.startswith(ROOT + "/"):
         if parent in files:
-            raise ToolError(f"Cannot create {shown}: {parent} is a file, not a directory")
+            return parent
         parent = parent.rsplit("/", 1)[0]
+    return None
+
+
+def _refuse_under_a_file(files: dict[str, dict[str, Any]], path: str, shown: str) -> None:
+    """ToolError when a directory of `path` is a file: a path is a file or a directory,
+    never both (a filesystem answers NotADirectoryError)."""
+    above = _file_above(files, path)
+    if above is not None:
+        raise ToolError(f"Cannot create {shown}: {above} is a file, not a directory")
+
+
+def _clash(files: dict[str, dict[str, Any]], made: list[str]) -> str | None:
+    """What makes one of the paths `made` both a file and a directory in `files`, or None."""
+    for path in made:
+        above = _file_above(files, path)
+        if above is not None:
+            return f"{above} became a file while {path} was made under it"
+        inside = sorted(p for p in files if p.startswith(path + "/"))
+        if inside:
+            return f"{inside[0]} was made under {path} meanwhile"
+    return None
