@@ -110,7 +110,8 @@ class Step:
 
 @dataclass
 class TurnResult:
-    """`status`: `answered`, `max_steps` or `rejected` (retries used up)."""
+    """`status`: `answered`, `max_steps` or `rejected` (retries used up); `answer`: what the
+    user is shown, the reply's text without transaction forms or `(delivers …)` markers."""
 
     status: str
     answer: str
@@ -212,15 +213,16 @@ class MemoryAgent:
             step.tool_results = self._run_actions(outcome)
             feedback = outcome["feedback"]
             rejected = any(t["status"] != "committed" for t in outcome["transactions"])
+            said = _said(outcome)
             if rejected:
                 retries += 1
                 if retries > self.max_retries:
-                    return TurnResult("rejected", reply.text, steps)
+                    return TurnResult("rejected", said, steps)
                 continue
             busy = outcome["actions"] or outcome["reads"]
-            if not busy and reply.text.strip():
-                return TurnResult("answered", reply.text, steps)
-        return TurnResult("max_steps", steps[-1].reply.text if steps else "", steps)
+            if not busy and said.strip():
+                return TurnResult("answered", said, steps)
+        return TurnResult("max_steps", _said(steps[-1].outcome) if steps else "", steps)
 
     def _run_actions(self, outcome: dict[str, Any]) -> list[dict[str, Any]]:
         """Run each registered action and append its result, delivering the action."""
@@ -245,3 +247,10 @@ class MemoryAgent:
             )
             results.append({"action": action["ref"], "ref": event["ref"], "content": content})
         return results
+
+
+def _said(outcome: dict[str, Any]) -> str:
+    """What the user is shown of a reply: its text without transaction forms or
+    `(delivers …)` markers, as the server recorded it (or would have, when withheld)."""
+    message = outcome.get("message")
+    return str(message.get("text") or "") if message else ""

@@ -125,7 +125,13 @@ def _withheld(parts: Parts) -> tuple[list[CallOutcome], MessageOutcome | None]:
         actions.append(entry)
     message: MessageOutcome | None = None
     if parts.rest or parts.delivers:
-        message = {"ref": None, "delivers": [], "status": "withheld", "error": error}
+        message = {
+            "text": parts.rest,
+            "ref": None,
+            "delivers": [],
+            "status": "withheld",
+            "error": error,
+        }
     return actions, message
 
 
@@ -285,7 +291,7 @@ def _record_message(
         ],
     }
     content = text or "(reply delivered)"
-    entry: MessageOutcome = {"delivers": delivers}
+    entry: MessageOutcome = {"text": text, "delivers": delivers}
 
     def append(delivers: list[str], key: str | None) -> Event:
         return append_event(

@@ -46,8 +46,11 @@ class CallOutcome(TypedDict):
 
 
 class MessageOutcome(TypedDict):
-    """The reply's text as an agent message: its `ref`, or why it was not written."""
+    """The reply's text as an agent message: its `ref`, or why it was not written, and
+    `text`, what the user is shown: the reply's text with its transaction forms and
+    `(delivers …)` markers taken out (empty when nothing else was said)."""
 
+    text: str
     delivers: list[str]
     ref: NotRequired[str | None]
     thread: NotRequired[str]
