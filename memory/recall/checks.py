@@ -10,9 +10,16 @@ from memory.limits import RECALL_MAX_DEPTH, RECALL_MAX_NODES
 from memory.models import Context, Evaluation
 from memory.read.history import check_ref
 from memory.read.paging import SignedCursor
+from memory.vocabulary import seq_of
 
 DIRECTIONS = ("ancestors", "descendants", "both")
 CURSOR_SALT = "morphz.recall.cursor"
+
+
+def default_direction(root: Any) -> str:
+    """The walk a recall takes when it names none: from a frame its ancestors (what it stands
+    on), from an event ref the frames citing it (an event's ancestors are itself alone)."""
+    return "descendants" if seq_of(root) is not None else "ancestors"
 
 
 def check_params(
@@ -91,12 +98,20 @@ def context_version(context_pk: int) -> int:
 
 def check_view(context_pk: int, version: int, view_version: Any, evaluation_id: Any) -> None:
     """StaleView when the recall runs inside a view (`view_version`, or the evaluation
-    `evaluation_id` saw) that is not the context's `version`; InvalidRequest for a malformed
-    view version or an evaluation of another context (`unknown_evaluation`)."""
+    `evaluation_id` saw) older than the context's `version`; InvalidRequest for a malformed
+    view version, one ahead of `version` (`invalid_view_version`, as a base version ahead
+    is `invalid_base_version`) or an evaluation of another context (`unknown_evaluation`)."""
     if view_version is not None:
         if isinstance(view_version, bool) or not isinstance(view_version, int):
             raise InvalidRequest(
                 "view_version must be an integer", code=ErrorCode.INVALID_VIEW_VERSION
+            )
+        if view_version > version:  # a version the context never had: a mistake, not age
+            raise InvalidRequest(
+                f"view_version {view_version} is ahead of the context's version {version}; "
+                "send the version an evaluation returned",
+                code=ErrorCode.INVALID_VIEW_VERSION,
+                details=[{"field": "view_version", "version": version}],
             )
         if view_version != version:
             raise StaleView(
