@@ -536,7 +536,7 @@ class MorphzClient:
         frame_id: str,
         *,
         depth: int = 1,
-        direction: Direction = "ancestors",
+        direction: Direction | None = None,
         include_bodies: bool = True,
         include_events: bool = False,
         max_nodes: int = 32,
@@ -548,7 +548,8 @@ class MorphzClient:
         as_of: int | None = None,
     ) -> RecallResult:
         """One page of a breadth-first walk of the cognitive graph from `frame_id`: `depth` 1-4,
-        `direction` ancestors/descendants/both, at most `max_nodes` (1-128) nodes and about 64 KB.
+        `direction` ancestors/descendants/both (default: ancestors from a frame, descendants,
+        the frames citing it, from an event), at most `max_nodes` (1-128) nodes and about 64 KB.
         `nodes` (frames and event leaves with previews; bodies with `include_bodies`, texts with
         `include_events`), `edges`, `next_cursor`, `version`. `as_observation` also records the page
         as a `recall_result` observation for the model. Raises NotFoundError (unknown frame),

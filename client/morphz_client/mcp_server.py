@@ -147,7 +147,7 @@ def build_server(instructions: str | None = None) -> MCPServer:
     def recall(
         frame_id: str,
         depth: int = 1,
-        direction: str = "ancestors",
+        direction: str | None = None,
         include_bodies: bool = True,
         include_events: bool = False,
         max_nodes: int = 16,
@@ -155,7 +155,8 @@ def build_server(instructions: str | None = None) -> MCPServer:
     ) -> str:
         """Walk the cognitive graph from a frame, or an event ref like @e42 (retired items
         too): ancestors follows sources and relations subject->object, descendants what
-        cites the frame or event, both the union. Returns nodes, edges and next_cursor."""
+        cites the frame or event, both the union (default: ancestors from a frame,
+        descendants from an event). Returns nodes, edges and next_cursor."""
         mz = request_client()
         return _dump(
             tool_call(

@@ -18,6 +18,7 @@ from memory.recall.checks import (
     check_params,
     check_view,
     context_version,
+    default_direction,
     issue_cursor,
     params_hash,
     read_cursor,
@@ -130,7 +131,7 @@ def recall(
     *,
     frame_id: str,
     depth: int = RECALL_DEFAULT_DEPTH,
-    direction: str = "ancestors",
+    direction: str | None = None,
     include_bodies: bool = True,
     include_events: bool = False,
     max_nodes: int = RECALL_DEFAULT_NODES,
@@ -144,7 +145,8 @@ def recall(
 ) -> RecallJson:
     """One page of a breadth-first walk of the cognitive graph (see the module docstring):
     `{nodes, edges, next_cursor, version, page: {offset, count, bytes}, ...}`. `frame_id`
-    is a frame id or an event ref (the walk from an event lists the frames citing it).
+    is a frame id or an event ref. `direction` defaults by the root (`default_direction`):
+    from a frame its ancestors, from an event the frames citing it (descendants).
     NotFound for an unknown root frame or event; InvalidRequest (`invalid_*` parameters, `invalid_cursor`),
     StaleCursor, StaleView. Reads only, unless `as_observation` appends the page as an
     observation (R30, under the context row lock)."""
@@ -153,6 +155,8 @@ def recall(
         "include_events": include_events,
         "as_observation": as_observation,
     }
+    if direction is None:
+        direction = default_direction(frame_id)
     check_params(frame_id, depth, direction, max_nodes, flags)
     if as_observation:
         thread = check_thread(thread)

@@ -128,7 +128,11 @@ class RecallIn(StrictModel):
         description="the frame to start from, or an event ref (@e42) to start from the event",
     )
     depth: int = Field(RECALL_DEFAULT_DEPTH, ge=1, le=RECALL_MAX_DEPTH)
-    direction: Annotated[str, Choice(("ancestors", "descendants", "both"))] = "ancestors"
+    direction: Annotated[str, Choice(("ancestors", "descendants", "both"))] | None = Field(
+        None,
+        description="default: ancestors from a frame, descendants (the frames citing it) "
+        "from an event",
+    )
     include_bodies: bool = True
     include_events: bool = False
     max_nodes: int = Field(RECALL_DEFAULT_NODES, ge=1, le=RECALL_MAX_NODES)

@@ -116,6 +116,8 @@ recall(frame_id, depth, direction) walks sources and relations, retired ones too
 ancestors goes from the frame to what it rests on: its sources, and along its relations \
 from subject to object (over test-result supports release, from the evidence to the \
 conclusion). descendants goes the other way: what cites the frame or relates to it. \
+Without a direction, recall from a frame goes to its ancestors, from an event (@e42) to \
+the frames citing it. \
 search(q) finds frames and events by words. frame(id) shows one frame with its write \
 history. Results arrive as recall_result observations: retire them once digested. To use a \
 retired frame again, restore it.
@@ -184,7 +186,7 @@ TOOLS: list[dict[str, Any]] = [
                 "direction": {
                     "type": "string",
                     "enum": ["ancestors", "descendants", "both"],
-                    "default": "ancestors",
+                    "description": "default: ancestors from a frame, descendants from an event",
                 },
                 "include_bodies": {"type": "boolean", "default": True},
                 "include_events": {
