@@ -145,18 +145,15 @@ def recall(
 ) -> RecallJson:
     """One page of a breadth-first walk of the cognitive graph (see the module docstring):
     `{nodes, edges, next_cursor, version, page: {offset, count, bytes}, ...}`. `frame_id`
-    is a frame id or an event ref. `direction` defaults by the root (`default_direction`):
-    from a frame its ancestors, from an event the frames citing it (descendants).
-    NotFound for an unknown root frame or event; InvalidRequest (`invalid_*` parameters, `invalid_cursor`),
-    StaleCursor, StaleView. Reads only, unless `as_observation` appends the page as an
-    observation (R30, under the context row lock)."""
+    is a frame id or an event ref; no `direction`: `default_direction`. NotFound for an unknown
+    root; InvalidRequest (`invalid_*`, `invalid_cursor`), StaleCursor, StaleView. Reads only,
+    unless `as_observation` appends the page as an observation (under the context row lock)."""
     flags = {
         "include_bodies": include_bodies,
         "include_events": include_events,
         "as_observation": as_observation,
     }
-    if direction is None:
-        direction = default_direction(frame_id)
+    direction = default_direction(frame_id) if direction is None else direction
     check_params(frame_id, depth, direction, max_nodes, flags)
     if as_observation:
         thread = check_thread(thread)
