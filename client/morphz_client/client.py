@@ -577,8 +577,9 @@ class MorphzClient:
         thread, score, snippet, next}`; filters `type` (frame, event), `status`, `kind`, `thread`,
         `since`/`until` (datetimes); `limit` 1-100 per page. `total` counts the matches (exact
         up to 1,000), `lag` says how far the index is behind. Pages: `cursor` (the previous
-        page's `next_cursor`, same `q` and filters) goes through every match with no repeats;
-        `offset` / `next_offset` through the first 1,000."""
+        page's `next_cursor`, same `q` and filters) goes through every match with no repeats
+        (unfiltered in a history of over 10,000 documents, broad words only among the newest
+        10,000: filter to reach all); `offset` / `next_offset` through the first 1,000."""
         return cast(SearchResult, self._get("search/", locals()))
 
     # -- agents: the model protocol and model replies ------------------------------------

@@ -122,9 +122,12 @@ def index_lag(context: Context | int) -> IndexLag:
     return lag(stats["n"], stats["oldest"])
 
 
-# Search reads the same two figures inside its own statement (one round trip less).
+# Search reads the same two figures inside its own statement (one round trip less). Its
+# answer covers the documents up to the id it planned on (`%(bound)s`): one indexed since,
+# whose intent is gone by now, is as missing from the answer as a pending one, and counts.
 LAG_COLUMNS = (
-    "(SELECT count(*) FROM memory_indexintent WHERE context_id = %(ctx)s), "
+    "(SELECT count(*) FROM memory_indexintent WHERE context_id = %(ctx)s) + "
+    "(SELECT count(*) FROM memory_searchdocument WHERE id > %(bound)s AND context_id = %(ctx)s), "
     "(SELECT min(created_at) FROM memory_indexintent WHERE context_id = %(ctx)s)"
 )
 
