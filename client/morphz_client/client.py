@@ -467,12 +467,13 @@ class MorphzClient:
         *,
         frame: str | None = None,
         status: str | None = None,
+        after: int | None = None,
         cursor: str | None = None,
         limit: int | None = None,
     ) -> TransactionPage:
         """One page of submitted transactions, oldest first (filters `frame`, `status`
-        committed/rejected), `limit` per page (1-200); texts over 16,384 characters are cut
-        (`text_truncated`)."""
+        committed/rejected, `after`: ids above it), `limit` per page (1-200); texts over
+        16,384 characters are cut (`text_truncated`)."""
         return cast(TransactionPage, self._get("transactions/", locals()))
 
     def register_action(
@@ -495,20 +496,28 @@ class MorphzClient:
         self,
         *,
         status: str | None = None,
+        source: str | None = None,
         cursor: str | None = None,
         limit: int | None = None,
         as_of: int | None = None,
     ) -> FramePage:
-        """Frames by id; `as_of=N` answers them as they were at the end of version N."""
+        """Frames by id; `source` (an event ref like `@e42` or a frame id): only the frames
+        citing it; `as_of=N` answers them as they were at the end of version N."""
         return cast(FramePage, self._get("frames/", locals()))
 
     def frame(
-        self, frame_id: str, *, as_of: int | None = None, history_limit: int | None = None
+        self,
+        frame_id: str,
+        *,
+        as_of: int | None = None,
+        history_limit: int | None = None,
+        history_before: int | None = None,
     ) -> FrameDetail:
         """One frame with a page of its revisions and its write history (`FrameDetail`); `as_of=N`
         answers it as it was at the end of version N; `history_limit` (1-100, default 20) revisions
-        in the page. Raises NotFoundError for an unknown frame."""
-        params = _params(as_of=as_of, history_limit=history_limit)
+        in the page, older than `history_before` (the last page's `history.next_before`). Raises
+        NotFoundError for an unknown frame."""
+        params = _params(as_of=as_of, history_limit=history_limit, history_before=history_before)
         return cast(
             FrameDetail,
             self._request("GET", self._ctx(f"frames/{_frame_id(frame_id)}/"), params=params),
