@@ -74,6 +74,8 @@ def message(error: ErrorDetails) -> str:
         return f"Ensure this field has at least {ctx.get('min_length')} characters."
     if kind == "too_long" and isinstance(given, str):  # a constrained str's own length check
         return f"Ensure this field has no more than {ctx.get('max_length')} characters."
+    if kind == "too_short" and isinstance(given, str):  # a constrained str's own length check
+        return "This field may not be blank." if ctx.get("min_length") == 1 else error["msg"]
     if kind == "too_short":
         return "This list may not be empty." if ctx.get("min_length") == 1 else error["msg"]
     if kind == "list_type":
