@@ -14,7 +14,7 @@ from memory.limits import CHUNK_DEFAULT, CHUNK_MAX
 from memory.models import Context, Erasure, Event, Frame, FrameRevision
 from memory.shapes import EVENT_ROW_COLUMNS, EventChunk, event_chunk_json
 from memory.shapes.history import WriteEntry
-from memory.vocabulary import event_ref, is_ref, seq_from_text
+from memory.vocabulary import event_ref, is_frame_id, is_ref, seq_from_text
 
 
 def resolve_context(context: Context | int) -> Context:
@@ -61,6 +61,20 @@ def check_ref(value: Any, field: str) -> str:
     raise InvalidRequest(
         f"{field} must be a frame id (1-128 of a-z 0-9 . _ -, starting with a letter or digit) "
         f"or an event ref like @e42; got {value!r}",
+        code=ErrorCode.INVALID_FRAME_ID,
+        details=[{"field": field}],
+    )
+
+
+def check_frame_id(value: Any, field: str) -> str:
+    """`value` when it is a frame id (`memory.vocabulary.is_frame_id`); else InvalidRequest
+    `invalid_frame_id` naming `field`: a filter naming no possible frame is a mistake, not
+    an empty list."""
+    if is_frame_id(value):
+        return str(value)
+    raise InvalidRequest(
+        f"{field} must be a frame id (1-128 of a-z 0-9 . _ -, starting with a letter or digit); "
+        f"got {value!r}",
         code=ErrorCode.INVALID_FRAME_ID,
         details=[{"field": field}],
     )

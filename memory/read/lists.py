@@ -16,7 +16,7 @@ from django.db.models.functions import Left
 from memory.kinds import OBSERVATION_KINDS
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
-from memory.read.history import check_ref
+from memory.read.history import check_frame_id, check_ref
 from memory.read.pages import bounded_transaction_queryset, bounded_transactions
 from memory.read.paging import Page
 
@@ -122,10 +122,10 @@ def list_relations(
         queryset = queryset.filter(removed_version__isnull=True)
     elif not include_removed:  # NULL or later than `version`
         queryset = queryset.exclude(removed_version__lte=version)
-    if subject:
-        queryset = queryset.filter(subject__frame_id=subject)
-    if object_id:
-        queryset = queryset.filter(object__frame_id=object_id)
+    if subject is not None:
+        queryset = queryset.filter(subject__frame_id=check_frame_id(subject, "subject"))
+    if object_id is not None:
+        queryset = queryset.filter(object__frame_id=check_frame_id(object_id, "object"))
     if name:
         queryset = queryset.filter(name=name)
     page = _page(queryset.order_by("pk"), limit)
@@ -150,8 +150,8 @@ def list_transactions(
     queryset = TransactionRecord.objects.filter(context=context, pk__gt=after_pk).select_related(
         "event"
     )
-    if frame:
-        queryset = queryset.filter(Q(frame_ids__contains=[frame]))
+    if frame is not None:
+        queryset = queryset.filter(Q(frame_ids__contains=[check_frame_id(frame, "frame")]))
     if status:
         queryset = queryset.filter(status=status)
     # Texts and operations are bounded per record (memory.read.pages): a page of 200 transactions
