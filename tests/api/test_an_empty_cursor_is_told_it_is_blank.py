@@ -8,7 +8,6 @@ import pytest
 from memory.read import paging
 from tests.api.conftest import Api, error_of
 
-
 # Each paged list is declared once (memory/read/paging.py); its name is its path.
 LISTS = sorted(p.name for p in vars(paging).values() if isinstance(p, paging.Paging))
 
