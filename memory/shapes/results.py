@@ -54,6 +54,7 @@ class ProtectedRef(TypedDict):
     ref: str
     protected: bool
     changed: bool
+    retirement_cancelled: NotRequired[bool]  # protecting a retiring frame: it stays
 
 
 class Protected(TypedDict):

@@ -365,8 +365,11 @@ def _receipt(version: int, tick: int, outcome: ApplyOutcome, state: PressureStat
     pending: list[PendingRelease] = [
         {"frame": s.frame_id, "tokens": s.token_estimate, "due_tick": s.retire_due_tick}
         for s in outcome.frames.values()
-        # A retiring frame always has its due tick; the test only narrows the type.
-        if s.status == "retiring" and s.touched and s.retire_due_tick is not None
+        # Each frame this transaction left retiring, a repeated retire's too; a retiring
+        # frame always has its due tick (the test only narrows the type).
+        if s.status == "retiring"
+        and (s.touched or s.frame_id in outcome.retiring_named)
+        and s.retire_due_tick is not None
     ]
     return receipt_json(
         version,

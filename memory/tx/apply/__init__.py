@@ -59,4 +59,5 @@ class TransactionApplier(FrameOperations, StatusOperations):
             token_delta=self.token_delta,
             released_tokens=self.released_tokens,
             completed_by_successor=completed,
+            retiring_named=self.retiring_named,
         )

@@ -57,6 +57,8 @@ class ApplierBase:
         self.errors: list[OpError] = []
         self.token_delta = 0
         self.released_tokens = 0
+        # Frames a repeated retire named: still retiring, so the receipt lists them too.
+        self.retiring_named: set[str] = set()
 
     # -- helpers -------------------------------------------------------------------------
 

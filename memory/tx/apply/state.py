@@ -148,6 +148,7 @@ class ApplyOutcome:
     token_delta: int = 0
     released_tokens: int = 0
     completed_by_successor: list[str] = field(default_factory=list)
+    retiring_named: set[str] = field(default_factory=set)  # a repeated retire's frames
 
 
 def referenced_items(ops: list[dict[str, Any]]) -> tuple[set[str], set[int], set[RelationKey]]:

@@ -99,6 +99,7 @@ class StatusOperations(ApplierBase):
             return {"ref": frame_id, "status": RETIRED, "changed": False}
         if frame.status == RETIRING:
             # R14: a repeated retire keeps the original due tick.
+            self.retiring_named.add(frame_id)
             return {
                 "ref": frame_id,
                 "status": RETIRING,
@@ -185,12 +186,16 @@ class StatusOperations(ApplierBase):
                 )
                 continue
             changed = frame.protected != protect
+            cancelled = protect and frame.status == RETIRING
             if protect:
                 self._cancel_window(frame)
             frame.protected = protect
             if changed:
                 self._touch(frame)
-            outcomes.append({"ref": frame_id, "protected": protect, "changed": changed})
+            outcome: ProtectedRef = {"ref": frame_id, "protected": protect, "changed": changed}
+            if cancelled:
+                outcome["retirement_cancelled"] = True
+            outcomes.append(outcome)
         return {"op": name, "ids": outcomes}
 
     # -- R17 -----------------------------------------------------------------------------
