@@ -373,7 +373,7 @@ export interface paths {
         put?: never;
         /**
          * Graph recall from a frame or an event (R27-R30, R63)
-         * @description Breadth-first over sources and relations, nearest first, paged by `max_nodes` and a byte budget. From an event ref (`@e42`) the walk lists the frames citing the event (`descendants`, `both`); `ancestors` gives the event alone. A cursor is bound to the query and the version: after a change or with other parameters it is refused with 409 `stale_cursor`. With `view_version` (or `evaluation`) a changed view is refused with 409 `stale_view`. `as_observation` appends the result as a `recall_result` observation.
+         * @description Breadth-first over sources and relations, nearest first, paged by `max_nodes` and a byte budget. From an event ref (`@e42`) the walk lists the frames citing the event (`descendants`, the default from an event, or `both`); `ancestors` gives the event alone. A cursor is bound to the query and the version: after a change it is refused with 409 `stale_cursor`, with other parameters with 400 `invalid_cursor`. With `view_version` (or `evaluation`) an older view is refused with 409 `stale_view`, one ahead of the context with 400 `invalid_view_version`. `as_observation` appends the result as a `recall_result` observation.
          */
         post: operations["recall"];
         delete?: never;
@@ -1098,8 +1098,14 @@ export interface components {
             frame_id: string;
             /** @default 1 */
             depth: number;
-            /** @default ancestors */
-            direction: components["schemas"]["DirectionEnum"];
+            /**
+             * @description default: ancestors from a frame, descendants (the frames citing it) from an event
+             *
+             *     * `ancestors` - ancestors
+             *     * `descendants` - descendants
+             *     * `both` - both
+             */
+            direction?: components["schemas"]["DirectionEnum"] | null;
             /** @default true */
             include_bodies: boolean;
             /** @default false */
