@@ -32,6 +32,7 @@ from memory.kinds import (
     REQUEST_OPEN,
     USER_MESSAGE,
 )
+from memory.limits import MAX_CONTENT_CHARS
 from memory.locking import LockedContext, context_gate, lock_context, refuse_frozen
 from memory.models import Event
 from memory.pressure import pressure_state
@@ -140,8 +141,18 @@ def append_recall_result(
 ) -> Event:
     """A recall the model asked for enters as an observation (R30), appended under the
     context row lock. Under an `idempotency_key` already used, the first event is returned
-    and nothing is written (Conflict `idempotency_key_reused` when it differs)."""
+    and nothing is written (Conflict `idempotency_key_reused` when it differs).
+    InvalidRequest `too_large` (413) when `content` is over MAX_CONTENT_CHARS, the bound of
+    every event's text: nothing is written."""
     key = check_key(idempotency_key)
+    if len(content) > MAX_CONTENT_CHARS:
+        raise InvalidRequest(
+            f"the recall result would be {len(content)} characters, over an event's limit of "
+            f"{MAX_CONTENT_CHARS}; recall it without include_events (read large events with "
+            "read_event) or with fewer nodes",
+            code=ErrorCode.TOO_LARGE,
+            details=[{"chars": len(content), "limit_chars": MAX_CONTENT_CHARS}],
+        )
     draft = Draft(RECALL_RESULT, content, payload, check_thread(thread), [], key)
     return _append(context_id, draft).event
 
