@@ -106,6 +106,9 @@ class Morphz:
             if message["type"] == "lifespan.startup":
                 try:
                     self.app()
+                    from morphz.supervisor import die_with_serving_parent  # needs Django
+
+                    die_with_serving_parent()
                 except Exception as exc:
                     await send({"type": "lifespan.startup.failed", "message": repr(exc)})
                     raise

@@ -106,7 +106,7 @@ def raise_stopped(signum: int, frame: FrameType | None) -> None:
 def workers_for(asked: int | None, err: TextIOBase) -> int:
     """The number of server processes; a warning when several would not share live
     updates (no channel layer between them)."""
-    workers = asked or default_workers()
+    workers = default_workers() if asked is None else asked
     if workers < 1:
         raise CommandError("--workers must be at least 1")
     if workers > 1 and not shared_channel_layer():
@@ -128,7 +128,7 @@ def serve(
 
     from morphz.embedded_db import stop_database
     from morphz.http_protocol import raise_descriptor_limit
-    from morphz.supervisor import IndexerSupervisor, indexer_command
+    from morphz.supervisor import WORKER_PARENT_ENV, IndexerSupervisor, indexer_command
 
     raise_descriptor_limit()
 
@@ -159,6 +159,7 @@ def serve(
         out.flush()
         server = uvicorn.Server(config)
         if workers > 1:
+            os.environ[WORKER_PARENT_ENV] = str(os.getpid())  # read by each worker
             Multiprocess(config, sockets=[sock]).run()
         else:
             server.run(sockets=[sock])

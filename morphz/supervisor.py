@@ -46,6 +46,24 @@ def die_with_parent(prctl: Callable[..., int] | None) -> Callable[[], None]:
     return preexec
 
 
+# Set by `serve` for the worker processes it spawns: the pid they must not outlive.
+WORKER_PARENT_ENV = "MORPHZ_WORKER_PARENT"
+
+
+def die_with_serving_parent() -> None:
+    """In a worker process `serve` spawned (WORKER_PARENT_ENV names its pid): SIGTERM to this
+    process when that parent dies, even by SIGKILL, so a supervisor can start the server
+    again on its port; and at once when the parent is already gone. Elsewhere nothing."""
+    parent = os.environ.get(WORKER_PARENT_ENV)
+    if not parent or not parent.isdigit() or int(parent) == os.getpid():
+        return
+    prctl = load_prctl()
+    if prctl is not None:
+        prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    if os.getppid() != int(parent):  # it died before the signal was asked for
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 def indexer_command(manage_py: Path) -> list[str]:
     """`manage.py run_indexer --parent <this pid>`."""
     return [sys.executable, str(manage_py), "run_indexer", "--parent", str(os.getpid())]
