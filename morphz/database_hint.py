@@ -58,8 +58,12 @@ def database_hint(exc: BaseException) -> str | None:
     return None
 
 
-def database_problem(db: Mapping[str, Any] | None = None) -> str | None:
+def database_problem(
+    db: Mapping[str, Any] | None = None, *, unreachable_ok: bool = False
+) -> str | None:
     """Before a command touches memory: the reason it cannot, in one line, or None.
+    `unreachable_ok`: an unreachable server is no reason (`serve` starts and answers 503
+    until it is back); an empty or outdated database still is.
 
     `db` is a Django database settings dict (default: the default database). Connects
     once, directly (not through the pool, whose retries print a warning per attempt), and compares the `memory` migrations on disk with those the database records:
@@ -87,6 +91,8 @@ def database_problem(db: Mapping[str, Any] | None = None) -> str | None:
                 rows = named_rows(conn.execute(sql["applied_migrations"]))
                 applied = {row["name"] for row in rows}
     except psycopg.OperationalError as exc:
+        if unreachable_ok:
+            return None
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "no answer"
         return (
             f"cannot reach {where()}: {first}; check DATABASE_URL (unset, the embedded "

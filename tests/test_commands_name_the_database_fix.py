@@ -104,3 +104,12 @@ def test_an_unreachable_server_is_named_with_the_variable(db: Any) -> None:
 
 def test_a_migrated_database_has_no_problem(db: Any) -> None:
     assert database_problem() is None
+
+
+def test_serve_refuses_an_empty_database_in_one_line(empty_database: dict[str, Any]) -> None:
+    # Else it would start and answer every request 500 (`relation ... does not exist`).
+    done = manage(empty_database, "serve", "--indexer", "none")
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "manage.py migrate" in lines[0], done.stderr
+    assert "serving" not in done.stdout

@@ -59,7 +59,16 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        from django.core.management.base import CommandError
+
+        from morphz.database_hint import database_problem
         from morphz.server import serve
+
+        # A database without Morphz's tables would answer 500 to every request; one that
+        # is down is waited for (503 until it is back).
+        problem = database_problem(unreachable_ok=True)
+        if problem is not None:
+            raise CommandError(problem)
 
         serve(
             options["workers"],
