@@ -26,6 +26,16 @@ def env_str(name: str, default: str) -> str:
     return os.environ.get(name, default)
 
 
+def env_names(name: str, default: str) -> list[str]:
+    """A comma-separated list of names (hosts), stripped; unset or blank is `default`, as for
+    every setting; ConfigError when a value names nothing (",,"), which no request could pass."""
+    raw = os.environ.get(name, "")
+    names = [part.strip() for part in (raw if raw.strip() else default).split(",")]
+    if not any(names):
+        raise ConfigError(f"{name} must name at least one host (comma-separated), got {raw!r}")
+    return [n for n in names if n]
+
+
 def env_int(
     name: str, default: int, *, minimum: int | None = None, maximum: int | None = None
 ) -> int:

@@ -17,6 +17,7 @@ from morphz.config import (
     env_float,
     env_int,
     env_log_level,
+    env_names,
     env_rate,
     env_str,
     parse_database_url,
@@ -40,11 +41,7 @@ if not SECRET_KEY:
 
 HOST = env_str("HOST", "127.0.0.1")
 PORT = env_int("PORT", 8000, minimum=1, maximum=65535)
-ALLOWED_HOSTS = [
-    h.strip()
-    for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
-    if h.strip()
-]
+ALLOWED_HOSTS = env_names("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in env_str("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]

@@ -110,3 +110,16 @@ def test_a_bad_prepared_statements_switch_stops_manage_py():
     done = manage("check", env={"MORPHZ_DB_PREPARED_STATEMENTS": "sometimes"})
     assert done.returncode != 0
     assert "MORPHZ_DB_PREPARED_STATEMENTS" in done.stderr
+
+
+def test_allowed_hosts_naming_nothing_stops_manage_py_and_blank_is_the_default(monkeypatch):
+    refused = manage(
+        "check", env={"ALLOWED_HOSTS": " , ,", "DATABASE_URL": "postgres://localhost/x"}
+    )
+    assert refused.returncode != 0
+    assert "ALLOWED_HOSTS must name at least one host" in refused.stderr
+
+    from morphz.config import env_names
+
+    monkeypatch.setenv("ALLOWED_HOSTS", " ")
+    assert env_names("ALLOWED_HOSTS", "a,b") == ["a", "b"]  # blank: as unset
