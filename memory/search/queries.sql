@@ -44,20 +44,25 @@ SELECT s.id, s.embedding FROM (
 WHERE s.cosine >= %(floor)s
 ORDER BY s.cosine DESC LIMIT %(near)s
 
+-- name: answered_turn
+-- Which turn a reply answers (`documents.reply_context`), declared once: a message `e` of
+-- %(kinds)s answers the newest earlier message of those kinds on its thread, at most
+-- %(lookback)s events back, when that one is of the other kind (two of one kind in a row
+-- are not an answer). A LATERAL subquery over `e`, never run alone.
+SELECT t.id, t.content FROM (
+  SELECT p.id, p.kind, p.content FROM memory_event p
+  WHERE e.kind = ANY(%(kinds)s) AND p.context_id = e.context_id AND p.seq < e.seq
+    AND p.seq >= e.seq - %(lookback)s AND p.thread = e.thread AND p.kind = ANY(%(kinds)s)
+  ORDER BY p.seq DESC LIMIT 1
+) t WHERE t.kind <> e.kind
+
 -- name: event_rows
--- Each event to index, with the turn it answers when it is a message of %(kinds)s: the
--- newest earlier message of the other kind on its thread, at most %(lookback)s events back,
--- its first %(chars)s characters (`documents.reply_context`).
+-- Each event to index, with the first %(chars)s characters of the turn it answers
+-- (`answered_turn`).
 SELECT e.id, e.context_id, e.seq, e.kind, e.thread, e.content, e.payload::text AS payload,
-       e.created_at, e.is_observation, e.active,
-       CASE WHEN e.kind = ANY(%(kinds)s) THEN (
-         SELECT CASE WHEN p.kind <> e.kind THEN left(p.content, %(chars)s) END
-         FROM memory_event p
-         WHERE p.context_id = e.context_id AND p.seq < e.seq
-           AND p.seq >= e.seq - %(lookback)s
-           AND p.thread = e.thread AND p.kind = ANY(%(kinds)s)
-         ORDER BY p.seq DESC LIMIT 1) END AS answers
-FROM memory_event e WHERE e.id = ANY(%(ids)s)
+       e.created_at, e.is_observation, e.active, left(a.content, %(chars)s) AS answers
+FROM memory_event e LEFT JOIN LATERAL ({{> answered_turn}}) a ON true
+WHERE e.id = ANY(%(ids)s)
 
 -- name: event_fingerprints
 -- What says whether an indexed event changed since it was read (`_moved_since_read`).
