@@ -35,7 +35,7 @@ from memory.models import (
     RetirementRequest,
     TransactionRecord,
 )
-from memory.search.documents import index_rows
+from memory.search.documents import index_rows, replies_to
 from memory.shapes import Observation
 from memory.timeline.compile import render_observation
 from memory.tx import lang as txlang
@@ -391,7 +391,9 @@ class Masker:
         return mask_json(out, self.matcher)[0]
 
     def reindex(self) -> None:
-        """Search documents of everything masked rebuilt from the masked facts now (their
-        words and embeddings held the erased text)."""
+        """Search documents of everything masked, and of the replies that borrowed words from
+        a masked event (`replies_to`), rebuilt from the masked facts now (their words and
+        embeddings held the erased text)."""
         if self.frame_pks or self.event_pks:
-            index_rows(sorted(self.frame_pks), sorted(self.event_pks))
+            events = self.event_pks | set(replies_to(sorted(self.event_pks)))
+            index_rows(sorted(self.frame_pks), sorted(events))

@@ -180,15 +180,29 @@ def borrowed(kind: str, content: str, context: str | None) -> str | None:
     return context
 
 
+def _reply_rule(ids: list[int]) -> dict[str, list[int] | list[str] | int]:
+    """The parameters of the statements that read which turn a reply answers."""
+    return {"ids": ids, "kinds": list(CONTEXT_KINDS), "lookback": CONTEXT_LOOKBACK}
+
+
+def replies_to(event_pks: list[int]) -> list[int]:
+    """The ids, in order, of the events whose documents borrow words from these events: the
+    replies answering them, by the rule the index reads (`answered_turn`), whether or not
+    reply context is on now (a document may have been written while it was). Reads only,
+    raises nothing of its own; the caller holds what keeps the answer true (erasure: the
+    row locks of its contexts)."""
+    if not event_pks:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_sql("replies_to"), _reply_rule(event_pks))
+        return [row["id"] for row in named_rows(cursor)]
+
+
 def _event_documents(pks: list[int]) -> dict[int, Document]:
     if not pks:
         return {}
     with connection.cursor() as cursor:
-        cursor.execute(
-            _sql("event_rows"),
-            {"ids": pks, "kinds": list(CONTEXT_KINDS), "chars": CONTEXT_CHARS,
-             "lookback": CONTEXT_LOOKBACK},
-        )  # fmt: skip
+        cursor.execute(_sql("event_rows"), {**_reply_rule(pks), "chars": CONTEXT_CHARS})
         rows = named_rows(cursor)
     replies = reply_context()
     documents = {}

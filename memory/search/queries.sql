@@ -45,10 +45,11 @@ WHERE s.cosine >= %(floor)s
 ORDER BY s.cosine DESC LIMIT %(near)s
 
 -- name: answered_turn
--- Which turn a reply answers (`documents.reply_context`), declared once: a message `e` of
--- %(kinds)s answers the newest earlier message of those kinds on its thread, at most
--- %(lookback)s events back, when that one is of the other kind (two of one kind in a row
--- are not an answer). A LATERAL subquery over `e`, never run alone.
+-- Which turn a reply answers (`documents.reply_context`), declared once for the index
+-- (`event_rows`) and for erasure (`replies_to`): a message `e` of %(kinds)s answers the
+-- newest earlier message of those kinds on its thread, at most %(lookback)s events back,
+-- when that one is of the other kind (two of one kind in a row are not an answer). A
+-- LATERAL subquery over `e`, never run alone.
 SELECT t.id, t.content FROM (
   SELECT p.id, p.kind, p.content FROM memory_event p
   WHERE e.kind = ANY(%(kinds)s) AND p.context_id = e.context_id AND p.seq < e.seq
@@ -63,6 +64,20 @@ SELECT e.id, e.context_id, e.seq, e.kind, e.thread, e.content, e.payload::text A
        e.created_at, e.is_observation, e.active, left(a.content, %(chars)s) AS answers
 FROM memory_event e LEFT JOIN LATERAL ({{> answered_turn}}) a ON true
 WHERE e.id = ANY(%(ids)s)
+
+-- name: replies_to
+-- The replies whose documents borrow words from these events (`documents.replies_to`):
+-- the messages whose answered turn (`answered_turn`) is one of them. Only the %(lookback)s
+-- events after each can be (a message further on answers none of them); they are read
+-- first, each once (MATERIALIZED: else the planner may ask every event what it answers).
+WITH e AS MATERIALIZED (
+  SELECT DISTINCT e.id, e.context_id, e.seq, e.kind, e.thread
+  FROM memory_event x JOIN memory_event e ON e.context_id = x.context_id
+    AND e.seq > x.seq AND e.seq <= x.seq + %(lookback)s
+  WHERE x.id = ANY(%(ids)s)
+)
+SELECT e.id FROM e CROSS JOIN LATERAL ({{> answered_turn}}) a
+WHERE a.id = ANY(%(ids)s) ORDER BY e.id
 
 -- name: event_fingerprints
 -- What says whether an indexed event changed since it was read (`_moved_since_read`).
