@@ -79,16 +79,18 @@ def validate_settings(
 
 
 def check_slug(slug: Any) -> None:
-    """InvalidRequest unless `slug` is a context slug: 1-64 letters, digits, '-' or '_' (it
+    """InvalidRequest unless `slug` is a context slug: 1-64 ASCII letters, digits, '-' or '_' (it
     is part of every API and explorer URL of the context)."""
     from django.core.validators import validate_slug
 
     if not isinstance(slug, str) or not 0 < len(slug) <= SLUG_MAX:
-        raise InvalidRequest(f"slug must be 1-{SLUG_MAX} letters, digits, '-' or '_'")
+        raise InvalidRequest(f"slug must be 1-{SLUG_MAX} ASCII letters, digits, '-' or '_'")
     try:
         validate_slug(slug)
     except Exception:
-        raise InvalidRequest(f"slug {slug!r} must be letters, digits, '-' or '_'") from None
+        raise InvalidRequest(
+            f"slug {slug!r} must be ASCII letters (a-z, A-Z), digits, '-' or '_'"
+        ) from None
 
 
 def check_slug_free(slug: str) -> None:
