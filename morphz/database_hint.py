@@ -10,6 +10,7 @@ and what to run; anything else is left to Django's own report (None).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,17 +59,39 @@ def database_hint(exc: BaseException) -> str | None:
     return None
 
 
+# The three kinds of problem `find_database_problem` tells apart.
+UNREACHABLE, EMPTY, BEHIND = "unreachable", "empty", "behind"
+
+
+@dataclass(frozen=True)
+class DatabaseProblem:
+    """Why memory cannot be used: `kind` (UNREACHABLE, EMPTY or BEHIND) and `line`, the fix
+    in one sentence naming where this process looks (host and database name, no password)."""
+
+    kind: str
+    line: str
+
+
 def database_problem(
     db: Mapping[str, Any] | None = None, *, unreachable_ok: bool = False
 ) -> str | None:
     """Before a command touches memory: the reason it cannot, in one line, or None.
     `unreachable_ok`: an unreachable server is no reason (`serve` starts and answers 503
-    until it is back); an empty or outdated database still is.
+    until it is back); an empty or outdated database still is."""
+    problem = find_database_problem(db)
+    if problem is None or (unreachable_ok and problem.kind == UNREACHABLE):
+        return None
+    return problem.line
+
+
+def find_database_problem(db: Mapping[str, Any] | None = None) -> DatabaseProblem | None:
+    """What stops this process from using memory, or None: the server unreachable, the
+    database empty (a new MORPHZ_DATA_DIR) or behind (migrations not applied).
 
     `db` is a Django database settings dict (default: the default database). Connects
-    once, directly (not through the pool, whose retries print a warning per attempt), and compares the `memory` migrations on disk with those the database records:
-    unreachable, empty (a new MORPHZ_DATA_DIR) and behind (migrations not applied) each get
-    their fix. Costs one connection and one query (a few milliseconds)."""
+    once, directly (not through the pool, whose retries print a warning per attempt), and
+    compares the `memory` migrations on disk with those the database records. Costs one
+    connection and one query (a few milliseconds)."""
     from django.apps import apps
     from django.conf import settings
 
@@ -91,24 +114,25 @@ def database_problem(
                 rows = named_rows(conn.execute(sql["applied_migrations"]))
                 applied = {row["name"] for row in rows}
     except psycopg.OperationalError as exc:
-        if unreachable_ok:
-            return None
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "no answer"
-        return (
+        return DatabaseProblem(
+            UNREACHABLE,
             f"cannot reach {where()}: {first}; check DATABASE_URL (unset, the embedded "
-            "server under MORPHZ_DATA_DIR is used)"
+            "server under MORPHZ_DATA_DIR is used)",
         )
     folder = Path(apps.get_app_config("memory").path) / "migrations"
     on_disk = sorted(p.stem for p in folder.glob("[0-9]*.py"))
     if not applied:
-        return (
+        return DatabaseProblem(
+            EMPTY,
             f"{where()} has no Morphz tables: run `{MIGRATE}` to create them, or set "
-            "MORPHZ_DATA_DIR or DATABASE_URL to the database you meant"
+            "MORPHZ_DATA_DIR or DATABASE_URL to the database you meant",
         )
     pending = [name for name in on_disk if name not in applied]
     if pending:
-        return (
+        return DatabaseProblem(
+            BEHIND,
             f"the tables in {where()} are older than this code ({len(pending)} migration(s) "
-            f"not applied, the first {pending[0]}): run `{MIGRATE}`"
+            f"not applied, the first {pending[0]}): run `{MIGRATE}`",
         )
     return None
