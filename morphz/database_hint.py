@@ -22,6 +22,8 @@ from memory.sql import named_row, named_rows, statements
 from morphz.config import data_dir, database_config
 
 MIGRATE = ".venv/bin/python manage.py migrate"
+# For a settings dict that names no connect timeout of its own (libpq's floor is 2 s).
+CONNECT_TIMEOUT = 2
 
 
 def where() -> str:
@@ -89,9 +91,10 @@ def find_database_problem(db: Mapping[str, Any] | None = None) -> DatabaseProble
     database empty (a new MORPHZ_DATA_DIR) or behind (migrations not applied).
 
     `db` is a Django database settings dict (default: the default database). Connects
-    once, directly (not through the pool, whose retries print a warning per attempt), and
-    compares the `memory` migrations on disk with those the database records. Costs one
-    connection and one query (a few milliseconds)."""
+    once, directly (not through the pool, whose retries print a warning per attempt), with
+    the connect timeout every request's connection has (`morphz.config`, from
+    MORPHZ_DB_WAIT_SECONDS), and compares the `memory` migrations on disk with those the
+    database records. Costs one connection and one query (a few milliseconds)."""
     from django.apps import apps
     from django.conf import settings
 
@@ -105,8 +108,12 @@ def find_database_problem(db: Mapping[str, Any] | None = None) -> DatabaseProble
         "port": "PORT",
     }
     params = {key: str(db[name]) for key, name in keys.items() if db.get(name)}
+    options = db.get("OPTIONS")
+    timeout = CONNECT_TIMEOUT
+    if isinstance(options, Mapping):
+        timeout = options.get("connect_timeout", CONNECT_TIMEOUT)
     try:
-        with psycopg.connect(make_conninfo(connect_timeout=3, **params)) as conn:
+        with psycopg.connect(make_conninfo(connect_timeout=timeout, **params)) as conn:
             applied: set[str] = set()
             sql = statements("morphz")
             table = named_row(conn.execute(sql["migrations_table"]))

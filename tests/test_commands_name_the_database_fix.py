@@ -5,8 +5,10 @@ a 70-line traceback ending in `relation "memory_context" does not exist`."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -100,6 +102,21 @@ def test_an_unreachable_server_is_named_with_the_variable(db: Any) -> None:
     assert problem is not None and "\n" not in problem
     assert problem.startswith("cannot reach DATABASE_URL") or "MORPHZ_DATA_DIR" in problem
     assert "Connection refused" in problem or "connection" in problem
+
+
+def test_a_server_that_never_answers_is_given_up_on_as_requests_give_up(db: Any) -> None:
+    # A port that accepts connections and says nothing (a hung server, a dropped route):
+    # the probe waits as long as a request's own connection would, not longer.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = str(silent.getsockname()[1])
+        settings = {**connection.settings_dict, "HOST": "127.0.0.1", "PORT": port}
+        started = time.monotonic()
+        problem = database_problem(settings)
+        took = time.monotonic() - started
+    assert problem is not None and problem.startswith("cannot reach")
+    assert took < settings["OPTIONS"]["connect_timeout"] + 0.5, took
 
 
 def test_a_migrated_database_has_no_problem(db: Any) -> None:
