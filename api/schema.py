@@ -21,6 +21,7 @@ ERROR_SUMMARIES = {
     415: "send application/json",
     422: "a transaction breaks a rule; `details` lists each failing operation with its `index`",
     429: "too many requests; `details` says when to retry",
+    503: "the database cannot serve requests now; retry after `Retry-After` seconds",
 }
 
 

@@ -17,6 +17,7 @@ from memory.shapes import pages as lists
 from memory.shapes.actions import Cancellation
 from memory.shapes.errors import ErrorBody, ErrorJson
 from memory.shapes.evaluation import EvaluationHead, EvaluationJson
+from memory.shapes.health import Health
 from memory.shapes.recall import RecallJson, SearchJson
 
 # The schema's enum of error codes (`ErrorCodeEnum`, named in settings), read from ErrorCode.
@@ -58,6 +59,10 @@ class ContextListSerializer(ShapeSerializer):
 
 class ApiIndexSerializer(ShapeSerializer):
     shape = lists.ApiIndex
+
+
+class HealthSerializer(ShapeSerializer):
+    shape = Health
 
 
 class EventSerializer(ShapeSerializer):

@@ -10,6 +10,7 @@ from api.views import (
     events,
     forks,
     frames,
+    health,
     index,
     protocol,
     recall,
@@ -24,6 +25,8 @@ CONTEXT = "v1/contexts/<slug:slug>/"
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("health/live/", health.LiveView.as_view(), name="api-health-live"),
+    path("health/ready/", health.ReadyView.as_view(), name="api-health-ready"),
     path("v1/", index.ApiIndexView.as_view(), name="api-index"),
     path("v1/contexts/", contexts.ContextListView.as_view(), name="api-contexts"),
     path(CONTEXT, contexts.ContextDetailView.as_view(), name="api-context"),

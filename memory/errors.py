@@ -95,6 +95,8 @@ class ErrorCode(StrEnum):
     INTERNAL_ERROR = "internal_error", 500
     # 503: PostgreSQL unreachable; nothing was written
     DATABASE_UNAVAILABLE = "database_unavailable", 503
+    # 503 from the readiness check: the database lacks tables or migrations this code needs
+    MIGRATIONS_PENDING = "migrations_pending", 503
 
 
 # A query parameter or body field whose own code the docs list: a failure of it alone answers

@@ -52,6 +52,7 @@ UNTYPED = {
     "BulkEventList": "the client returns its `events` (AppendedEvent)",
     "ContextList": "the client returns its `contexts` (Context)",
     "ApiIndex": "read by the client's tools only",
+    "Health": "for load balancers and orchestrators, not agents",
     "Protocol": "morphz_client.protocol builds the same offline",
     "ReplyResult": "the model's reply outcome, read as JSON",
     "Cancellation": "two refs, read as JSON",

@@ -4,6 +4,46 @@
  */
 
 export interface paths {
+    "/api/health/live/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether this process serves
+         * @description 200 while this process answers HTTP. Touches no database, so a database outage never gets a serving process restarted.
+         */
+        get: operations["health_live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/ready/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether this process can serve memory
+         * @description 200 when the database is reachable and has every migration of this code; else 503 `database_unavailable` (unreachable within the connect timeout requests use) or `migrations_pending` (run `manage.py migrate`). One direct connection and one query per call.
+         */
+        get: operations["health_ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/": {
         parameters: {
             query?: never;
@@ -660,6 +700,7 @@ export interface components {
              *     * `secret_detected` - secret_detected
              *     * `internal_error` - internal_error
              *     * `database_unavailable` - database_unavailable
+             *     * `migrations_pending` - migrations_pending
              */
             code: components["schemas"]["ErrorCodeEnum"];
             /** @description what went wrong and what to do, for a model */
@@ -730,9 +771,10 @@ export interface components {
          *     * `secret_detected` - secret_detected
          *     * `internal_error` - internal_error
          *     * `database_unavailable` - database_unavailable
+         *     * `migrations_pending` - migrations_pending
          * @enum {string}
          */
-        ErrorCodeEnum: "parse_error" | "invalid_request" | "invalid_kind" | "invalid_cursor" | "invalid_base_version" | "invalid_ref" | "invalid_offset" | "invalid_length" | "invalid_host" | "invalid_depth" | "invalid_direction" | "invalid_flag" | "invalid_frame_id" | "invalid_limit" | "invalid_max_nodes" | "invalid_query" | "invalid_status" | "invalid_thread" | "invalid_time" | "invalid_type" | "invalid_view_version" | "invalid_arguments" | "unknown_evaluation" | "invalid_version" | "invalid_export" | "invalid_signature" | "conflicting_filters" | "not_authenticated" | "permission_denied" | "scope_insufficient" | "not_found" | "method_not_allowed" | "not_acceptable" | "conflict" | "stale_cursor" | "stale_view" | "maintenance_required" | "idempotency_key_reused" | "context_exists" | "context_frozen" | "too_large" | "unsupported_media_type" | "throttled" | "rule_violation" | "unknown_ref" | "unknown_relation" | "self_citation" | "frame_exists" | "frame_retired" | "frame_protected" | "relation_exists" | "not_observation" | "request_pending" | "unknown_tool" | "duplicate_transaction" | "reply_rejected" | "not_an_action" | "action_not_pending" | "not_erasable" | "secret_detected" | "internal_error" | "database_unavailable";
+        ErrorCodeEnum: "parse_error" | "invalid_request" | "invalid_kind" | "invalid_cursor" | "invalid_base_version" | "invalid_ref" | "invalid_offset" | "invalid_length" | "invalid_host" | "invalid_depth" | "invalid_direction" | "invalid_flag" | "invalid_frame_id" | "invalid_limit" | "invalid_max_nodes" | "invalid_query" | "invalid_status" | "invalid_thread" | "invalid_time" | "invalid_type" | "invalid_view_version" | "invalid_arguments" | "unknown_evaluation" | "invalid_version" | "invalid_export" | "invalid_signature" | "conflicting_filters" | "not_authenticated" | "permission_denied" | "scope_insufficient" | "not_found" | "method_not_allowed" | "not_acceptable" | "conflict" | "stale_cursor" | "stale_view" | "maintenance_required" | "idempotency_key_reused" | "context_exists" | "context_frozen" | "too_large" | "unsupported_media_type" | "throttled" | "rule_violation" | "unknown_ref" | "unknown_relation" | "self_citation" | "frame_exists" | "frame_retired" | "frame_protected" | "relation_exists" | "not_observation" | "request_pending" | "unknown_tool" | "duplicate_transaction" | "reply_rejected" | "not_an_action" | "action_not_pending" | "not_erasable" | "secret_detected" | "internal_error" | "database_unavailable" | "migrations_pending";
         /** @description What an evaluation's answer and its later summary share. */
         Evaluation: {
             id: number;
@@ -1019,6 +1061,15 @@ export interface components {
          * @enum {string}
          */
         FrameStatusEnum: "active" | "retiring" | "retired";
+        Health: {
+            status: components["schemas"]["HealthStatusEnum"];
+        };
+        /**
+         * @description * `live` - live
+         *     * `ready` - ready
+         * @enum {string}
+         */
+        HealthStatusEnum: "live" | "ready";
         HistoryPage: {
             /** @description pass as `history_before` for older revisions; null at the first */
             next_before: number | null;
@@ -1348,6 +1399,53 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    health_live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    health_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description the database cannot serve requests now; retry after `Retry-After` seconds: `database_unavailable`, `migrations_pending` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     api_index: {
         parameters: {
             query?: never;
