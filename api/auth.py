@@ -11,6 +11,24 @@ from memory.contexts import authenticate_token, recently_authenticated, token_re
 from memory.models import ApiToken
 
 
+def bearer_token(header: str | bytes) -> str | None:
+    """The token of an Authorization header's value, `Bearer <token>`, or None when the
+    value is empty, names another scheme or carries no token. Schemes are case-insensitive
+    (RFC 9110 section 11.1); the token is taken without the spaces around it. Every reader
+    of the header calls this: REST authentication, its refusals and MCP."""
+    text = header.decode("latin-1") if isinstance(header, bytes) else header
+    scheme, _, raw = text.partition(" ")
+    raw = raw.strip()
+    if scheme.lower() != ContextTokenAuthentication.keyword.lower() or not raw:
+        return None
+    return raw
+
+
+def request_bearer(request: Any) -> str | None:
+    """`bearer_token` of a Django or DRF request's Authorization header."""
+    return bearer_token(authentication.get_authorization_header(request))
+
+
 class TokenUser:
     """The principal of a request authenticated by a context token."""
 
@@ -36,14 +54,11 @@ class ContextTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Bearer"
 
     def authenticate(self, request: Any) -> tuple[TokenUser, ApiToken] | None:
-        header = authentication.get_authorization_header(request).decode("latin-1")
-        if not header:
+        if not authentication.get_authorization_header(request):
             return None
-        scheme, _, raw = header.partition(" ")
-        # Authentication schemes are case-insensitive (RFC 9110 section 11.1).
-        if scheme.lower() != self.keyword.lower() or not raw.strip():
+        raw = request_bearer(request)
+        if raw is None:
             raise exceptions.AuthenticationFailed("use Authorization: Bearer <token>")
-        raw = raw.strip()
         view = (getattr(request, "parser_context", None) or {}).get("view")
         token = None
         if request.method in getattr(view, "commit_checks_token", ()):

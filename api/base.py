@@ -15,11 +15,12 @@ from urllib.parse import unquote_to_bytes
 import psycopg
 from django.conf import settings
 from django.db import DatabaseError
-from rest_framework import authentication, exceptions
+from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.auth import request_bearer
 from api.errors import ApiError, TooLarge
 from api.parsers import StrictJSONParser, check_text
 from api.requests import body
@@ -173,16 +174,11 @@ class ContextAPIView(ApiView):
         if stale:
             if isinstance(self.request.auth, ApiToken):
                 forget_token(self.request.auth.pk)
-            exc = exceptions.AuthenticationFailed(token_refusal(_bearer(self.request)))
+            exc = exceptions.AuthenticationFailed(token_refusal(request_bearer(self.request) or ""))
         return super().handle_exception(exc)
 
     # `self.ctx` may be a context row up to a minute old when the token came from memory
     # (a view's `commit_checks_token`): such a view uses the context's id and slug only.
-
-
-def _bearer(request: Request) -> str:
-    header = authentication.get_authorization_header(request).decode("latin-1")
-    return header.partition(" ")[2].strip()
 
 
 def _from_memory(request: Request) -> bool:

@@ -11,6 +11,7 @@ import httpx
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from api.auth import bearer_token
 from api.errors import RETRY_AFTER_SECONDS, database_unavailable, error_body
 from memory.errors import ErrorCode
 from memory.strictjson import loads_strict
@@ -74,8 +75,7 @@ class McpApp:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         headers = dict(scope.get("headers") or [])
-        auth = headers.get(b"authorization", b"").decode("latin-1")
-        raw = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
+        raw = bearer_token(headers.get(b"authorization", b"")) or ""
         try:
             token, refusal = (
                 await sync_to_async(_authenticate, thread_sensitive=False)(raw)
