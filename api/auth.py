@@ -15,7 +15,7 @@ def bearer_token(header: str | bytes) -> str | None:
     """The token of an Authorization header's value, `Bearer <token>`, or None when the
     value is empty, names another scheme or carries no token. Schemes are case-insensitive
     (RFC 9110 section 11.1); the token is taken without the spaces around it. Every reader
-    of the header calls this: REST authentication, its refusals and MCP."""
+    of the header calls this: REST authentication, its refusals, forks and MCP."""
     text = header.decode("latin-1") if isinstance(header, bytes) else header
     scheme, _, raw = text.partition(" ")
     raw = raw.strip()

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from api.auth import request_bearer
 from api.base import ContextAPIView, idempotency_key
 from api.requests import body
 from api.schema import WRITE_ERRORS, responses
@@ -52,7 +53,7 @@ def caller_secret(request: Request) -> bytes:
     """What seals a fork's token for a retry under its idempotency key (memory.versions.
     forks): the caller's raw bearer token, which the server never stores; for a signed-in
     person, the server's secret key and their id."""
-    header = request.META.get("HTTP_AUTHORIZATION", "")
-    if isinstance(request.auth, ApiToken) and header.startswith("Bearer "):
-        return header.removeprefix("Bearer ").strip().encode()
+    raw = request_bearer(request)
+    if isinstance(request.auth, ApiToken) and raw is not None:
+        return raw.encode()
     return f"{settings.SECRET_KEY}:person:{request.user.pk}".encode()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from rest_framework.test import APIClient
 
 from memory.contexts import issue_token
 from memory.errors import InvalidRequest
@@ -227,6 +228,19 @@ def test_a_retried_fork_gets_the_same_fork_and_token(api: Api) -> None:
     assert Context.objects.filter(slug="alpha-copy").count() == 1
     copy = Api("alpha-copy", again.json()["token"])
     assert copy.get("").status_code == 200
+
+
+def test_a_retried_fork_sent_with_a_lowercase_scheme_gets_the_same_token(
+    alpha: Context, alpha_token: str
+) -> None:
+    # Authentication schemes are case-insensitive (RFC 9110): `bearer` authenticates, so
+    # the token it carries seals the fork's token as `Bearer` does.
+    api = Api("alpha", client=APIClient(HTTP_AUTHORIZATION=f"bearer {alpha_token}"))
+    body = {"slug": "lower", "idempotency_key": "fork-lower"}
+    first = api.post("forks/", body)
+    again = api.post("forks/", body)
+    assert first.status_code == again.status_code == 201, first.content[:300]
+    assert again.json()["token"] == first.json()["token"]
 
 
 def test_a_retry_without_a_slug_gets_the_same_generated_fork(api: Api) -> None:

@@ -1,5 +1,5 @@
 """One function reads `Authorization: Bearer <token>` (`api.auth.bearer_token`); REST
-authentication, its refusals and MCP all call it, so they agree on what a header
+authentication, its refusals, forks and MCP all call it, so they agree on what a header
 carries."""
 
 from __future__ import annotations
