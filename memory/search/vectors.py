@@ -75,7 +75,8 @@ def _stems(terms: list[str]) -> tuple[list[str], str | None]:
 # Reply context (`memory.search.documents.reply_context`): the words of the turn a reply
 # answers are indexed marked REPLY (``^museum``, and their stems ``^=museum``), apart from
 # the reply's own words, so the ranking weighs them as their own, weaker evidence
-# (`reply_form`, `memory.search.ranking.REPLY_WEIGHT`) without changing any word's count.
+# (`reply_form`, `memory.search.ranking.REPLY_WEIGHT`) without changing any word's count;
+# the reply's length counts them (`event_vector`).
 REPLY = "^"
 
 
@@ -120,8 +121,9 @@ def event_vector(kind: str, content: str, payload: Any, context: str | None = No
     frames hold), its payload secondary and D, the stems of its text D; its length and the
     languages of its marked stems (its text's, its context's).
     `context`: the turn a conversational event answers (`documents`), its words and stems
-    marked REPLY (a reply like "yes, last week" is about what it replies to); not counted in
-    the length."""
+    marked REPLY (a reply like "yes, last week" is about what it replies to), and its words
+    counted in the length: the reply stands for both, so a one-word reply lending a whole
+    question's words is not scored as a one-word document saying them (BENCHMARKS.md)."""
     text_terms, words = index_terms(content)
     stems, code = _stems(text_terms)
     codes = [code] if code else []
@@ -131,7 +133,8 @@ def event_vector(kind: str, content: str, payload: Any, context: str | None = No
         sections.append((extra, "D"))
         words += extra_words
     if context:
-        context_terms = index_terms(context)[0]
+        context_terms, context_words = index_terms(context)
+        words += context_words
         context_stems, context_code = _stems(context_terms)
         marked = [REPLY + term for term in context_terms + context_stems]
         sections.append((marked, "D"))
