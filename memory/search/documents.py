@@ -13,7 +13,8 @@ from typing import Any, TypedDict
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models.functions import Left
+from django.db.models import TextField
+from django.db.models.functions import MD5, Cast, Left
 
 from memory.kinds import AGENT_MESSAGE, TRANSACTION, USER_MESSAGE, event_status
 from memory.models import Context, Event, Frame, FrameRevision, SearchLanguage
@@ -95,16 +96,22 @@ def _vector(vector: Vector) -> IndexedWords:
 
 
 _FRAME_FIELDS = ("pk", "context_id", "frame_id", "body", "status", "revision", "updated_at")
+_FRAME_FINGERPRINT = ("revision", "status", "updated_at", "body_md5")
+
+
+def _with_body_md5(frames: Any) -> Any:
+    # An erasure masks a body in place, without a new revision: its digest says it changed.
+    return frames.annotate(body_md5=MD5(Cast("body", TextField())))
 
 
 def _frame_fingerprint(row: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (row["revision"], row["status"], row["updated_at"])
+    return tuple(row[name] for name in _FRAME_FINGERPRINT)
 
 
 def _frame_documents(pks: list[int]) -> dict[int, Document]:
     if not pks:
         return {}
-    rows = list(Frame.objects.filter(pk__in=pks).values(*_FRAME_FIELDS))
+    rows = list(_with_body_md5(Frame.objects.filter(pk__in=pks)).values(*_FRAME_FIELDS, "body_md5"))
     threads = dict(
         FrameRevision.objects.filter(frame_id__in=pks)
         .order_by("frame_id", "-revision")
@@ -198,6 +205,13 @@ def replies_to(event_pks: list[int]) -> list[int]:
         return [row["id"] for row in named_rows(cursor)]
 
 
+def _event_fingerprint(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    # Its state, and the digests of its text and of the turn it answers: an erasure changes
+    # these in place (`queries.sql`, `event_fingerprints`).
+    names = ("is_observation", "active", "content_md5", "payload_md5", "answers_md5")
+    return tuple(row[name] for name in names)
+
+
 def _event_documents(pks: list[int]) -> dict[int, Document]:
     if not pks:
         return {}
@@ -227,7 +241,7 @@ def _event_documents(pks: list[int]) -> dict[int, Document]:
                     borrowed(kind, content, row["answers"]) if replies else None,
                 )
             ),
-            fingerprint=(observed, active),
+            fingerprint=_event_fingerprint(row),
             text=None if kind == TRANSACTION else _embedded_text(content, body),
         )
     return _embed(documents)
@@ -283,15 +297,18 @@ def _moved_since_read(
     """Targets whose facts changed after they were read (rows that are gone are skipped)."""
     current_frames = {
         row["pk"]: _frame_fingerprint(row)
-        for row in Frame.objects.filter(pk__in=list(frames)).values(
-            "pk", "revision", "status", "updated_at"
+        for row in _with_body_md5(Frame.objects.filter(pk__in=list(frames))).values(
+            "pk", *_FRAME_FINGERPRINT
         )
     }
     current_events: dict[int, tuple[Any, ...]] = {}
     if events:
         with connection.cursor() as cursor:
-            cursor.execute(_sql("event_fingerprints"), [list(events)])
-            current_events = {pk: (observed, active) for pk, observed, active in cursor}
+            cursor.execute(
+                _sql("event_fingerprints_now"),
+                {**_reply_rule(list(events)), "chars": CONTEXT_CHARS},
+            )
+            current_events = {row["id"]: _event_fingerprint(row) for row in named_rows(cursor)}
     moved_frames = [
         pk for pk in frames if pk in current_frames and current_frames[pk] != frames[pk].fingerprint
     ]
@@ -308,7 +325,13 @@ def index_rows(frame_pks: list[int], event_pks: list[int], fail_after: int | Non
     are written first, which row-locks them until this transaction ends, and the facts are
     checked again afterwards: a target that moved since it was read is rebuilt now. A worker
     that read newer facts either wrote before us (we see the move and rebuild) or blocks on
-    our row locks and writes after us; a commit after our check leaves a new intent."""
+    our row locks and writes after us; a commit after our check leaves a new intent.
+
+    An erasure (`memory.erasure`) is such a worker too: it masks the facts in place and
+    writes their documents in its own transaction, so the fingerprints hold digests of the
+    text. Committed before our check, we see the move; committed after it, its write waited
+    on our row locks (or it wrote first, and we waited on its commit) and comes last. No
+    lock besides the documents' rows, so no lock order to keep with the context locks."""
     frames = _frame_documents(sorted(set(frame_pks)))
     events = _event_documents(sorted(set(event_pks)))
     documents = [frames[pk] for pk in sorted(frames)] + [events[pk] for pk in sorted(events)]

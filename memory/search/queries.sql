@@ -57,12 +57,26 @@ SELECT t.id, t.content FROM (
   ORDER BY p.seq DESC LIMIT 1
 ) t WHERE t.kind <> e.kind
 
+-- name: event_fingerprints
+-- What says whether an indexed event changed since it was read (`_moved_since_read`): its
+-- state, and the digests of its text and of the turn it answers (`answered_turn`), which
+-- only an erasure changes. A LATERAL subquery over `e` and `a`, also read by `event_rows`.
+SELECT e.is_observation, e.active, md5(e.content) AS content_md5,
+       md5(e.payload::text) AS payload_md5, md5(left(a.content, %(chars)s)) AS answers_md5
+
 -- name: event_rows
 -- Each event to index, with the first %(chars)s characters of the turn it answers
--- (`answered_turn`).
+-- (`answered_turn`) and its fingerprint (`event_fingerprints`).
 SELECT e.id, e.context_id, e.seq, e.kind, e.thread, e.content, e.payload::text AS payload,
-       e.created_at, e.is_observation, e.active, left(a.content, %(chars)s) AS answers
+       e.created_at, left(a.content, %(chars)s) AS answers, f.*
 FROM memory_event e LEFT JOIN LATERAL ({{> answered_turn}}) a ON true
+CROSS JOIN LATERAL ({{> event_fingerprints}}) f
+WHERE e.id = ANY(%(ids)s)
+
+-- name: event_fingerprints_now
+-- The fingerprints of these events now (`event_fingerprints`).
+SELECT e.id, f.* FROM memory_event e LEFT JOIN LATERAL ({{> answered_turn}}) a ON true
+CROSS JOIN LATERAL ({{> event_fingerprints}}) f
 WHERE e.id = ANY(%(ids)s)
 
 -- name: replies_to
@@ -78,10 +92,6 @@ WITH e AS MATERIALIZED (
 )
 SELECT e.id FROM e CROSS JOIN LATERAL ({{> answered_turn}}) a
 WHERE a.id = ANY(%(ids)s) ORDER BY e.id
-
--- name: event_fingerprints
--- What says whether an indexed event changed since it was read (`_moved_since_read`).
-SELECT id, is_observation, active FROM memory_event WHERE id = ANY(%s)
 
 -- name: stage
 -- Documents go in by COPY into a session-local staging table and one INSERT ... SELECT per

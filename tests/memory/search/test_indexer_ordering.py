@@ -10,9 +10,11 @@ import pytest
 from django.db import connection, transaction
 
 from memory.contexts import create_context
-from memory.models import Frame
+from memory.erasure.erase import erase
+from memory.models import Frame, SearchDocument
 from memory.search import documents, indexer
 from memory.search.query import search
+from memory.timeline.events import append_event
 from memory.tx.engine import submit_transaction
 
 
@@ -66,3 +68,109 @@ def test_a_commit_does_not_wait_for_an_indexer_batch_in_progress():
     release.set()
     worker.join(10)
     assert waited < 2.0
+
+
+# An erasure (R64) masks the event and rebuilds its document at once; a batch in flight must
+# not write the erased words back. The batch runs in a thread on its own connection, paused
+# (`_upsert` wrapped) between its reading and its writing, or after its writing, before it
+# commits; the erasure runs on another connection meanwhile.
+SECRET = "the vault code is Snodgrass"
+
+
+def _pausing_batch(monkeypatch, *, after_write: bool):
+    """A worker thread applying one batch, paused the first time it writes documents
+    (before, or after and uncommitted); returns (worker, paused, resume)."""
+    paused, resume = threading.Event(), threading.Event()
+    real = documents._upsert
+
+    def upsert(batch, fail_after):
+        first = threading.current_thread() is worker and not paused.is_set()
+        if first and not after_write:
+            paused.set()
+            resume.wait(10)
+        written = real(batch, fail_after)
+        if first and after_write:
+            paused.set()
+            resume.wait(10)
+        return written
+
+    def run() -> None:
+        try:
+            indexer.apply_pending()
+        finally:
+            connection.close()
+
+    monkeypatch.setattr(documents, "_upsert", upsert)
+    worker = threading.Thread(target=run)
+    return worker, paused, resume
+
+
+def _secret_context(where: str = "event"):
+    """A context whose event, or frame (and its transaction), holds the secret, unindexed."""
+    context = create_context("vault")
+    if where == "event":
+        append_event(context.pk, kind="tool_result", content=SECRET)
+    else:
+        submit_transaction(context.pk, text=f'(context-tx (derive vault (note "{SECRET}")))')
+    return context
+
+
+def _found(context, word: str) -> list[str]:
+    return [hit["ref"] for hit in search(context, word)["hits"]]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("where", ["event", "frame"])
+def test_an_erasure_between_a_batch_reading_and_writing_stays_erased(monkeypatch, where):
+    context = _secret_context(where)
+    worker, paused, resume = _pausing_batch(monkeypatch, after_write=False)
+    worker.start()
+    assert paused.wait(10)  # the batch has read the event's text
+    erase(context.pk, patterns=["Snodgrass"], reason="gdpr", erased_by="ada")
+    resume.set()
+    worker.join(10)
+    assert _found(context, "Snodgrass") == []
+    for document in SearchDocument.objects.filter(context=context):
+        assert "snodgrass" not in document.tokens.lower()
+
+
+def _backend_pid() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return int(cursor.fetchone()[0])
+
+
+def _waits_on_a_lock(pid: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", [pid])
+        row = cursor.fetchone()
+    return row is not None and row[0] == "Lock"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_erasure_while_a_batch_is_uncommitted_stays_erased(monkeypatch):
+    context = _secret_context()
+    worker, paused, resume = _pausing_batch(monkeypatch, after_write=True)
+    worker.start()
+    assert paused.wait(10)  # the batch has written the document, not committed it
+    pid: list[int] = []
+
+    def erasing() -> None:
+        try:
+            pid.append(_backend_pid())
+            erase(context.pk, patterns=["Snodgrass"], reason="gdpr", erased_by="ada")
+        finally:
+            connection.close()
+
+    eraser = threading.Thread(target=erasing)
+    eraser.start()
+    deadline = time.monotonic() + 10  # until the erasure waits on the batch's row locks
+    while not (pid and _waits_on_a_lock(pid[0])) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pid and _waits_on_a_lock(pid[0])
+    resume.set()
+    worker.join(10)
+    eraser.join(10)
+    assert _found(context, "Snodgrass") == []
+    for document in SearchDocument.objects.filter(context=context):
+        assert "snodgrass" not in document.tokens.lower()
