@@ -150,6 +150,25 @@ def lineage(context_id: int) -> list[int]:
     return sorted(out | {context_id})
 
 
+def _lock_lineage(context_id: int) -> tuple[list[int], dict[int, Context]]:
+    """Lock every context row of the lineage and return its ids and rows.
+
+    Lock order: context rows in ascending id, never a lower id after a higher one (erasure
+    is the only taker of several context rows; a fork takes its source's FOR SHARE alone).
+    The lineage is read before the locks, so a fork committed in between is missing from
+    it. It is read again under them (a fork of a locked context waits for us); if it
+    changed, the locks are given back (rolling back to the savepoint) and all taken again
+    in id order, rather than taking a newcomer's, perhaps lower, id last."""
+    while True:
+        members = lineage(context_id)
+        savepoint = transaction.savepoint()
+        contexts = {pk: lock_context_model(pk, allow_frozen=True) for pk in members}
+        if lineage(context_id) == members:
+            transaction.savepoint_commit(savepoint)
+            return members, contexts
+        transaction.savepoint_rollback(savepoint)
+
+
 # -- what the origin names -----------------------------------------------------------------
 
 
@@ -216,11 +235,11 @@ def erase(
 
     Raises InvalidRequest (`invalid_request`, `invalid_ref`, `invalid_offset`), UnknownRef
     (`unknown_ref`, an item the context does not hold) or NotErasable (`not_erasable`).
-    Lock: every lineage context's row, in id order, for the database transaction."""
+    Lock: every lineage context's row, in id order, for the database transaction
+    (`_lock_lineage`); then the search documents it rewrites (`documents.index_rows`)."""
     refs_, spans_, patterns_, reason_ = _check(refs or [], spans or [], patterns or [], reason)
     origin = Context.objects.get(pk=context_id)
-    members = lineage(context_id)
-    contexts = {pk: lock_context_model(pk, allow_frozen=True) for pk in members}
+    members, contexts = _lock_lineage(context_id)
     items = _items(context_id, refs_, spans_, patterns_)
     matcher = Matcher([*items.quotes, *items.patterns])
     request = secrets.token_hex(8)

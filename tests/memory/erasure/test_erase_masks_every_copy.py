@@ -4,11 +4,14 @@ history still replays (every test here ends with the replay check, tests/conftes
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import pytest
+from django.db import connection
 
 from memory.contexts import create_context
+from memory.erasure import erase as erasure
 from memory.erasure.erase import NotErasable, UnknownRef, erase
 from memory.errors import InvalidRequest
 from memory.models import (
@@ -131,6 +134,40 @@ def test_an_erasure_reaches_every_fork(story: Context) -> None:
         assert CANARY not in _everything(context), context.slug
         assert Erasure.objects.filter(context=context).count() == 2
     assert Erasure.objects.get(context=story, target="event").origin == "story-fork"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_fork_made_while_the_erasure_reads_its_lineage_is_erased(monkeypatch: Any) -> None:
+    """The erasure reads the lineage, then locks it: a fork committed in between (on its
+    own connection, while the erasure's thread is paused after the read) is erased too."""
+    source = create_context("story", capacity_tokens=50_000)
+    append_event(source.pk, kind="user_message", content=f"note {CANARY}")
+    read, resume = threading.Event(), threading.Event()
+    real = erasure.lineage
+
+    def lineage(context_id: int) -> list[int]:
+        members = real(context_id)
+        if not read.is_set():
+            read.set()
+            resume.wait(10)
+        return members
+
+    def erasing() -> None:
+        try:
+            erase(source.pk, patterns=[CANARY], reason="lineage", erased_by="ada")
+        finally:
+            connection.close()
+
+    monkeypatch.setattr(erasure, "lineage", lineage)
+    worker = threading.Thread(target=erasing)
+    worker.start()
+    assert read.wait(10)
+    fork = fork_context(source.pk, slug="story-fork").context
+    resume.set()
+    worker.join(10)
+    assert CANARY not in _everything(source)
+    assert CANARY not in _everything(fork)
+    assert Erasure.objects.filter(context=fork).count() == 1
 
 
 def test_bad_requests_change_nothing(story: Context) -> None:
