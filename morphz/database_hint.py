@@ -24,6 +24,9 @@ from morphz.config import data_dir, database_config
 MIGRATE = ".venv/bin/python manage.py migrate"
 # For a settings dict that names no connect timeout of its own (libpq's floor is 2 s).
 CONNECT_TIMEOUT = 2
+# How long the probe's statements may wait once connected (a lock held on the migration
+# table, a stuck server): a probe that hangs is worse than one that says "not ready".
+ANSWER_SECONDS = 2.0
 
 
 def where() -> str:
@@ -94,7 +97,8 @@ def find_database_problem(db: Mapping[str, Any] | None = None) -> DatabaseProble
     once, directly (not through the pool, whose retries print a warning per attempt), with
     the connect timeout every request's connection has (`morphz.config`, from
     MORPHZ_DB_WAIT_SECONDS), and compares the `memory` migrations on disk with those the
-    database records. Costs one connection and one query (a few milliseconds)."""
+    database records. Costs one connection and one query (a few milliseconds); a server that
+    connects but does not answer within ANSWER_SECONDS counts as unreachable."""
     from django.apps import apps
     from django.conf import settings
 
@@ -112,21 +116,9 @@ def find_database_problem(db: Mapping[str, Any] | None = None) -> DatabaseProble
     timeout = CONNECT_TIMEOUT
     if isinstance(options, Mapping):
         timeout = options.get("connect_timeout", CONNECT_TIMEOUT)
-    try:
-        with psycopg.connect(make_conninfo(connect_timeout=timeout, **params)) as conn:
-            applied: set[str] = set()
-            sql = statements("morphz")
-            table = named_row(conn.execute(sql["migrations_table"]))
-            if table is not None and table["present"]:
-                rows = named_rows(conn.execute(sql["applied_migrations"]))
-                applied = {row["name"] for row in rows}
-    except psycopg.OperationalError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "no answer"
-        return DatabaseProblem(
-            UNREACHABLE,
-            f"cannot reach {where()}: {first}; check DATABASE_URL (unset, the embedded "
-            "server under MORPHZ_DATA_DIR is used)",
-        )
+    applied = _applied_migrations(make_conninfo(connect_timeout=timeout, **params))
+    if isinstance(applied, DatabaseProblem):
+        return applied
     folder = Path(apps.get_app_config("memory").path) / "migrations"
     on_disk = sorted(p.stem for p in folder.glob("[0-9]*.py"))
     if not applied:
@@ -143,3 +135,29 @@ def find_database_problem(db: Mapping[str, Any] | None = None) -> DatabaseProble
             f"not applied, the first {pending[0]}): run `{MIGRATE}`",
         )
     return None
+
+
+def _applied_migrations(conninfo: str) -> set[str] | DatabaseProblem:
+    """The `memory` migrations the database records (none without Django's table), or why
+    it cannot say: unreachable, or no answer within ANSWER_SECONDS."""
+    try:
+        with psycopg.connect(conninfo) as conn:
+            applied: set[str] = set()
+            sql = statements("morphz")
+            conn.execute(sql["answer_within"], {"ms": str(int(ANSWER_SECONDS * 1000))})
+            table = named_row(conn.execute(sql["migrations_table"]))
+            if table is not None and table["present"]:
+                rows = named_rows(conn.execute(sql["applied_migrations"]))
+                applied = {row["name"] for row in rows}
+            return applied
+    except psycopg.errors.QueryCanceled:
+        return DatabaseProblem(
+            UNREACHABLE, f"{where()} took the connection but did not answer in {ANSWER_SECONDS} s"
+        )
+    except psycopg.OperationalError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "no answer"
+        return DatabaseProblem(
+            UNREACHABLE,
+            f"cannot reach {where()}: {first}; check DATABASE_URL (unset, the embedded "
+            "server under MORPHZ_DATA_DIR is used)",
+        )
