@@ -38,6 +38,14 @@ def where() -> str:
     return f"DATABASE_URL (database {config.name!r} on {host or 'localhost'})"
 
 
+def reach_fix() -> str:
+    """What to check when the database cannot be reached, for the database this process
+    uses: the server behind DATABASE_URL, or the embedded one (DATABASE_URL unset)."""
+    if database_config().embedded:
+        return "check MORPHZ_DATA_DIR, or set DATABASE_URL to use another server"
+    return "check that the server is running and DATABASE_URL names it"
+
+
 def database_hint(exc: BaseException) -> str | None:
     """The fix for `exc` (a Django database error) in one line, or None when it is not a
     missing or outdated schema or an unreachable server."""
@@ -56,11 +64,7 @@ def database_hint(exc: BaseException) -> str | None:
             f"run `{MIGRATE}` to bring them up to date"
         )
     if isinstance(exc, utils.OperationalError):
-        return (
-            f"cannot reach {where()}: {first}; check DATABASE_URL (unset, the embedded "
-            "server under MORPHZ_DATA_DIR is used), then run "
-            f"`{MIGRATE}` if the database is new"
-        )
+        return f"cannot reach {where()}: {first}; {reach_fix()}, then run `{MIGRATE}` if the database is new"
     return None
 
 
@@ -158,6 +162,5 @@ def _applied_migrations(conninfo: str) -> set[str] | DatabaseProblem:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "no answer"
         return DatabaseProblem(
             UNREACHABLE,
-            f"cannot reach {where()}: {first}; check DATABASE_URL (unset, the embedded "
-            "server under MORPHZ_DATA_DIR is used)",
+            f"cannot reach {where()}: {first}; {reach_fix()}",
         )
