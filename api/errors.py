@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import psycopg.errors
 from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent
-from django.db import DataError, InterfaceError, OperationalError
+from django.db import DataError, InterfaceError, OperationalError, ProgrammingError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -21,6 +22,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from memory.errors import ErrorCode, MorphzError
 from memory.requests.refusals import validation_code, with_reasons
 from memory.shapes.errors import FieldProblem, error_body
+from morphz.database_hint import database_hint
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +105,24 @@ def database_unavailable(exc: BaseException) -> bool:
     return state is None or state.startswith("08") or state in ("57P01", "57P02", "57P03")
 
 
+def schema_behind(exc: BaseException) -> bool:
+    """Whether `exc` means the database lacks a table or column this code reads: migrations
+    not applied (a server started by hand, not by `serve`, which refuses such a database)."""
+    cause = exc.__cause__
+    undefined = (psycopg.errors.UndefinedTable, psycopg.errors.UndefinedColumn)
+    return isinstance(exc, ProgrammingError) and isinstance(cause, undefined)
+
+
+MIGRATIONS_PENDING_MESSAGE = (
+    "the database lacks tables or migrations this code needs: run `manage.py migrate` "
+    "(the server log names the database)"
+)
+
+
+def migrations_pending_response() -> Response:
+    return error_response(ErrorCode.MIGRATIONS_PENDING, MIGRATIONS_PENDING_MESSAGE)
+
+
 def unavailable_response() -> Response:
     response = error_response(
         ErrorCode.DATABASE_UNAVAILABLE,
@@ -117,6 +137,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if database_unavailable(exc):
         log.warning("database unavailable: %s", exc)
         return unavailable_response()
+    if schema_behind(exc):
+        log.error("%s", database_hint(exc))
+        return migrations_pending_response()
     if isinstance(exc, MorphzError | ApiError):
         return error_response(exc.code, exc.message, exc.details)
     if isinstance(exc, TooManyFieldsSent):

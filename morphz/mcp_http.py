@@ -5,6 +5,7 @@ How it works: docs/internals.md, section `morphz/mcp_http.py`."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import httpx
@@ -12,10 +13,19 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from api.auth import bearer_token
-from api.errors import RETRY_AFTER_SECONDS, database_unavailable, error_body
+from api.errors import (
+    MIGRATIONS_PENDING_MESSAGE,
+    RETRY_AFTER_SECONDS,
+    database_unavailable,
+    error_body,
+    schema_behind,
+)
 from memory.errors import ErrorCode
 from memory.strictjson import loads_strict
+from morphz.database_hint import database_hint
 from morphz.serving import send_json, too_large_body
+
+log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp/"
 
@@ -83,6 +93,10 @@ class McpApp:
                 else (None, "a context's API token is required: Authorization: Bearer mz_...")
             )
         except Exception as exc:
+            if schema_behind(exc):
+                log.error("%s", database_hint(exc))
+                await _migrations_pending(send)
+                return
             if not database_unavailable(exc):
                 raise
             await _unavailable(send)
@@ -184,6 +198,7 @@ def _replay(body: bytes, receive: Any) -> Any:
 
 # JSON-RPC's "server error" range (-32000 to -32099) is for implementation-defined errors.
 DATABASE_UNAVAILABLE_RPC = -32003
+MIGRATIONS_PENDING_RPC = -32004
 
 
 async def _unavailable(send: Any) -> None:
@@ -195,6 +210,14 @@ async def _unavailable(send: Any) -> None:
     error = {"code": DATABASE_UNAVAILABLE_RPC, "message": message, "data": data}
     retry = [(b"retry-after", str(RETRY_AFTER_SECONDS).encode())]
     await send_json(send, 503, {"jsonrpc": "2.0", "id": None, "error": error}, headers=retry)
+
+
+async def _migrations_pending(send: Any) -> None:
+    """The database lacks this code's tables: 503 with the REST API's code in a JSON-RPC
+    error (id null: the request was not read)."""
+    data = {"code": ErrorCode.MIGRATIONS_PENDING}
+    error = {"code": MIGRATIONS_PENDING_RPC, "message": MIGRATIONS_PENDING_MESSAGE, "data": data}
+    await send_json(send, 503, {"jsonrpc": "2.0", "id": None, "error": error})
 
 
 async def _unauthorized(send: Any, message: str) -> None:

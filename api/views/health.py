@@ -15,10 +15,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ApiView
-from api.errors import error_response, unavailable_response
+from api.errors import migrations_pending_response, unavailable_response
 from api.schema import responses
 from api.shapes import HealthSerializer
-from memory.errors import ErrorCode
 from memory.shapes.health import Health
 from morphz.database_hint import UNREACHABLE, find_database_problem
 
@@ -65,8 +64,4 @@ class ReadyView(HealthView):
         log.warning("not ready: %s", problem.line)
         if problem.kind == UNREACHABLE:
             return unavailable_response()
-        return error_response(
-            ErrorCode.MIGRATIONS_PENDING,
-            "the database lacks tables or migrations this code needs: run "
-            "`manage.py migrate` (the server log names the database)",
-        )
+        return migrations_pending_response()
