@@ -130,3 +130,17 @@ def test_serve_refuses_an_empty_database_in_one_line(empty_database: dict[str, A
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "manage.py migrate" in lines[0], done.stderr
     assert "serving" not in done.stdout
+
+
+def test_an_unreachable_server_behind_database_url_is_not_said_to_be_unset(
+    monkeypatch: Any,
+) -> None:
+    # The trial's case: DATABASE_URL set to a closed port, and the hint read "check
+    # DATABASE_URL (unset, the embedded server under MORPHZ_DATA_DIR is used)".
+    monkeypatch.setenv("DATABASE_URL", "postgresql://someone:secret@127.0.0.1:1/proddb")
+    problem = database_problem({"NAME": "proddb", "HOST": "127.0.0.1", "PORT": "1"})
+    assert problem is not None
+    assert problem.startswith("cannot reach DATABASE_URL (database 'proddb' on 127.0.0.1:1)")
+    assert "check that the server is running and DATABASE_URL names it" in problem
+    assert "unset" not in problem and "MORPHZ_DATA_DIR" not in problem
+    assert "secret" not in problem
