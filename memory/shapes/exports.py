@@ -46,6 +46,7 @@ class EvaluationStep(TypedDict):
     claimed: list[str]
     tick: int
     view_version: int
+    created_at: NotRequired[str]  # older files lack it (their evaluations get the import's)
 
 
 class TransactionStep(TypedDict):

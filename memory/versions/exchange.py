@@ -257,20 +257,38 @@ def _rebuild(
 
 
 def _restore_times(context: Context, steps: list[dict[str, Any]]) -> None:
-    """Events keep the times they were appended at, not the time of the import (read by
-    `export_time`: InvalidExport for one that cannot be stored)."""
+    """Events, commits and evaluations keep the times they were made at, not the time of
+    the import (read by `export_time`: InvalidExport for one that cannot be stored). A
+    commit's time is its event's; a file without evaluation times (older) leaves theirs."""
     timed = [s for s in steps if "seq" in s and s.get("created_at")]
-    if not timed:
-        return
-    seqs = [s["seq"] for s in timed]
-    times = [
-        export_time(s["created_at"], f"created_at of event {s['seq']}").isoformat() for s in timed
-    ]
+    evaluations = [s for s in steps if s["type"] == "evaluation" and s.get("created_at")]
     with connection.cursor() as cur:
-        cur.execute(
-            statements("memory.versions")["restore_event_times"],
-            {"seqs": seqs, "times": times, "ctx": context.pk},
-        )
+        if timed:
+            cur.execute(
+                statements("memory.versions")["restore_event_times"],
+                {
+                    "seqs": [s["seq"] for s in timed],
+                    "times": [_time(s["created_at"], f"event {s['seq']}") for s in timed],
+                    "ctx": context.pk,
+                },
+            )
+            cur.execute(
+                statements("memory.versions")["restore_transaction_times"], {"ctx": context.pk}
+            )
+        if evaluations:
+            cur.execute(
+                statements("memory.versions")["restore_evaluation_times"],
+                {
+                    "ordinals": [s["n"] for s in evaluations],
+                    "times": [_time(s["created_at"], f"evaluation {s['n']}") for s in evaluations],
+                    "ctx": context.pk,
+                },
+            )
+
+
+def _time(value: Any, what: str) -> str:
+    """A step's `created_at` as an ISO 8601 time to store (InvalidExport naming `what`)."""
+    return export_time(value, f"created_at of {what}").isoformat()
 
 
 def _restore_keys(context: Context, steps: list[dict[str, Any]]) -> None:

@@ -253,6 +253,20 @@ UPDATE memory_event AS e SET created_at = v.t::timestamptz
 FROM unnest(%(seqs)s::bigint[], %(times)s::text[]) AS v(seq, t)
 WHERE e.context_id = %(ctx)s AND e.seq = v.seq
 
+-- name: restore_transaction_times
+-- Imported commits keep their times: a commit's is its event's (restored just before).
+UPDATE memory_transactionrecord AS t SET created_at = e.created_at
+FROM memory_event AS e
+WHERE t.context_id = %(ctx)s AND t.status = 'committed' AND e.id = t.event_id
+
+-- name: restore_evaluation_times
+-- Imported evaluations keep their times; the file names one by its ordinal (0 the first).
+UPDATE memory_evaluation AS e SET created_at = v.t::timestamptz
+FROM (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n
+      FROM memory_evaluation WHERE context_id = %(ctx)s) AS o,
+     unnest(%(ordinals)s::bigint[], %(times)s::text[]) AS v(n, t)
+WHERE e.id = o.id AND o.n = v.n
+
 -- name: restore_transaction_keys
 -- Imported commits keep their idempotency keys: a retry after a restore gets its receipt.
 UPDATE memory_transactionrecord AS t SET idempotency_key = v.k, request_hash = v.h

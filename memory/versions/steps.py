@@ -34,6 +34,7 @@ _EVALUATION_FIELDS = (
     "idempotency_key",
     "tick",
     "view_version",
+    "created_at",
 )
 
 
@@ -61,6 +62,7 @@ def _evaluation_step(evaluation: Evaluation, ordinal: int) -> EvaluationStep:
         "claimed": [f"@e{s}" for s in evaluation.claimed_seqs],
         "tick": evaluation.tick,
         "view_version": evaluation.view_version,
+        "created_at": evaluation.created_at.isoformat(),
     }
 
 
