@@ -142,12 +142,16 @@ def recall(
     thread: str | None = None,
     page_bytes: int = PAGE_BYTES,
     idempotency_key: str | None = None,
+    as_of: int | None = None,
 ) -> RecallJson:
     """One page of a breadth-first walk of the cognitive graph (see the module docstring):
     `{nodes, edges, next_cursor, version, page: {offset, count, bytes}, ...}`. `frame_id`
     is a frame id or an event ref; no `direction`: `default_direction`. NotFound for an unknown
     root; InvalidRequest (`invalid_*`, `invalid_cursor`), StaleCursor, StaleView. Reads only,
-    unless `as_observation` appends the page as an observation (under the context row lock)."""
+    unless `as_observation` appends the page as an observation (under the context row lock).
+    `as_of`: the past version the caller reads the graph at (`memory.versions.asof.
+    recall_as_of` sets it); it binds the cursors, so one issued as of a version is refused
+    (`invalid_cursor`) without it rather than found stale."""
     flags = {
         "include_bodies": include_bodies,
         "include_events": include_events,
@@ -158,24 +162,10 @@ def recall(
     if as_observation:
         thread = check_thread(thread)
     ctx = resolve_context(context)
-    query = Query(frame_id, depth, direction, include_bodies, include_events, max_nodes, page_bytes)
-    # The walk, the page and the version come from one statement, hence one snapshot; only a
-    # page holding a node too big to prefetch needs a second read, and then the whole page is
-    # made again in a repeatable-read transaction so both reads see the same version.
-    result = None
-    if not connection.in_atomic_block and cursor is None:
-        result = _recall(ctx.pk, query, cursor, view_version, evaluation_id, second_read=False)
-    if result is None:
-        if connection.in_atomic_block:
-            result = _recall(ctx.pk, query, cursor, view_version, evaluation_id, second_read=True)
-        else:
-            with transaction.atomic():
-                with connection.cursor() as c:
-                    c.execute(statements("memory.recall")["snapshot"])
-                result = _recall(
-                    ctx.pk, query, cursor, view_version, evaluation_id, second_read=True
-                )
-    assert result is not None
+    query = Query(
+        frame_id, depth, direction, include_bodies, include_events, max_nodes, page_bytes, as_of
+    )
+    result = _one_snapshot(ctx.pk, query, cursor, view_version, evaluation_id)
     if as_observation:
         event = append_recall_result(
             ctx.pk,
@@ -185,6 +175,36 @@ def recall(
             idempotency_key=idempotency_key,
         )
         result["observation"] = {"ref": event.ref, "seq": event.seq}
+    return result
+
+
+def _one_snapshot(
+    context_pk: int,
+    query: Query,
+    cursor: str | None,
+    view_version: int | None,
+    evaluation_id: int | None,
+) -> RecallJson:
+    """The page, read in one snapshot. The walk, the page and the version come from one
+    statement; only a page holding a node too big to prefetch needs a second read, and then
+    the whole page is made again in a repeatable-read transaction so both reads see the same
+    version."""
+    result = None
+    if not connection.in_atomic_block and cursor is None:
+        result = _recall(context_pk, query, cursor, view_version, evaluation_id, second_read=False)
+    if result is None:
+        if connection.in_atomic_block:
+            result = _recall(
+                context_pk, query, cursor, view_version, evaluation_id, second_read=True
+            )
+        else:
+            with transaction.atomic():
+                with connection.cursor() as c:
+                    c.execute(statements("memory.recall")["snapshot"])
+                result = _recall(
+                    context_pk, query, cursor, view_version, evaluation_id, second_read=True
+                )
+    assert result is not None
     return result
 
 
@@ -206,6 +226,8 @@ def _recall(
         "include_events": query.include_events,
         "max_nodes": query.max_nodes,
     }
+    if query.as_of is not None:  # left out for a recall of now, so its cursors stay as they were
+        params["as_of"] = query.as_of
     qhash = params_hash(params)
     offset, issued = read_cursor(cursor, context_pk, qhash) if cursor is not None else (0, None)
     walk = _checked_walk(context_pk, query, qhash, cursor, issued, offset, view_version,

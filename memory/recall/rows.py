@@ -41,6 +41,7 @@ class Query:
     include_events: bool
     max_nodes: int
     page_bytes: int
+    as_of: int | None = None  # the past version read (`recall`'s `as_of`); None: now
 
 
 @dataclass(kw_only=True)

@@ -127,7 +127,7 @@ def recall_as_of(context: Context, point: Point, **kwargs: Any) -> RecallJson:
             with connection.cursor() as cur:
                 for view in views:
                     cur.execute(view)
-            raise _Rollback(recall(context, **kwargs))
+            raise _Rollback(recall(context, as_of=point.version, **kwargs))
     except _Rollback as done:
         return done.result
     except NotFound as missing:

@@ -6,12 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.core import signing
 
 from memory.contexts import create_context
 from memory.demo.player import DemoPlayer
 from memory.errors import InvalidRequest
 from memory.models import Context
 from memory.read import lists as reads
+from memory.recall.checks import CURSOR_SALT
 from memory.recall.graph import recall
 from memory.shapes import frame_json as frame_view
 from memory.versions import asof
@@ -29,9 +31,11 @@ def _relations(items: list[Any]) -> list[tuple[Any, ...]]:
 
 
 def _page(result: dict[str, Any]) -> dict[str, Any]:
-    """A recall page without its cursor's signature (signed with the time it was made)."""
+    """A recall page with its cursor read: where the next page starts and at which version
+    (a cursor as of a version is also bound to it, so its query hash differs from now's)."""
     cursor = result.get("next_cursor")
-    return dict(result, next_cursor=cursor.rsplit(":", 2)[0] if cursor else None)
+    at = signing.loads(cursor, salt=CURSOR_SALT) if cursor else None
+    return dict(result, next_cursor={"o": at["o"], "v": at["v"]} if at else None)
 
 
 def _live(context: Context) -> dict[str, Any]:
