@@ -179,7 +179,11 @@ class MorphzClient:
     ) -> None:
         """`retries`: how often a request that is safe to repeat (a read, or a write with an
         idempotency key) is sent again after a dropped connection or a 503
-        `database_unavailable`; the server answers a repeated write with its first result."""
+        `database_unavailable`; the server answers a repeated write with its first result.
+        ValueError for an empty token, or one with spaces around it (no header can carry it)."""
+        if not token.strip() or token != token.strip():
+            problem = "is empty" if not token.strip() else "has spaces around it"
+            raise ValueError(f"the token {problem}: pass a context's API token (mz_...)")
         self.retries = retries
         self.retry_wait = retry_wait
         self.token = token  # the context's API token (it names the context)
