@@ -12,6 +12,7 @@ from api.base import ContextAPIView, idempotency_key
 from api.requests import body
 from api.schema import WRITE_ERRORS, responses
 from api.shapes import ForkSerializer
+from api.views.common import IDEMPOTENCY_HEADER
 from memory.models import ApiToken, Context
 from memory.requests.contexts import ForkIn
 from memory.scopes import ADMIN
@@ -29,9 +30,11 @@ class ForkView(ContextAPIView):
         "Answers its slug, a new token for it and `forked_from`. This context is untouched. "
         "Works on frozen contexts too. With `idempotency_key` (or the Idempotency-Key header) "
         "a retry whose first answer was lost gets the same fork and the same token; the key "
-        "with other arguments or from another caller is 409 `idempotency_key_reused`.",
+        "with other arguments or from another caller is 409 `idempotency_key_reused`. A retry "
+        "is answered 200, a new fork 201.",
         request=ForkIn,
-        responses=responses({201: ForkSerializer}, *WRITE_ERRORS, 409),
+        parameters=[IDEMPOTENCY_HEADER],
+        responses=responses({201: ForkSerializer, 200: ForkSerializer}, *WRITE_ERRORS, 409),
     )
     def post(self, request: Request, slug: str) -> Response:
         asked = body(ForkIn, request.data)
@@ -46,7 +49,7 @@ class ForkView(ContextAPIView):
             idempotency_key=key,
             caller_secret=caller_secret(request) if key is not None else None,
         )
-        return Response(result.as_dict(), status=201)
+        return Response(result.as_dict(), status=200 if result.replayed else 201)
 
 
 def caller_secret(request: Request) -> bytes:

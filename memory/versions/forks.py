@@ -41,6 +41,9 @@ class ForkResult:
     source_slug: str
     version: int
     tick: int
+    # True when an idempotency key found an earlier fork: this is its first answer again,
+    # and nothing was written.
+    replayed: bool = False
 
     def as_dict(self) -> ForkJson:
         """The API's answer: slug, token (shown once), forked_from {slug, version, tick},
@@ -85,7 +88,8 @@ def fork_context(
     With `idempotency_key` (and `caller_secret`, the caller's own credential: its raw API
     token), a retry of a fork whose answer was lost gets the same fork and the same token;
     the key with other arguments, or from another caller, is Conflict
-    `idempotency_key_reused`. See `seal_token` for how the token is kept."""
+    `idempotency_key_reused`. See `seal_token` for how the token is kept. A retry's result
+    is `replayed`."""
     source_pk = source.pk if isinstance(source, Context) else source
     request = {"slug": slug, "at_version": at_version, "name": name}
     if idempotency_key is not None:
@@ -253,4 +257,5 @@ def _fork_again(
         receipt.source.slug,
         int(fork.forked_version or 0),
         int(fork.forked_tick or 0),
+        replayed=True,
     )

@@ -293,7 +293,7 @@ export interface paths {
         put?: never;
         /**
          * Fork the context at a version
-         * @description Creates an independent context whose history and state equal this one's at the end of `at_version` (default: now): events, frames with revisions, relations, transaction records, retirement windows, counters, settings and the search index. Answers its slug, a new token for it and `forked_from`. This context is untouched. Works on frozen contexts too. With `idempotency_key` (or the Idempotency-Key header) a retry whose first answer was lost gets the same fork and the same token; the key with other arguments or from another caller is 409 `idempotency_key_reused`.
+         * @description Creates an independent context whose history and state equal this one's at the end of `at_version` (default: now): events, frames with revisions, relations, transaction records, retirement windows, counters, settings and the search index. Answers its slug, a new token for it and `forked_from`. This context is untouched. Works on frozen contexts too. With `idempotency_key` (or the Idempotency-Key header) a retry whose first answer was lost gets the same fork and the same token; the key with other arguments or from another caller is 409 `idempotency_key_reused`. A retry is answered 200, a new fork 201.
          */
         post: operations["context_fork"];
         delete?: never;
@@ -2614,7 +2614,10 @@ export interface operations {
     context_fork: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description same as `idempotency_key` in the body */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 slug: string;
             };
@@ -2626,6 +2629,14 @@ export interface operations {
             };
         };
         responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fork"];
+                };
+            };
             201: {
                 headers: {
                     [name: string]: unknown;
