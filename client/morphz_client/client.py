@@ -630,10 +630,17 @@ class MorphzClient:
     # -- history: forks, freezing, evaluations, diff --------------------------------------
 
     def fork(
-        self, *, slug: str | None = None, at_version: int | None = None, name: str | None = None
+        self,
+        *,
+        slug: str | None = None,
+        at_version: int | None = None,
+        name: str | None = None,
+        idempotency_key: str | None = None,
     ) -> Fork:
         """Fork this context at `at_version` (default: now); the answer carries a token for
-        the new context (use it with a new MorphzClient)."""
+        the new context (use it with a new MorphzClient). With `idempotency_key` the fork is
+        retried after a dropped connection: the server answers a retry with the first fork
+        and the same token, and makes no second fork."""
         body = _body(**_arguments(locals()))
         return cast(Fork, self._request("POST", self._ctx("forks/"), json=body))
 

@@ -1,10 +1,11 @@
 """The typed client's history methods against a live server: as_of, diff, fork, freeze,
-evaluations."""
+evaluations, and a keyed fork retried after its answer was lost."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
 from memory.contexts import create_context, issue_token
@@ -61,3 +62,38 @@ def test_history_methods_round_trip(mz: Any) -> None:
     with MorphzClient(mz.base_url, admin_token) as admin:
         assert admin.unfreeze()["frozen"] is False
     mz.append_event("tool_result", "accepted")
+
+
+class _AnswerLost(httpx.HTTPTransport):
+    """Delivers the first fork request, then drops the connection before its answer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forks = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = super().handle_request(request)
+        if request.url.path.endswith("/forks/"):
+            self.forks += 1
+            if self.forks == 1:
+                response.read()
+                raise httpx.ReadError("connection dropped", request=request)
+        return response
+
+
+def test_a_fork_with_a_key_is_retried_after_a_lost_answer_and_made_once(
+    live_server: Any, transactional_db: Any
+) -> None:
+    from morphz_client import MorphzClient
+
+    context = create_context("hist-keyed")
+    transport = _AnswerLost()
+    http = httpx.Client(base_url=live_server.url, transport=transport)
+    with MorphzClient(live_server.url, issue_token(context).raw, http=http, retry_wait=0) as mz:
+        fork = mz.fork(slug="hist-keyed-fork", idempotency_key="fk-1")
+        assert mz.fork(slug="hist-keyed-fork", idempotency_key="fk-1") == fork
+        with MorphzClient(live_server.url, fork["token"]) as other:
+            assert other.slug == "hist-keyed-fork"
+    http.close()
+    assert transport.forks == 3
+    assert Context.objects.filter(forked_from=context).count() == 1
