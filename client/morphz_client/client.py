@@ -8,6 +8,7 @@ raises a typed `MorphzAPIError` subclass carrying the server's `code`, `status` 
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator, Mapping
@@ -25,6 +26,7 @@ from morphz_client.errors import (
     MorphzAPIError,
     MorphzError,
     ServerError,
+    TooLargeError,
     error_for,
 )
 from morphz_client.types import (
@@ -150,6 +152,35 @@ def _in_whole_list(exc: MorphzAPIError, start: int, appended: list[AppendedEvent
     exc.appended = list(appended)
 
 
+def _limit_bytes(exc: MorphzAPIError) -> int | None:
+    """The request body limit a 413 `too_large` names (`details[].limit_bytes`), if any."""
+    for item in exc.details:
+        if isinstance(item, dict) and isinstance(item.get("limit_bytes"), int):
+            return int(item["limit_bytes"])
+    return None
+
+
+# The bulk body's bytes around its items: `{"events": [` and `]}`.
+_BULK_FRAME_BYTES = len(json.dumps({"events": []}))
+
+
+def _batch_end(bodies: list[dict[str, Any]], start: int, batch: int, limit: int | None) -> int:
+    """Where the batch beginning at `start` ends: at most `batch` items and, once the server's
+    body limit is known, at most `limit` bytes, but always one item (an item over the limit
+    alone is refused by the server, which names it). Sizes are `json.dumps` with its defaults:
+    ASCII escapes and spaced separators are never shorter than what the HTTP library sends,
+    so a batch packed by them fits."""
+    end = min(len(bodies), start + batch)
+    if limit is None:
+        return end
+    size = _BULK_FRAME_BYTES
+    for i in range(start, end):
+        size += len(json.dumps(bodies[i]).encode()) + (2 if i > start else 0)
+        if size > limit and i > start:
+            return i
+    return end
+
+
 class _TransportFailure(Exception):
     """The connection failed or dropped: the request may or may not have reached the server."""
 
@@ -194,6 +225,8 @@ class MorphzClient:
         # reads): sent with every request as Morphz-Min-Version, so a server reading from a
         # replica answers from one that holds at least what this client wrote (R68).
         self.seen_version: int | None = None
+        # The server's request body limit, once a 413 has named it (append_events packs by it).
+        self._body_limit: int | None = None
         self.slug = context or self._discover_context()
 
     # -- plumbing ------------------------------------------------------------------------
@@ -333,18 +366,39 @@ class MorphzClient:
         Each request is atomic: a bad item raises, its index in `events` named by `details`
         (`index`, `field` like `events[5].kind`) and the message, and writes nothing of its
         batch; earlier batches stay written, as the error's `appended` lists (give items
-        idempotency keys and retry the whole list safely)."""
+        idempotency keys and retry the whole list safely).
+
+        A batch is also kept under the server's request body limit: the first 413 `too_large`
+        refusal names the limit (`details[].limit_bytes`, nothing written), and from then on
+        this client packs batches under it and sends the refused batch again in parts.
+        TooLargeError still for one item whose request alone is over the limit (its index
+        named, as above)."""
         if not 1 <= batch <= 1000:
             raise ValueError("batch must be 1-1000")
+        bodies = [_body(**item) for item in events]
         out: list[AppendedEvent] = []
-        for start in range(0, len(events), batch):
-            chunk = [_body(**item) for item in events[start : start + batch]]
+        start = 0
+        while start < len(bodies):
+            end = _batch_end(bodies, start, batch, self._body_limit)
             try:
-                answer = self._request("POST", self._ctx("events/"), json={"events": chunk})
+                answer = self._request(
+                    "POST", self._ctx("events/"), json={"events": bodies[start:end]}
+                )
+            except TooLargeError as exc:
+                limit = _limit_bytes(exc)
+                if limit is not None and end - start > 1 and limit != self._body_limit:
+                    self._body_limit = limit
+                    continue
+                if end - start == 1:
+                    exc.details = [*exc.details, {"index": 0, "field": "events[0]"}]
+                    exc.message = f"events[0]: {exc.message}"
+                _in_whole_list(exc, start, out)
+                raise
             except MorphzAPIError as exc:
                 _in_whole_list(exc, start, out)
                 raise
             out.extend(cast(list[AppendedEvent], answer["events"]))
+            start = end
         return out
 
     def events(
