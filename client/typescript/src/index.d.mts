@@ -39,6 +39,9 @@ export declare class MorphzClient {
   search(q: string, query?: Record<string, unknown>): Promise<Json<"/api/v1/contexts/{slug}/search/", "get", 200>>;
   recall(body: Body<"/api/v1/contexts/{slug}/recall/", "post">): Promise<Json<"/api/v1/contexts/{slug}/recall/", "post", 200>>;
   takeApart(body: Body<"/api/v1/contexts/{slug}/replies/", "post">): Promise<any>;
+  /** A retry under the same `idempotency_key` answers the first fork (200); the key with
+   * another body is 409 `idempotency_key_reused`. */
+  fork(body?: Body<"/api/v1/contexts/{slug}/forks/", "post">): Promise<Json<"/api/v1/contexts/{slug}/forks/", "post", 201>>;
   protocol(): Promise<{ version: string; instructions: string; tools: { openai: unknown[]; anthropic: unknown[] } }>;
   tools(shape: "openai" | "anthropic"): Promise<unknown[]>;
 }

@@ -119,6 +119,14 @@ export class MorphzClient {
   recall(body) { return this.request("POST", this.ctx("recall/"), { body }); }
   /** @param {any} body a model reply: `{text, tool_calls, ...}` */
   takeApart(body) { return this.request("POST", this.ctx("replies/"), { body }); }
+  /**
+   * Fork this context at `at_version` (default: now): `{slug, token, forked_from, version,
+   * tick}`; the token, for the new context, is shown once. With `idempotency_key` the fork is
+   * sent again after a dropped connection or a 503, and the server answers the retry with the
+   * first fork and the same token.
+   * @param {any} [body] `{slug, at_version, name, idempotency_key}`, each optional
+   */
+  fork(body = {}) { return this.request("POST", this.ctx("forks/"), { body }); }
   /** The model protocol: `{version, instructions, tools: {openai, anthropic}}`. */
   protocol() { return this.request("GET", this.ctx("protocol/")); }
   /**

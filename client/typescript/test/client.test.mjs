@@ -73,3 +73,51 @@ test("the protocol's tool definitions in both provider shapes", async () => {
     openai.map((t) => t.function.name),
   );
 });
+
+test("a fork's token reaches the new context, and a keyed retry answers the first fork", async () => {
+  // Every answer's status, to tell a new fork (201) from a replayed one (200).
+  const statuses = [];
+  let drop = false;
+  const watching = async (input, init) => {
+    const response = await fetch(input, init);
+    statuses.push(response.status);
+    if (drop) {
+      drop = false; // the request reached the server; its answer is lost
+      throw new TypeError("fetch failed: socket hang up");
+    }
+    return response;
+  };
+  const client = new MorphzClient(url, token, { context, retryWaitMs: 10, fetch: watching });
+  const body = { slug: `${context}-fork`, idempotency_key: "ts-fork-1" };
+  const fork = await client.fork(body);
+  assert.equal(fork.slug, `${context}-fork`);
+  assert.equal(fork.forked_from.slug, context);
+  assert.deepEqual(statuses, [201]);
+  // The fork's token works on the fork, which holds this context's history.
+  const forked = new MorphzClient(url, fork.token, { context: fork.slug });
+  const copy = await forked.context();
+  assert.equal(copy.slug, fork.slug);
+  assert.equal(copy.last_seq, (await mz().context()).last_seq);
+
+  // The same key and body: the first fork and the same token, answered 200; no second fork.
+  assert.deepEqual(await client.fork(body), fork);
+  assert.deepEqual(statuses, [201, 200]);
+  // The answer lost on a dropped connection: the keyed fork is sent again and replayed.
+  drop = true;
+  assert.deepEqual(await client.fork(body), fork);
+  assert.deepEqual(statuses, [201, 200, 200, 200]);
+
+  // The key with another body is refused: it named another fork.
+  await assert.rejects(client.fork({ ...body, name: "another" }), (err) => {
+    assert.ok(err instanceof MorphzError);
+    assert.equal(err.status, 409);
+    assert.equal(err.code, "idempotency_key_reused");
+    assert.deepEqual(err.details, [{ field: "idempotency_key" }]);
+    return true;
+  });
+  // Without a key a dropped fork is not sent again: a retry could fork twice.
+  drop = true;
+  statuses.length = 0;
+  await assert.rejects(client.fork({}), MorphzTransportError);
+  assert.deepEqual(statuses, [201]);
+});
