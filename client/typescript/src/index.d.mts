@@ -7,6 +7,10 @@ type Json<P extends keyof paths, M extends keyof paths[P], S extends number> =
 type Body<P extends keyof paths, M extends keyof paths[P]> =
   paths[P][M] extends { requestBody?: { content: { "application/json": infer T } } } ? T : never;
 
+type Query<P extends keyof paths, M extends keyof paths[P]> =
+  paths[P][M] extends { parameters: { query?: infer Q } } ? Q : never;
+type C<Rest extends string> = `/api/v1/contexts/{slug}/${Rest}` & keyof paths;
+
 export type Schemas = components["schemas"];
 
 /** The code of an API error answer (the schema's ErrorCodeEnum), or the client's own for an
@@ -29,19 +33,33 @@ export declare class MorphzClient {
   );
   slug: string;
   request(method: string, path: string, init?: { query?: Record<string, unknown>; body?: unknown }): Promise<any>;
+  index(): Promise<Json<"/api/v1/", "get", 200>>;
+  contexts(): Promise<Json<"/api/v1/contexts/", "get", 200>>;
   context(): Promise<Json<Ctx, "get", 200>>;
+  /** Unfreezing, and `screening`, take an admin-scope token (403 `scope_insufficient`). */
+  updateContext(body: Body<Ctx, "patch">): Promise<Json<Ctx, "patch", 200>>;
   appendEvent(event: Body<"/api/v1/contexts/{slug}/events/", "post">): Promise<Json<"/api/v1/contexts/{slug}/events/", "post", 201>>;
   events(query?: Record<string, unknown>): Promise<Json<"/api/v1/contexts/{slug}/events/", "get", 200>>;
+  /** `ref` is `"@e42"` or 42; any other throws `invalid_ref` before a request. */
+  readEvent(ref: string | number, query?: Query<C<"events/{seq}/">, "get">): Promise<Json<C<"events/{seq}/">, "get", 200>>;
   evaluate(body?: Body<"/api/v1/contexts/{slug}/evaluations/", "post">): Promise<Json<"/api/v1/contexts/{slug}/evaluations/", "post", 201>>;
   submit(body: Body<"/api/v1/contexts/{slug}/transactions/", "post">): Promise<Json<"/api/v1/contexts/{slug}/transactions/", "post", 201>>;
+  transactions(query?: Query<C<"transactions/">, "get">): Promise<Json<C<"transactions/">, "get", 200>>;
+  /** 200 with the first action on a retry under the same `idempotency_key`. */
+  registerAction(body: Body<C<"actions/">, "post">): Promise<Json<C<"actions/">, "post", 201>>;
   frames(query?: Record<string, unknown>): Promise<Json<"/api/v1/contexts/{slug}/frames/", "get", 200>>;
   frame(id: string): Promise<Json<"/api/v1/contexts/{slug}/frames/{frame_id}/", "get", 200>>;
+  relations(query?: Query<C<"relations/">, "get">): Promise<Json<C<"relations/">, "get", 200>>;
   search(q: string, query?: Record<string, unknown>): Promise<Json<"/api/v1/contexts/{slug}/search/", "get", 200>>;
   recall(body: Body<"/api/v1/contexts/{slug}/recall/", "post">): Promise<Json<"/api/v1/contexts/{slug}/recall/", "post", 200>>;
   takeApart(body: Body<"/api/v1/contexts/{slug}/replies/", "post">): Promise<any>;
   /** A retry under the same `idempotency_key` answers the first fork (200); the key with
    * another body is 409 `idempotency_key_reused`. */
   fork(body?: Body<"/api/v1/contexts/{slug}/forks/", "post">): Promise<Json<"/api/v1/contexts/{slug}/forks/", "post", 201>>;
+  evaluations(query?: Query<C<"evaluations/">, "get">): Promise<Json<C<"evaluations/">, "get", 200>>;
+  /** `id` a positive integer; anything else throws `invalid_request` before a request. */
+  evaluation(id: number): Promise<Json<C<"evaluations/{evaluation_id}/">, "get", 200>>;
+  diff(from: number, to?: number): Promise<Json<C<"diff/">, "get", 200>>;
   protocol(): Promise<{ version: string; instructions: string; tools: { openai: unknown[]; anthropic: unknown[] } }>;
   tools(shape: "openai" | "anthropic"): Promise<unknown[]>;
 }

@@ -26,6 +26,18 @@ export class MorphzTransportError extends Error {
 /** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// The server's rule for an event ref (memory/vocabulary.py): "@e", ASCII digits, no leading
+// zero; checked here so that no other text reaches the server as a path.
+const EVENT_REF = /^@e([1-9][0-9]{0,17})$/;
+
+/** The sequence number of `ref` (`"@e42"` or 42). @param {string | number} ref */
+function seq(ref) {
+  if (Number.isSafeInteger(ref) && Number(ref) >= 1) return Number(ref);
+  const match = typeof ref === "string" ? EVENT_REF.exec(ref) : null;
+  if (match) return match[1];
+  throw new MorphzError(400, "invalid_ref", `not an event ref: ${JSON.stringify(ref)}`, []);
+}
+
 export class MorphzClient {
   /**
    * @param {string} baseUrl like http://127.0.0.1:8000
@@ -95,15 +107,30 @@ export class MorphzClient {
     return `/api/v1/contexts/${encodeURIComponent(this.slug)}/${rest}`;
   }
 
+  /** The API index: `{version, schema, docs, contexts}`, each a link. */
+  index() { return this.request("GET", "/api/v1/"); }
+  /** `{contexts}`: the contexts this token may use. */
+  contexts() { return this.request("GET", "/api/v1/contexts/"); }
   context() { return this.request("GET", this.ctx()); }
+  /** @param {any} body `{frozen}` (unfreezing takes an admin token) or `{screening}` (admin) */
+  updateContext(body) { return this.request("PATCH", this.ctx(), { body }); }
   /** @param {any} event */
   appendEvent(event) { return this.request("POST", this.ctx("events/"), { body: event }); }
   /** @param {Record<string, unknown>} [query] */
   events(query) { return this.request("GET", this.ctx("events/"), { query }); }
+  /**
+   * A slice of an event's text: `{content, size, status, next_offset}`.
+   * @param {string | number} ref `"@e42"` or 42 @param {Record<string, unknown>} [query] `{offset, length}`
+   */
+  readEvent(ref, query) { return this.request("GET", this.ctx(`events/${seq(ref)}/`), { query }); }
   /** @param {any} [body] */
   evaluate(body = {}) { return this.request("POST", this.ctx("evaluations/"), { body }); }
   /** @param {any} body the text form `{text}` or the JSON form `{ops, base_version, reason}` */
   submit(body) { return this.request("POST", this.ctx("transactions/"), { body }); }
+  /** @param {Record<string, unknown>} [query] */
+  transactions(query) { return this.request("GET", this.ctx("transactions/"), { query }); }
+  /** @param {any} body `{name, arguments, thread, idempotency_key}` */
+  registerAction(body) { return this.request("POST", this.ctx("actions/"), { body }); }
   /** @param {Record<string, unknown>} [query] */
   frames(query) { return this.request("GET", this.ctx("frames/"), { query }); }
   /** @param {string} id */
@@ -113,6 +140,8 @@ export class MorphzClient {
     }
     return this.request("GET", this.ctx(`frames/${id}/`));
   }
+  /** @param {Record<string, unknown>} [query] */
+  relations(query) { return this.request("GET", this.ctx("relations/"), { query }); }
   /** @param {string} q @param {Record<string, unknown>} [query] */
   search(q, query = {}) { return this.request("GET", this.ctx("search/"), { query: { q, ...query } }); }
   /** @param {any} body */
@@ -127,6 +156,17 @@ export class MorphzClient {
    * @param {any} [body] `{slug, at_version, name, idempotency_key}`, each optional
    */
   fork(body = {}) { return this.request("POST", this.ctx("forks/"), { body }); }
+  /** @param {Record<string, unknown>} [query] */
+  evaluations(query) { return this.request("GET", this.ctx("evaluations/"), { query }); }
+  /** One evaluation with the compiled input the model was given. @param {number} id */
+  evaluation(id) {
+    if (!Number.isSafeInteger(id) || id < 1) {
+      throw new MorphzError(400, "invalid_request", `not an evaluation id: ${JSON.stringify(id)}`, []);
+    }
+    return this.request("GET", this.ctx(`evaluations/${id}/`));
+  }
+  /** What changed between two versions (default `to`: now). @param {number} from @param {number} [to] */
+  diff(from, to) { return this.request("GET", this.ctx("diff/"), { query: { from, to } }); }
   /** The model protocol: `{version, instructions, tools: {openai, anthropic}}`. */
   protocol() { return this.request("GET", this.ctx("protocol/")); }
   /**

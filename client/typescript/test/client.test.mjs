@@ -121,3 +121,36 @@ test("a fork's token reaches the new context, and a keyed retry answers the firs
   await assert.rejects(client.fork({}), MorphzTransportError);
   assert.deepEqual(statuses, [201]);
 });
+
+test("listings, event slices, actions, history and freezing reach their operations", async () => {
+  const client = mz();
+  assert.deepEqual((await client.index()).contexts, [`/api/v1/contexts/${context}/`]);
+  assert.deepEqual((await client.contexts()).contexts.map((c) => c.slug), [context]);
+  // The first test's event and transaction: read back by the methods that list them.
+  assert.equal((await client.readEvent("@e1", { offset: 7, length: 2 })).content, "12");
+  assert.equal((await client.readEvent(1)).content, "suite: 12 passed");
+  assert.throws(() => client.readEvent("@e01"), (err) => err.code === "invalid_ref");
+  const [tx] = (await client.transactions({ frame: "release" })).transactions;
+  assert.equal(tx.status, "committed");
+  assert.equal(tx.committed_version, 1);
+  assert.deepEqual((await client.relations()).relations, []);
+  const diff = await client.diff(0, 1);
+  assert.equal(diff.to_version, 1);
+  assert.deepEqual(diff.transactions.map((t) => t.id), [tx.id]);
+  const [first] = (await client.evaluations()).evaluations;
+  assert.equal((await client.evaluation(first.id)).id, first.id);
+  assert.throws(() => client.evaluation(0), (err) => err.code === "invalid_request");
+  // A keyed action is registered once.
+  const action = await client.registerAction({ name: "deploy", idempotency_key: "ts-action-1" });
+  assert.equal(action.kind, "action");
+  assert.equal((await client.registerAction({ name: "deploy", idempotency_key: "ts-action-1" })).ref, action.ref);
+  // Freezing, on a fork so that the other tests' context stays writable (unfreezing takes an
+  // admin token).
+  const fork = await client.fork({ slug: `${context}-frozen` });
+  const forked = new MorphzClient(url, fork.token, { context: fork.slug });
+  assert.equal((await forked.updateContext({ frozen: true })).frozen, true);
+  await assert.rejects(
+    forked.appendEvent({ kind: "tool_result", content: "late" }),
+    (err) => err.status === 409 && err.code === "context_frozen",
+  );
+});
