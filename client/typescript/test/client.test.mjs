@@ -154,3 +154,58 @@ test("listings, event slices, actions, history and freezing reach their operatio
     (err) => err.status === 409 && err.code === "context_frozen",
   );
 });
+
+// REST operations the client has no method for, on purpose, each with its reason (the test
+// below fails for any other operation without a method, and for a stale entry here).
+const NOT_IN_THE_CLIENT = {
+  health_live: "a probe for load balancers, taking no token: not a context's operation",
+  health_ready: "a probe for load balancers, taking no token: not a context's operation",
+  erasures_list: "an operator's tool (an erase-scope token); the Python client has none either",
+  erasures_create: "an operator's tool (an erase-scope token); the Python client has none either",
+  frames_revise_body: "the explorer's frame editor; agents revise frames by transactions (submit)",
+  frames_revision_read: "frame() answers the revisions; the Python client has no such method either",
+  action_cancel: "the Python client has none either: add it to both clients together",
+};
+
+test("every operation of the server's OpenAPI schema has a method, or a reason not to", async () => {
+  const schema = await (await fetch(`${url}/api/schema/`, { headers: { Accept: "application/vnd.oai.openapi+json" } })).json();
+  const verbs = ["get", "put", "post", "patch", "delete"];
+  const operations = Object.entries(schema.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([verb]) => verbs.includes(verb))
+      .map(([verb, op]) => ({
+        id: op.operationId,
+        method: verb.toUpperCase(),
+        pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
+      })),
+  );
+  assert.ok(operations.length > 20, "the schema lists the API's operations");
+  // Which operations the methods reach: every method (but request(), which reaches any path)
+  // is called with stand-in arguments through a fetch that records the request and answers {}.
+  const sent = [];
+  const record = async (input, init) => {
+    sent.push({ method: init.method, path: new URL(input).pathname });
+    return new Response("{}", { status: 200, headers: { "Content-Type": "application/json" } });
+  };
+  const client = new MorphzClient("http://client.test", "mz_stand_in", { context: "c", fetch: record });
+  const methods = Object.getOwnPropertyNames(MorphzClient.prototype).filter((m) => !["constructor", "request"].includes(m));
+  for (const name of methods) {
+    for (const args of [[], ["x"], [1], [1, 2]]) {
+      try {
+        await client[name](...args);
+      } catch {
+        // a stand-in the method refuses, or an answer it cannot read: only the request counts
+      }
+    }
+  }
+  const covered = new Set();
+  for (const { method, path } of sent) {
+    const op = operations.find((o) => o.method === method && o.pattern.test(path));
+    assert.ok(op, `the client sends ${method} ${path}, which is no operation of the schema`);
+    covered.add(op.id);
+  }
+  const missing = operations.map((o) => o.id).filter((id) => !covered.has(id) && !(id in NOT_IN_THE_CLIENT));
+  assert.deepEqual(missing, [], "operations without a client method: add one, or a reason to NOT_IN_THE_CLIENT");
+  const stale = Object.keys(NOT_IN_THE_CLIENT).filter((id) => covered.has(id) || !operations.some((o) => o.id === id));
+  assert.deepEqual(stale, [], "NOT_IN_THE_CLIENT names operations that have a method, or that the API no longer has");
+});
