@@ -560,7 +560,8 @@ class MorphzClient:
         as_of: int | None = None,
     ) -> FramePage:
         """Frames by id; `source` (an event ref like `@e42` or a frame id): only the frames
-        citing it; `as_of=N` answers them as they were at the end of version N."""
+        citing it; `as_of=N` answers them as they were at the end of version N. Raises
+        NotFoundError when `source` names no event or frame of the context."""
         return cast(FramePage, self._get("frames/", locals()))
 
     def frame(

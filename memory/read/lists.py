@@ -13,12 +13,14 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.db.models.functions import Left
 
+from memory.errors import NotFound
 from memory.kinds import OBSERVATION_KINDS
 from memory.limits import EVENT_PREVIEW_CHARS
 from memory.models import Context, Event, Frame, FrameRevision, Relation, TransactionRecord
 from memory.read.history import check_frame_id, check_ref
 from memory.read.pages import bounded_transaction_queryset, bounded_transactions
 from memory.read.paging import Page
+from memory.vocabulary import seq_of
 
 # Event "status" filter values: an event's status (active, retired, recorded); requests open or
 # delivered; inputs not yet claimed by an evaluation are pending.
@@ -76,15 +78,34 @@ def list_frames(
 ) -> Page[Frame]:
     """Frames by frame id after `after_id` (filters `status`, and `source`: the frames
     citing that event ref or frame id, R63, through the GIN index on `sources`): a `Page`
-    of at most `limit`. A `source` of neither form is refused (`check_ref`)."""
+    of at most `limit`. A `source` of neither form is refused (`check_ref`); one naming no
+    event or frame of the context is NotFound, as recall's root is: "nothing cites it" is
+    an empty list, a typo is not."""
     queryset = Frame.objects.filter(context=context)
     if status:
         queryset = queryset.filter(status=status)
     if source:
-        queryset = queryset.filter(sources__contains=[check_ref(source, "source")])
+        queryset = queryset.filter(sources__contains=[existing_source(context, source)])
     if after_id:
         queryset = queryset.filter(frame_id__gt=after_id)
     return _page(queryset.order_by("frame_id"), limit)
+
+
+def existing_source(context: Context, source: str) -> str:
+    """`source` when it names an event or a frame of `context`; InvalidRequest when it is
+    neither form (`check_ref`), NotFound naming it when no such item exists."""
+    ref = check_ref(source, "source")
+    seq = seq_of(ref)
+    if seq is not None:
+        kind, found = "event", Event.objects.filter(context=context, seq=seq).exists()
+    else:
+        kind, found = "frame", Frame.objects.filter(context=context, frame_id=ref).exists()
+    if not found:
+        raise NotFound(
+            f"source: {kind} {ref!r} does not exist in this context",
+            details=[{"field": "source", "ref": ref}],
+        )
+    return ref
 
 
 def get_frame(context: Context, frame_id: str) -> Frame | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.api.conftest import Api, error_of
 
 
@@ -76,7 +78,22 @@ def test_the_frames_citing_an_event_are_listed(api: Api, released) -> None:
     assert [f["id"] for f in api.get("frames/", {"source": "test-result"}).json()["frames"]] == [
         "suite-size"
     ]
-    assert api.get("frames/", {"source": "@e999"}).json()["frames"] == []
+    assert api.get("frames/", {"source": "suite-size"}).json()["frames"] == []
+
+
+@pytest.mark.parametrize(("source", "kind"), [("@e999", "event"), ("no-such-frame", "frame")])
+def test_a_source_naming_no_item_is_not_found_as_recall_says(
+    api: Api, released, source: str, kind: str
+) -> None:
+    # "Nothing cites it" is an empty list; a source that names nothing is 404, as recall's root.
+    response = api.get("frames/", {"source": source})
+    recalled = api.post("recall/", {"frame_id": source}, format="json")
+
+    assert response.status_code == recalled.status_code == 404, response.json()
+    error = error_of(response)
+    assert error["code"] == error_of(recalled)["code"] == "not_found"
+    assert f"{kind} {source!r}" in error["message"]
+    assert error["details"] == [{"field": "source", "ref": source}]
 
 
 def test_a_source_that_is_no_ref_is_refused(api: Api, released) -> None:
