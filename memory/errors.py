@@ -115,6 +115,12 @@ CODE_BY_FIELD: dict[str, ErrorCode] = {
     "until": ErrorCode.INVALID_TIME,
     "q": ErrorCode.INVALID_QUERY,
     "frame_id": ErrorCode.INVALID_FRAME_ID,
+    # Filters naming a frame: blank or too long, they name none (a `source` shaped like an
+    # event ref is `invalid_ref`, from `memory.read.history.check_ref`).
+    "frame": ErrorCode.INVALID_FRAME_ID,
+    "subject": ErrorCode.INVALID_FRAME_ID,
+    "object": ErrorCode.INVALID_FRAME_ID,
+    "source": ErrorCode.INVALID_FRAME_ID,
     "direction": ErrorCode.INVALID_DIRECTION,
     "max_nodes": ErrorCode.INVALID_MAX_NODES,
     "view_version": ErrorCode.INVALID_VIEW_VERSION,
