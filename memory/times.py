@@ -20,6 +20,8 @@ from memory.errors import InvalidField
 _DATETIME: Final = re.compile(
     r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})", re.ASCII
 )
+# How much of a refused value's repr its message echoes.
+_ECHO_CHARS: Final = 60
 # The times that can be stored: Python's, in UTC (PostgreSQL's timestamptz holds more).
 EARLIEST: Final = datetime.min.replace(tzinfo=UTC)
 LATEST: Final = datetime.max.replace(tzinfo=UTC)
@@ -38,6 +40,26 @@ def _parsed(value: Any) -> datetime | None:
     return parsed if parsed is not None and parsed.utcoffset() is not None else None
 
 
+def _refusal(value: Any, field: str) -> str:
+    """Why `value` is no time, echoing it; when a space stands where the offset's sign would
+    (`...18 00:00`: a `+` sent unencoded in a query string arrives as a space), saying so."""
+    shown = repr(value)
+    if len(shown) > _ECHO_CHARS:
+        shown = shown[:_ECHO_CHARS] + "..."
+    message = (
+        f"{field} must be an ISO 8601 date-time with its offset, like 2025-01-31T12:00:00Z; "
+        f"got {shown}"
+    )
+    if isinstance(value, str):
+        head, space, tail = value.rpartition(" ")
+        if space and _DATETIME.fullmatch(f"{head}+{tail}"):
+            message += (
+                ": a space stands where the offset's sign would be, as an unencoded + in a "
+                "query string arrives; write the + as %2B"
+            )
+    return message
+
+
 def read_time(value: Any, field: str) -> datetime:
     """`value` (an aware datetime, or text like 2025-01-31T12:00:00Z, offset required) as
     the same instant in UTC; InvalidField naming `field` (its code: `invalid_time` for
@@ -45,10 +67,7 @@ def read_time(value: Any, field: str) -> datetime:
     after LATEST once in UTC (9999-12-31T23:59-23:59 is in the year 10000)."""
     parsed = _parsed(value)
     if parsed is None:
-        raise InvalidField(
-            field,
-            f"{field} must be an ISO 8601 date-time with its offset, like 2025-01-31T12:00:00Z",
-        )
+        raise InvalidField(field, _refusal(value, field))
     try:
         return parsed.astimezone(UTC)
     except OverflowError:

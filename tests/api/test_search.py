@@ -152,6 +152,18 @@ def test_a_time_that_would_be_guessed_at_is_refused(api: Api, since: str) -> Non
     assert [d["field"] for d in error["details"]] == ["since"]
 
 
+def test_an_unencoded_plus_in_a_time_is_echoed_and_told_to_be_written_2b(api: Api) -> None:
+    # `+` in a query string is a space: the offset arrives as "18 00:00".
+    response = api.client.get(api.url("search/") + "?q=x&until=2026-12-04T08:55:18+00:00")
+
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] == "invalid_time"
+    assert "got '2026-12-04T08:55:18 00:00'" in error["message"]
+    assert "%2B" in error["message"]
+    assert error["details"][0]["field"] == "until"
+
+
 def test_times_with_their_offset_are_read(api: Api, released) -> None:
     drain()
     # +20:00 is past PostgreSQL's offsets (±15:59): read as its instant, 2000-01-01T00:00Z.

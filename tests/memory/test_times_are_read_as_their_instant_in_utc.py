@@ -1,6 +1,8 @@
 """A time from outside (`memory.times.read_time`) is read as the instant it names, in UTC,
 text or a caller's datetime alike; one outside the times that can be stored once in UTC is
-refused naming its field, before PostgreSQL sees it."""
+refused naming its field, before PostgreSQL sees it. A value that is no time is refused
+echoing it, and told to write `+` as `%2B` when a space stands where an offset's sign would
+(an unencoded `+` in a query string arrives as a space)."""
 
 from __future__ import annotations
 
@@ -52,3 +54,22 @@ def test_a_time_outside_the_stored_range_in_utc_is_refused_naming_its_field(
 def test_the_first_and_last_storable_times_are_read() -> None:
     assert read_time(EARLIEST.isoformat(), "since") == EARLIEST
     assert read_time(LATEST.isoformat(), "since") == LATEST
+
+
+@pytest.mark.parametrize(
+    ("value", "hint"),
+    [
+        ("2026-12-04T08:55:18 00:00", True),
+        ("2026-12-04T08:55 05:30", True),
+        ("2026-12-04T08:55:18.5 00:00", True),
+        ("2026-12-04 08:55:18Z", False),  # a space, but not in an offset's place
+        ("yesterday", False),
+        (20261204, False),
+    ],
+)
+def test_a_value_that_is_no_time_is_echoed(value: object, hint: bool) -> None:
+    with pytest.raises(InvalidField) as caught:
+        read_time(value, "since")
+    assert caught.value.code == "invalid_time"
+    assert f"got {value!r}" in caught.value.message
+    assert ("%2B" in caught.value.message) is hint
