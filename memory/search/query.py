@@ -228,7 +228,9 @@ def search(
     # what the words match (an identifier's parts, a phrase) is the better evidence.
     asked = semantic.enabled() and semantic.is_question(q, len(meaningful))
     meaning = semantic.query_embedding(q) if asked else None
-    found = ranking.ranked(plan, limit, offset, meaning or None)
+    # Offset pages end at the RANK_POOL-th hit (docs/search.md); `next_cursor` goes past it.
+    size = limit if cursor is not None else min(limit, RANK_POOL - offset)
+    found = ranking.ranked(plan, size, offset, meaning or None)
     said = [t for t, _ in clauses] + [p for _, ps in clauses for p in ps]
     wanted = [form for word in said for form in vectors.spellings(word)]
     content_words = [t for t, _ in content]
@@ -237,13 +239,13 @@ def search(
     # does not change how many documents match.
     total = found.matched
     more = offset + len(hits) < min(total, RANK_POOL) and cursor is None
-    going_on = len(hits) == limit and offset + limit < total
+    going_on = len(hits) == size and offset + size < total
     return {
         "hits": hits,
         "total": min(total, TOTAL_CAP),
         "total_exact": found.exact and total <= TOTAL_CAP,
         "next_offset": offset + len(hits) if more and hits else None,
-        "next_cursor": search_cursor.issue(ctx.pk, asked_for, plan.snapshot, offset + limit)
+        "next_cursor": search_cursor.issue(ctx.pk, asked_for, plan.snapshot, offset + size)
         if going_on and plan.snapshot
         else None,
         "lag": found.lag,

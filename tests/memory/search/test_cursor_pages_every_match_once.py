@@ -61,6 +61,17 @@ def test_offset_paging_still_stops_at_a_thousand(release_team, sightings):
     assert page["next_cursor"] is not None
 
 
+def test_an_offset_page_ends_at_the_thousandth_hit_and_its_cursor_goes_on(release_team, sightings):
+    # The window asked for (990-1009) crosses 1,000: the page holds hits 990-999 only.
+    before = search(release_team.context, "kestrel", kind=KIND, limit=100, offset=900)
+    page = search(release_team.context, "kestrel", kind=KIND, limit=20, offset=990)
+    assert [h["ref"] for h in page["hits"]] == [h["ref"] for h in before["hits"][-10:]]
+    assert page["next_offset"] is None
+    after = search(release_team.context, "kestrel", kind=KIND, limit=20, cursor=page["next_cursor"])
+    assert len(after["hits"]) == 20
+    assert not {h["ref"] for h in after["hits"]} & {h["ref"] for h in page["hits"]}
+
+
 def test_a_made_up_cursor_is_refused(release_team):
     release_team.observe("kestrel")
     drain()
