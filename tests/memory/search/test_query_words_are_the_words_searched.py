@@ -1,10 +1,13 @@
 """The answer's `query.tokens` are the words the search used, and `query.ignored` the words
 of a very long question past the SCORED_CLAUSES that score. Before, `tokens` listed every
-word, also those the ranking never looked at."""
+word, also those the ranking never looked at. A query has no operators: quotes, `-`, `&`,
+`|`, `!` and `:*` are punctuation and `OR`, `AND`, `NOT` function words (docs/search.md)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import pytest
 
 from memory.search.indexer import drain
 from memory.search.query import search
@@ -41,3 +44,21 @@ def test_a_usual_query_ignores_nothing(release_team: Any) -> None:
         "tokens": ["when", "can", "get", "my", "refund"],
         "ignored": [],
     }
+
+
+@pytest.mark.parametrize(
+    ("q", "tokens"),
+    [
+        ("-refund", ["refund"]),
+        ("cancel & !refund", ["cancel", "refund"]),
+        ("cancel | refund", ["cancel", "refund"]),
+        ("cancel OR refund", ["cancel", "refund"]),
+        ("cancel AND NOT refund", ["cancel", "refund"]),
+        ('"cancel order"', ["cancel", "order"]),
+        ("canc:*", ["canc"]),
+    ],
+)
+def test_query_operators_are_read_as_plain_words(
+    release_team: Any, q: str, tokens: list[str]
+) -> None:
+    assert search(release_team.context, q)["query"]["tokens"] == tokens
