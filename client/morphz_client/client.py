@@ -594,7 +594,8 @@ class MorphzClient:
         as_of: int | None = None,
     ) -> RelationPage:
         """One page of relations, by id: filters `subject`, `object`, `name`; removed ones too with
-        `include_removed`; `as_of=N` as they were at the end of version N."""
+        `include_removed`; `as_of=N` as they were at the end of version N. NotFoundError for a
+        `subject` or `object` that names no frame of the context."""
         return cast(RelationPage, self._get("relations/", locals()))
 
     # -- recall and search ---------------------------------------------------------------

@@ -96,16 +96,27 @@ def existing_source(context: Context, source: str) -> str:
     neither form (`check_ref`), NotFound naming it when no such item exists."""
     ref = check_ref(source, "source")
     seq = seq_of(ref)
-    if seq is not None:
-        kind, found = "event", Event.objects.filter(context=context, seq=seq).exists()
-    else:
-        kind, found = "frame", Frame.objects.filter(context=context, frame_id=ref).exists()
-    if not found:
+    if seq is None:
+        return existing_frame_id(context, ref, "source")
+    if not Event.objects.filter(context=context, seq=seq).exists():
         raise NotFound(
-            f"source: {kind} {ref!r} does not exist in this context",
+            f"source: event {ref!r} does not exist in this context",
             details=[{"field": "source", "ref": ref}],
         )
     return ref
+
+
+def existing_frame_id(context: Context, frame_id: str, field: str) -> str:
+    """`frame_id` when a frame of `context` has it (ever: a retired frame counts);
+    InvalidField `invalid_frame_id` naming `field` when it cannot be a frame id, NotFound
+    naming it when no frame has it, so a typo is not answered as an empty list."""
+    frame_id = check_frame_id(frame_id, field)
+    if not Frame.objects.filter(context=context, frame_id=frame_id).exists():
+        raise NotFound(
+            f"{field}: frame {frame_id!r} does not exist in this context",
+            details=[{"field": field, "ref": frame_id}],
+        )
+    return frame_id
 
 
 def get_frame(context: Context, frame_id: str) -> Frame | None:
@@ -144,9 +155,9 @@ def list_relations(
     elif not include_removed:  # NULL or later than `version`
         queryset = queryset.exclude(removed_version__lte=version)
     if subject is not None:
-        queryset = queryset.filter(subject__frame_id=check_frame_id(subject, "subject"))
+        queryset = queryset.filter(subject__frame_id=existing_frame_id(context, subject, "subject"))
     if object_id is not None:
-        queryset = queryset.filter(object__frame_id=check_frame_id(object_id, "object"))
+        queryset = queryset.filter(object__frame_id=existing_frame_id(context, object_id, "object"))
     if name:
         queryset = queryset.filter(name=name)
     page = _page(queryset.order_by("pk"), limit)
