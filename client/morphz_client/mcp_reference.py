@@ -335,14 +335,3 @@ def add_reference_tools(server: MCPServer) -> None:
         graph = Graph(request_client())
         with graph.current():
             return _graph(*open_nodes_of(graph, names))
-
-    for name in REFERENCE_TOOLS:
-        _no_json_in_strings(server, name)
-
-
-def _no_json_in_strings(server: MCPServer, name: str) -> None:
-    """The SDK parses a string argument as JSON when the parameter is a list ('["a"]' becomes
-    ["a"]); the reference refuses a string there, so these tools do too."""
-    tool = server._tool_manager.get_tool(name)
-    assert tool is not None
-    object.__setattr__(tool.fn_metadata, "pre_parse_json", lambda data: data)

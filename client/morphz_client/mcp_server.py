@@ -13,11 +13,11 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from morphz_client.client import MorphzClient
 from morphz_client.errors import MorphzAPIError, MorphzError, TooLargeError, prompt_text
+from morphz_client.mcp_arguments import check_arguments
 from morphz_client.mcp_calls import current_client, request_client, tool_call
 
 __all__ = ["build_server", "current_client", "main", "server_version"]
@@ -90,7 +90,8 @@ def _frames_page(
 
 # long: one closure per MCP tool, registered on the server it builds; each is short
 def build_server(instructions: str | None = None) -> MCPServer:
-    """The MCP server; tools act through `current_client`."""
+    """The MCP server; tools act through `current_client` and take their arguments as the
+    REST API takes fields (`morphz_client.mcp_arguments`)."""
     from morphz_protocol import instructions as offline_instructions
 
     server = MCPServer(
@@ -260,28 +261,8 @@ def build_server(instructions: str | None = None) -> MCPServer:
     from morphz_client.mcp_reference import add_reference_tools
 
     add_reference_tools(server)
-    _forbid_unknown_arguments(server)
+    check_arguments(server)
     return server
-
-
-def _forbid_unknown_arguments(server: MCPServer) -> None:
-    """Make every tool refuse an argument it does not take (the SDK's argument models drop
-    them silently): `search` with `kind=` fails naming `kind` instead of searching without
-    it, and each tool's input schema says `additionalProperties: false`. The SDK (mcp 2.x)
-    offers no public switch, so this replaces each registered tool's argument model with a
-    subclass that forbids extras."""
-    for tool in server._tool_manager.list_tools():
-        loose = tool.fn_metadata.arg_model
-        strict: type[ArgModelBase] = type(
-            loose.__name__,
-            (loose,),
-            {
-                "__module__": loose.__module__,
-                "model_config": ConfigDict(extra="forbid", arbitrary_types_allowed=True),
-            },
-        )
-        tool.fn_metadata.arg_model = strict
-        tool.parameters = strict.model_json_schema(by_alias=True)
 
 
 class _OneLine(logging.Formatter):
