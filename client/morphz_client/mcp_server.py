@@ -17,7 +17,7 @@ from pydantic import Field
 
 from morphz_client.client import MorphzClient
 from morphz_client.errors import MorphzAPIError, MorphzError, TooLargeError, prompt_text
-from morphz_client.mcp_arguments import check_arguments
+from morphz_client.mcp_arguments import ArgumentCheckingServer, check_arguments
 from morphz_client.mcp_calls import current_client, request_client, tool_call
 
 __all__ = ["build_server", "current_client", "main", "server_version"]
@@ -94,7 +94,7 @@ def build_server(instructions: str | None = None) -> MCPServer:
     REST API takes fields (`morphz_client.mcp_arguments`)."""
     from morphz_protocol import instructions as offline_instructions
 
-    server = MCPServer(
+    server = ArgumentCheckingServer(
         "morphz",
         version=server_version(),
         instructions=instructions

@@ -37,9 +37,9 @@ def test_tool_errors_carry_the_code_and_unknown_arguments_are_refused(make_clien
             assert "not_found: " in missing, missing
 
             unknown = await failure(client, "search", {"q": "passed", "kind": "frame"})
-            assert "kind" in unknown and "Extra inputs are not permitted" in unknown, unknown
+            assert "invalid_request: search takes no argument 'kind'" in unknown, unknown
             extra = await failure(client, "read_event", {"ref": "@e1", "limit": 5})
-            assert "limit" in extra, extra
+            assert "invalid_request: read_event takes no argument 'limit'" in extra, extra
             good = await client.call_tool("read_event", {"ref": "@e1", "offset": 7})
             assert not good.is_error and "3000 passed" in _text(good)
             for tool in (await client.list_tools()).tools:
