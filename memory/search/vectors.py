@@ -35,25 +35,32 @@ APOSTROPHES = ("'", "\u2019", "\u2018")
 # script the context's documents hold (`languages.held`): stemming it in every one doubled
 # an English context's search time. Chosen by measurement (BENCHMARKS.md).
 STEM = "="
-_STEMMABLE = re.compile(r"[a-z]{3,40}")
+_PLAIN = re.compile(r"[a-z]{3,40}")
+# A possessive or contraction ("customer's", "buyer’s", "customers'") is one word to ICU;
+# Snowball's English stemmer strips the possessive itself (step 0), so such a word is
+# stemmed too, its apostrophe written straight: "customer" then finds "the customer's refund".
+_APOSTROPHE_WORD = re.compile(r"[a-z]+'[a-z]*")
 _stemmer = Stemmer.Stemmer("english")
 
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str | None:
-    """`word`'s English stem when it is a plain Latin word whose stem differs, else None."""
-    if not _STEMMABLE.fullmatch(word):
+    """`word`'s English stem when it is a plain Latin word (3-40 letters, or letters around
+    one apostrophe of `APOSTROPHES`) whose stem differs from it, else None."""
+    straight = word.replace("\u2019", "'").replace("\u2018", "'")
+    if not (_PLAIN.fullmatch(word) or (len(word) <= 40 and _APOSTROPHE_WORD.fullmatch(straight))):
         return None
-    found: str = _stemmer.stemWord(word)
-    return found if found != word else None
+    found: str = _stemmer.stemWord(straight)
+    return found if found != straight else None
 
 
 def stem_root(word: str) -> str | None:
     """The stem a query word is searched by: its stem, or the word itself when it is its
     own stem (``cancel``); None for a word that is not stemmed (not plain Latin)."""
-    if not _STEMMABLE.fullmatch(word):
-        return None
-    return stem(word) or word
+    found = stem(word)
+    if found is not None:
+        return found
+    return word if _PLAIN.fullmatch(word) else None
 
 
 class Vector(NamedTuple):
