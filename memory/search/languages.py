@@ -136,6 +136,16 @@ def marked(code: str, root: str) -> str:
     return f"{STEM}{code}:{root}"
 
 
+def unmarked(lexeme: str) -> tuple[str | None, str]:
+    """A stem lexeme's language and root, the inverse of `marked`: ``=fr:annul`` ->
+    ``("fr", "annul")``; an English stem (``=cancel``) or a word (``cancel``) has none."""
+    bare = lexeme.removeprefix(STEM)
+    code, colon, root = bare.partition(":")
+    if colon and code in SNOWBALL and bare != lexeme:
+        return code, root
+    return None, bare
+
+
 def stems(terms: list[str], code: str | None) -> list[str]:
     """The marked stems of the words among `terms` in language `code` (each word's, even
     when the word is its own stem: a query word finds it only as marked); none without."""

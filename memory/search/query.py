@@ -115,23 +115,30 @@ def exact_ids(q: str, clauses: list[tuple[str, list[str]]]) -> list[str]:
     return ids
 
 
-def _hit(row: tuple[Any, ...], wanted: list[str], content: list[str]) -> SearchHit:
-    """A result row as a hit, its snippet cut around the query word that weighs most, with
-    the query's content words it holds and the live frames superseding it."""
+def _hit(
+    row: tuple[Any, ...], wanted: list[str], content: list[str], codes: frozenset[str]
+) -> SearchHit:
+    """A result row as a hit, its snippet cut around the query word that weighs most (else
+    its stems' roots: `snippets.stem_roots`, `codes` the languages they are in), with the
+    query's content words it holds and the live frames superseding it."""
     score, frame_pk, _, ref, status, kind, thread, created_at = row[:8]
     frame_id, body, window, cut, payload, first = row[8:14]
+    stems = row[18] or []
+    roots = snippets.stem_roots(first, codes)
     # The database sends one character past an event's window when its text goes on.
     window = window or ""
     after = len(window) > snippets.WINDOW_CHARS
     window = window[: snippets.WINDOW_CHARS]
     if frame_pk is not None:
         text = vectors.frame_text(frame_id or ref, json.loads(body) if body else None)
-        window, cut, after = snippets.window(text, first)
+        window, cut, after = snippets.window(text, first, roots)
     elif payload is not None:
         text = vectors.event_text(window, json.loads(payload))
-        window, cut, after = snippets.window(text, first)
-    parts = snippets.snippet(window, wanted, cut_before=bool(cut), cut_after=after)["parts"]
-    hit = search_hit(ref, frame_pk is not None, status, kind, thread, created_at, score, parts)
+        window, cut, after = snippets.window(text, first, roots)
+    shown = snippets.snippet(window, wanted, cut_before=bool(cut), cut_after=after, stems=stems)
+    hit = search_hit(
+        ref, frame_pk is not None, status, kind, thread, created_at, score, shown["parts"]
+    )
     held, parts, successors = row[15], row[16], row[17]
     matched = [word for word, found in zip(content, held or [], strict=False) if found]
     hit["coverage"] = {
@@ -210,6 +217,12 @@ def search(
     held = " | ".join(literals + borrowed)
     params["content"] = held if content and len(content) < len(clauses) else None
     params["words"] = literals
+    # The query words' stem lexemes (`vectors.stem_lexemes`), those not the word itself:
+    # the page says which each hit holds, and its snippet marks the words they stem from.
+    said = [t for t, _ in clauses] + [p for _, ps in clauses for p in ps]
+    stems = list(dict.fromkeys(s for t, _ in clauses for s in vectors.stem_lexemes(t, codes)))
+    params["stems"] = [s for s in stems if s not in said]
+    params["stem_queries"] = [vectors.tsquery_literal([s]) for s in params["stems"]]
     # Live memory first (R60), unless a status is asked for.
     params["stale"] = status is None
     unfiltered = type is None and start is None and end is None and not any(values.values())
@@ -231,10 +244,9 @@ def search(
     # Offset pages end at the RANK_POOL-th hit (docs/search.md); `next_cursor` goes past it.
     size = limit if cursor is not None else min(limit, RANK_POOL - offset)
     found = ranking.ranked(plan, size, offset, meaning or None)
-    said = [t for t, _ in clauses] + [p for _, ps in clauses for p in ps]
     wanted = [form for word in said for form in vectors.spellings(word)]
     content_words = [t for t, _ in content]
-    hits = [_hit(row, wanted, content_words) for row in found.rows]
+    hits = [_hit(row, wanted, content_words, codes) for row in found.rows]
     # The matches are counted whatever the page: an offset past the end finds no hits but
     # does not change how many documents match.
     total = found.matched

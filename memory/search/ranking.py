@@ -15,7 +15,7 @@ from memory.search import near, reach, semantic, statistics, vectors
 from memory.search import ranking_sql as sql
 from memory.search.cursor import Snapshot, measured, refused
 from memory.search.indexer import LAG_COLUMNS, lag
-from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS, word_pattern
+from memory.search.snippets import WINDOW_BEFORE, WINDOW_CHARS, stem_roots, word_pattern
 from memory.search.statistics import document_counts, idf
 from memory.search.textindex import SECONDARY
 from memory.shapes.recall import IndexLag
@@ -51,6 +51,9 @@ BROAD_PHRASE = 1000
 PHRASE_CLAUSES = 6
 SCORED_CLAUSES = 32  # the first words of a very long query (function words dropped first)
 Clauses = list[tuple[str, list[str]]]  # the query's words, each with its parts
+# What a page reports of each hit's words (`memory.search.query` sets them in `params`):
+# the content words it holds, and the query's stem lexemes it holds, with their tsqueries.
+PAGE_WORDS = ("words", "stems", "stem_queries")
 
 
 @dataclass
@@ -87,6 +90,7 @@ class Plan:
     id_words: list[tuple[list[str], int]] = field(default_factory=list)  # (words, item)
     since: datetime | None = None  # where the newest RECENT_WINDOW documents begin
     snapshot: Snapshot | None = None  # what it ranks by, for the next page's cursor
+    codes: frozenset[str] = frozenset()  # the languages its words are stemmed in
 
 
 def _estimates(
@@ -186,7 +190,7 @@ def plan(
     # The documents up to `last` only: those indexed since wait for a new search.
     params["bound"] = last
     filters += " AND d.id <= %(bound)s"
-    return Plan(ctx, filters, params, items, documents, average, id_words, since, taken)
+    return Plan(ctx, filters, params, items, documents, average, id_words, since, taken, codes)
 
 
 def holds(query: str, vector: str = "v") -> str:
@@ -244,6 +248,7 @@ def _sql(plan: Plan, params: dict[str, Any], select: str) -> str:
     params["forms"] = [item.form_weight for item in rare]
     params["firsts"] = [item.first for item in rare] or [plan.items[0].first]
     params["patterns"] = [word_pattern(first) for first in params["firsts"]]
+    params["roots"] = [" ".join(stem_roots(first, plan.codes)) for first in params["firsts"]]
     params["common"] = [item.literal for item in common]
     # Common items' weights, checked once per candidate on one copy of its vector (not TOAST).
     terms = [
@@ -356,7 +361,8 @@ def _reordered(
                     "exacts": exacts,
                     "word": word,
                     "pattern": word_pattern(word),
-                    "words": plan.params["words"],
+                    "root": " ".join(stem_roots(word, plan.codes)),
+                    **{name: plan.params[name] for name in PAGE_WORDS},
                 },
                 prepare=True,
             )

@@ -99,8 +99,10 @@ hits AS (
   ORDER BY exact DESC, score DESC, created_at DESC, id DESC
   LIMIT %(limit)s OFFSET %(offset)s
 ),
-first AS (  -- snippets open at the query word that weighs most (`snippets.word_pattern`)
-  SELECT w.word, (%(patterns)s::text[])[array_position(%(firsts)s::text[], w.word)] AS pattern
+first AS (  -- snippets open at the query word that weighs most (`snippets.word_pattern`),
+  -- else at its stems' roots (`snippets.stem_roots`, space-separated)
+  SELECT w.word, (%(patterns)s::text[])[array_position(%(firsts)s::text[], w.word)] AS pattern,
+         (%(roots)s::text[])[array_position(%(firsts)s::text[], w.word)] AS roots
   FROM (SELECT coalesce((SELECT (%(firsts)s::text[])[item] FROM weights
                          ORDER BY w DESC, item LIMIT 1), (%(firsts)s::text[])[1]) AS word) w
 )
@@ -115,6 +117,9 @@ SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.cre
        ARRAY(SELECT s.frame_id FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id
              WHERE r.object_id = d.frame_id AND r.name = 'supersedes'
                AND r.removed_version IS NULL AND s.status = 'active' ORDER BY s.frame_id),
+       -- Which of the query's stem lexemes it holds (its snippet marks their words).
+       ARRAY(SELECT s.lexeme FROM unnest(%(stems)s::text[], %(stem_queries)s::tsquery[])
+             AS s(lexeme, w) WHERE {held}),
        {lag}, c.n, c.more
 FROM {count} c
 CROSS JOIN first fw
@@ -133,9 +138,11 @@ LEFT JOIN LATERAL (
                              translate(fw.word, U&'\2018\2019', '''''') AS word OFFSET 0) l
   -- The word standing alone (`\m`, `\M`: word edges; every other character escaped), not
   -- inside a longer one (`art` in `restart`), else anywhere (an identifier's part), as
-  -- `snippets.word_at` finds it in a frame's text.
+  -- `snippets.word_at` finds it in a frame's text; else its stems' first root (`snippets.window`).
   CROSS JOIN LATERAL (SELECT coalesce(
-    nullif(regexp_instr(l.text, '\m' || fw.pattern || '\M'), 0), strpos(l.text, l.word)) AS raw) r
+    nullif(regexp_instr(l.text, '\m' || fw.pattern || '\M'), 0), nullif(strpos(l.text, l.word), 0),
+    (SELECT min(nullif(strpos(l.text, root), 0)) FROM unnest(string_to_array(fw.roots, ' ')) AS root),
+    0) AS raw) r
   CROSS JOIN LATERAL (SELECT r.raw, coalesce(nullif(r.raw, 0), 1) AS pos) w
   WHERE ev.id = d.event_id
 ) e ON true
@@ -165,7 +172,7 @@ WITH hits AS (
   SELECT * FROM unnest(%(ids)s::bigint[], %(scores)s::float8[], %(exacts)s::boolean[])
     WITH ORDINALITY AS h(id, score, exact, n)
 ),
-first AS (SELECT %(word)s::text AS word, %(pattern)s::text AS pattern)
+first AS (SELECT %(word)s::text AS word, %(pattern)s::text AS pattern, %(root)s::text AS roots)
 """
 # What a limited item (number k of `rare`) weighs in an event older than the newest
 # documents: its weight as the statement counted it, or as `plan` estimated it.

@@ -10,6 +10,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable
 
+from memory.search import languages, vectors
 from memory.search.format_characters import without_format_characters
 from memory.search.textindex import (
     ASCII_WORD_ANYCASE,
@@ -30,10 +31,14 @@ WINDOW_CHARS = 240
 _STRAIGHT = str.maketrans("\u2018\u2019", "''")  # one character for one: offsets hold
 
 
-def window(text: str, first: str) -> tuple[str, bool, bool]:
-    """WINDOW_CHARS of `text` around the first `first` (lower case), and whether it was cut
-    before and after (`snippet`'s `cut_before`, `cut_after`)."""
-    found = word_at(text.lower(), first)
+def window(text: str, first: str, roots: Iterable[str] = ()) -> tuple[str, bool, bool]:
+    """WINDOW_CHARS of `text` around the first `first` (lower case), else around the first
+    of its stems' `roots` (`stem_roots`), and whether it was cut before and after
+    (`snippet`'s `cut_before`, `cut_after`)."""
+    lowered = text.lower()
+    found = word_at(lowered, first)
+    if found < 0:
+        found = min((at for root in roots if (at := lowered.find(root)) >= 0), default=-1)
     start = max(0, found - WINDOW_BEFORE) if found >= 0 else 0
     return text[start : start + WINDOW_CHARS], start > 0, start + WINDOW_CHARS < len(text)
 
@@ -49,6 +54,17 @@ def word_at(lowered: str, word: str) -> int:
     return alone.start() if alone else lowered.find(word)
 
 
+def stem_roots(word: str, codes: frozenset[str]) -> list[str]:
+    """Where a window opens when `word` itself is nowhere in the text: the roots of its
+    stems (`vectors.stem_lexemes`; ``annuler`` -> ``annul``, found in ``annulé``), each
+    once. Only where to look: a stem found there is marked only if the index's rule says
+    so (`snippet`). A root the word's other forms do not start with (German ``kundig``
+    of ``Kündigungen``) is not found; the window then opens at the text's start."""
+    return list(
+        dict.fromkeys(languages.unmarked(lexeme)[1] for lexeme in vectors.stem_lexemes(word, codes))
+    )
+
+
 def word_pattern(word: str) -> str:
     """`word` as a PostgreSQL regular expression matching it literally, apostrophes as
     `word_at` reads them: each ASCII character but a letter, digit or `_` escaped (no other
@@ -61,10 +77,17 @@ def word_pattern(word: str) -> str:
     )
 
 
-def _matches(segment: str, wanted: set[str]) -> bool:
+def _stemmed(word: str, stems: frozenset[str], codes: frozenset[str]) -> bool:
+    """Whether `word` is another form of a query word the document was found by: the word
+    is one of the held stem lexemes (``cancel``), or the index stores a stem of it that is
+    (`vectors.word_stems`, in the languages its text was read as: `codes`)."""
+    return word in stems or not stems.isdisjoint(vectors.word_stems(word, codes))
+
+
+def _matches(segment: str, wanted: set[str], stems: frozenset[str], codes: frozenset[str]) -> bool:
     if segment.isascii():
         word = segment.lower()
-        if word in wanted:
+        if word in wanted or (stems and _stemmed(word, stems, codes)):
             return True
         return NEEDS_PARTS.search(segment) is not None and any(
             p in wanted for p in cased_parts(segment)
@@ -75,6 +98,8 @@ def _matches(segment: str, wanted: set[str]) -> bool:
             for symbol in emoji(segment)
         )
     word = normalise(segment)
+    if stems and _stemmed(word, stems, codes):
+        return True
     return word in wanted or any(p in wanted for p in word_parts(word))
 
 
@@ -161,17 +186,24 @@ def snippet(
     *,
     cut_before: bool = False,
     cut_after: bool = False,
+    stems: Iterable[str] = (),
 ) -> Snippet:
     """A window of `text` around the first query match: ``{snippet, parts}``, cut at word
     boundaries (ICU's segments: no word is shown in part), with ``…`` where it was cut.
     `cut_before` / `cut_after`: `text` itself was cut out of a longer text there (`window`),
-    so its first / last segment may be a piece of a word and is not shown."""
+    so its first / last segment may be a piece of a word and is not shown. `stems`: the
+    stem lexemes of the query (`vectors.stem_lexemes`) the document holds: a word whose
+    index stems are among them is another form of a query word, and matches too. A marked
+    stem (``=fr:annul``) is held only by a text read as its language, so words are stemmed
+    in those languages alone, as the index stemmed them."""
     wanted = set(query_tokens)
+    held = frozenset(stems)
+    codes = frozenset(code for lexeme in held if (code := languages.unmarked(lexeme)[0]))
     pieces: list[tuple[str, bool]] = []
     first = None
     offset = 0
     for segment in _ascii_segments(text) if text.isascii() else _joined(segments(text)):
-        match = bool(wanted) and _matches(segment, wanted)
+        match = bool(wanted or held) and _matches(segment, wanted, held, codes)
         if match and first is None:
             first = offset
         pieces.append((segment, match))

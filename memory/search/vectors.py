@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import Stemmer
@@ -79,6 +80,27 @@ def _stems(terms: list[str]) -> tuple[list[str], str | None]:
     return english + languages.stems(terms, code), code
 
 
+def word_stems(term: str, codes: Iterable[str] = ()) -> set[str]:
+    """The stem lexemes the index stores beside one word of a text (`_stems`, word by
+    word): its English stem when it differs (``=cancel``), and its marked stem in each of
+    `codes`, the languages its text was read as (``=fr:annul``). What a snippet marks a
+    word by (`snippets.snippet`): the index's rule, not a second one."""
+    english = stem(term)
+    found = {STEM + english} if english else set()
+    for code in codes:
+        found.update(languages.stems([term], code))
+    return found
+
+
+def stem_lexemes(word: str, codes: frozenset[str]) -> list[str]:
+    """The lexemes a query word's stem item finds another form of it by (`stem_form`): its
+    stem said (``cancel``), its stem marked STEM (``=cancel``), and its marked stem in
+    each language of `codes` its script is written in (``=fr:annul``)."""
+    root = stem_root(word)
+    found = [root, STEM + root] if root is not None else []
+    return found + list(languages.query_stems(word, codes))
+
+
 # Reply context (`memory.search.documents.reply_context`): the words of the turn a reply
 # answers are indexed marked REPLY (``^museum``, and their stems ``^=museum``), apart from
 # the reply's own words, so the ranking weighs them as their own, weaker evidence
@@ -103,9 +125,7 @@ def stem_form(word: str, codes: frozenset[str], *, other: bool = False) -> str |
     ranking's stem item, so a document saying the word does not count it twice). Its
     stems in the languages of `codes` (the context's, `languages.held`) match only as
     marked (`languages.query_stems`)."""
-    root = stem_root(word)
-    forms = [_quote(root), _quote(STEM + root)] if root is not None else []
-    forms += map(_quote, languages.query_stems(word, codes))
+    forms = [_quote(lexeme) for lexeme in stem_lexemes(word, codes)]
     if not forms:
         return None
     literal = f"({' | '.join(forms)})"
