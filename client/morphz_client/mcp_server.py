@@ -43,6 +43,7 @@ SEARCH_HIT_FIELDS = (
     "snippet",
     "superseded_by",
     "coverage",
+    "answers",
     "index_parts",
 )
 
@@ -184,7 +185,8 @@ def build_server(instructions: str | None = None) -> MCPServer:
         """Search frames and events (retired too) by their words, questions reordered by
         meaning; live memory ranks first. Hits carry ref, status, kind, snippet, and when
         they apply superseded_by (the live frames replacing it), coverage (the query's
-        content words it lacks) and index_parts. `total` counts the matches, exactly while
+        content words it holds, holds only through the turn it answers, lacks), answers
+        (that turn's ref, to read) and index_parts. `total` counts the matches, exactly while
         `total_exact`. `next_cursor` (same q and filters) gives the next page with no
         repeats; null on the last page."""
         mz = request_client()

@@ -205,6 +205,17 @@ def replies_to(event_pks: list[int]) -> list[int]:
         return [row["id"] for row in named_rows(cursor)]
 
 
+def answered(event_pks: list[int]) -> dict[int, str]:
+    """The ref (``@e41``) of the turn each of these events answers now, by the rule the
+    index reads (`answered_turn`), for those that answer one: what a search hit found
+    through words it borrowed names. Reads only, raises nothing of its own."""
+    if not event_pks:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_sql("answered_turns"), _reply_rule(event_pks))
+        return {row["id"]: event_ref(row["seq"]) for row in named_rows(cursor)}
+
+
 def _event_fingerprint(row: Mapping[str, Any]) -> tuple[Any, ...]:
     # Its state, and the digests of its text and of the turn it answers: an erasure changes
     # these in place (`queries.sql`, `event_fingerprints`).

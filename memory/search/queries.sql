@@ -93,6 +93,14 @@ WITH e AS MATERIALIZED (
 SELECT e.id FROM e CROSS JOIN LATERAL ({{> answered_turn}}) a
 WHERE a.id = ANY(%(ids)s) ORDER BY e.id
 
+-- name: answered_turns
+-- The turn each of these replies answers now (`answered_turn`), by its seq: the turn a
+-- search hit found through words it borrowed names (`documents.answered`).
+SELECT e.id, t.seq FROM memory_event e
+JOIN LATERAL ({{> answered_turn}}) a ON true
+JOIN memory_event t ON t.id = a.id
+WHERE e.id = ANY(%(ids)s)
+
 -- name: stage
 -- Documents go in by COPY into a session-local staging table and one INSERT ... SELECT per
 -- target column: a multi-row VALUES statement spent most of its time in the client

@@ -17,8 +17,8 @@ from memory.read.history import resolve_context
 from memory.search import cursor as search_cursor
 from memory.search import filters as filters_of
 from memory.search import languages, ranking, semantic, snippets, statistics, textindex, vectors
-from memory.search.documents import borrowing
-from memory.shapes import SearchHit, search_hit
+from memory.search.documents import answered, borrowing
+from memory.shapes import Coverage, SearchHit, search_hit
 from memory.shapes.recall import SearchJson
 from memory.vocabulary import is_thread_name
 
@@ -115,6 +115,29 @@ def exact_ids(q: str, clauses: list[tuple[str, list[str]]]) -> list[str]:
     return ids
 
 
+def _coverage(content: list[str], held: list[bool], borrowed: list[bool]) -> Coverage:
+    """Which content words a hit holds (`matched`: any form of the word), which only
+    through the turn it answers (`borrowed`, listed when there are any), which neither;
+    `share` weighs a borrowed word as the ranking does (`ranking.REPLY_WEIGHT`), so a hit
+    found through the turn it answers does not read as a miss."""
+    matched = [word for word, found in zip(content, held or [], strict=False) if found]
+    lent = [
+        word
+        for word, found in zip(content, borrowed or [], strict=False)
+        if found and word not in matched
+    ]
+    found: Coverage = {
+        "matched": matched,
+        "missing": [word for word in content if word not in matched and word not in lent],
+        "share": round((len(matched) + ranking.REPLY_WEIGHT * len(lent)) / len(content), 3)
+        if content
+        else 1.0,
+    }
+    if lent:
+        found["borrowed"] = lent
+    return found
+
+
 def _hit(
     row: tuple[Any, ...], wanted: list[str], content: list[str], codes: frozenset[str]
 ) -> SearchHit:
@@ -123,7 +146,7 @@ def _hit(
     query's content words it holds and the live frames superseding it."""
     score, frame_pk, _, ref, status, kind, thread, created_at = row[:8]
     frame_id, body, window, cut, payload, first = row[8:14]
-    stems = row[18] or []
+    borrowed, stems = row[18], row[19] or []
     roots = snippets.stem_roots(first, codes)
     # The database sends one character past an event's window when its text goes on.
     window = window or ""
@@ -140,12 +163,7 @@ def _hit(
         ref, frame_pk is not None, status, kind, thread, created_at, score, shown["parts"]
     )
     held, parts, successors = row[15], row[16], row[17]
-    matched = [word for word, found in zip(content, held or [], strict=False) if found]
-    hit["coverage"] = {
-        "matched": matched,
-        "missing": [word for word in content if word not in matched],
-        "share": round(len(matched) / len(content), 3) if content else 1.0,
-    }
+    hit["coverage"] = _coverage(content, held, borrowed)
     if successors:
         hit["superseded_by"] = list(successors)
     if parts:  # indexed in parts: its words past one tsvector's bound are found too
@@ -217,6 +235,7 @@ def search(
     held = " | ".join(literals + borrowed)
     params["content"] = held if content and len(content) < len(clauses) else None
     params["words"] = literals
+    params["borrowed"] = borrowed
     # The query words' stem lexemes (`vectors.stem_lexemes`), those not the word itself:
     # the page says which each hit holds, and its snippet marks the words they stem from.
     said = [t for t, _ in clauses] + [p for _, ps in clauses for p in ps]
@@ -247,6 +266,14 @@ def search(
     wanted = [form for word in said for form in vectors.spellings(word)]
     content_words = [t for t, _ in content]
     hits = [_hit(row, wanted, content_words, codes) for row in found.rows]
+    # A hit found through words it borrowed names the turn it answers, to be read next.
+    lent = [
+        row[2] for row, hit in zip(found.rows, hits, strict=True) if "borrowed" in hit["coverage"]
+    ]
+    turns = answered(lent)
+    for row, hit in zip(found.rows, hits, strict=True):
+        if row[2] in turns and "borrowed" in hit["coverage"]:
+            hit["answers"] = turns[row[2]]
     # The matches are counted whatever the page: an offset past the end finds no hits but
     # does not change how many documents match.
     total = found.matched

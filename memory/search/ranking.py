@@ -52,8 +52,9 @@ PHRASE_CLAUSES = 6
 SCORED_CLAUSES = 32  # the first words of a very long query (function words dropped first)
 Clauses = list[tuple[str, list[str]]]  # the query's words, each with its parts
 # What a page reports of each hit's words (`memory.search.query` sets them in `params`):
-# the content words it holds, and the query's stem lexemes it holds, with their tsqueries.
-PAGE_WORDS = ("words", "stems", "stem_queries")
+# the content words it holds, those it holds only through the turn it answers, and the
+# query's stem lexemes it holds, with their tsqueries.
+PAGE_WORDS = ("words", "borrowed", "stems", "stem_queries")
 
 
 @dataclass

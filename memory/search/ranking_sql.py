@@ -117,7 +117,9 @@ SELECT h.score, d.frame_id, d.event_id, d.ref, d.status, d.kind, d.thread, d.cre
        ARRAY(SELECT s.frame_id FROM memory_relation r JOIN memory_frame s ON s.id = r.subject_id
              WHERE r.object_id = d.frame_id AND r.name = 'supersedes'
                AND r.removed_version IS NULL AND s.status = 'active' ORDER BY s.frame_id),
-       -- Which of the query's stem lexemes it holds (its snippet marks their words).
+       -- Which content words it holds only through the turn it answers (`vectors.reply_form`),
+       -- and which of the query's stem lexemes it holds (its snippet marks their words).
+       ARRAY(SELECT {held} FROM unnest(%(borrowed)s::tsquery[]) AS w),
        ARRAY(SELECT s.lexeme FROM unnest(%(stems)s::text[], %(stem_queries)s::tsquery[])
              AS s(lexeme, w) WHERE {held}),
        {lag}, c.n, c.more

@@ -38,6 +38,7 @@ from memory.shapes.history import (
     transaction_json,
 )
 from memory.shapes.nodes import (
+    Coverage,
     EventNode,
     FrameNode,
     NodeRetire,
@@ -61,6 +62,7 @@ __all__ = [
     "AppendedEvent",
     "ContextJson",
     "ContextSettings",
+    "Coverage",
     "EventChunk",
     "EventHead",
     "EventIdentity",

@@ -118,6 +118,14 @@ class Snippet(TypedDict):
     parts: list[SnippetPart]
 
 
+class Coverage(TypedDict):
+    matched: list[str]  # the query's content words the hit holds (any form of the word)
+    # those it holds only through the turn it answers (reply context), when there are any
+    borrowed: NotRequired[list[str]]
+    missing: list[str]  # the others
+    share: float  # 0-1: matched words count 1, borrowed ones ranking.REPLY_WEIGHT
+
+
 class SearchHit(TypedDict):
     type: str
     id: NotRequired[str]
@@ -130,7 +138,8 @@ class SearchHit(TypedDict):
     snippet: str
     snippet_parts: list[SnippetPart]
     next: dict[str, Any]
-    coverage: NotRequired[dict[str, Any]]  # {matched, missing: [word], share} (R62)
+    coverage: NotRequired[Coverage]  # the query's content words it holds (R62)
+    answers: NotRequired[str]  # the turn it borrowed words from (`@e41`), when it did
     superseded_by: NotRequired[list[str]]  # live frames superseding this one (R60)
     index_parts: NotRequired[int]  # tsvectors it is indexed in, when more than one
 

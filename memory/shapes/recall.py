@@ -71,7 +71,12 @@ class SearchJson(TypedDict):
     hits: Annotated[
         list[SearchHit],
         OPAQUE,
-        Doc("best first: `{type, id | ref, status, kind, thread, score, snippet, next}`"),
+        Doc(
+            "best first: `{type, id | ref, status, kind, thread, score, snippet, next}`; "
+            "`coverage: {matched, borrowed, missing, share}` (the query's content words it "
+            "holds, holds only through the turn it answers, lacks), and `answers` (that "
+            "turn's ref) when it borrowed words"
+        ),
     ]
     lag: Annotated[
         IndexLag,

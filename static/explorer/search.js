@@ -5,7 +5,8 @@
  * the next page with the API's `next_cursor` and adds it below (every match, past 1,000,
  * with no repeats while new events arrive; once: while a page loads the button is
  * disabled, and a page already shown is never added again). A hit indexed in parts (a huge
- * event) says so. A failed search says
+ * event) says so, and a reply found through words of the turn it answers names that turn.
+ * A failed search says
  * why in the panel's status line and keeps the filters, so a bad filter can be corrected. */
 
 import { api } from "./api.js";
@@ -58,6 +59,8 @@ function hitItem(hit) {
     el("span", { class: "tag", text: isEvent ? hit.kind : "frame" }), " ",
     hit.status ? el("span", { class: "tag " + hit.status, text: hit.status }) : null,
     hit.thread && hit.thread !== "main" ? el("span", { class: "muted", text: " thread " + hit.thread }) : null,
+    hit.answers ? el("span", { class: "muted answers", text: " answers " + hit.answers,
+      title: "Found through words of the turn it answers (" + hit.coverage.borrowed.join(", ") + "): read that turn for what was said." }) : null,
     hit.index_parts ? el("span", { class: "muted index-parts", text: " indexed in " + hit.index_parts + " parts",
       title: "Too many distinct words for one index entry: every word is still found, a phrase only within a part." }) : null,
     el("div", {}, snippetNode(hit)));

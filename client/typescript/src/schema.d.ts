@@ -1283,7 +1283,7 @@ export interface components {
          */
         ScreeningEnum: "off" | "refuse" | "mask";
         SearchResult: {
-            /** @description best first: `{type, id | ref, status, kind, thread, score, snippet, next}` */
+            /** @description best first: `{type, id | ref, status, kind, thread, score, snippet, next}`; `coverage: {matched, borrowed, missing, share}` (the query's content words it holds, holds only through the turn it answers, lacks), and `answers` (that turn's ref) when it borrowed words */
             hits: unknown[];
             /** @description how far the index is behind the facts: `{pending_intents, oldest_pending_seconds, indexer: {state, restarts, last_exit}}` */
             lag: unknown;
