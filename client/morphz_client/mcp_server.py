@@ -11,6 +11,7 @@ import os
 import sys
 from typing import Annotated, Any
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import Field
@@ -19,6 +20,7 @@ from morphz_client.client import MorphzClient
 from morphz_client.errors import MorphzAPIError, MorphzError, TooLargeError, prompt_text
 from morphz_client.mcp_arguments import ArgumentCheckingServer, check_arguments
 from morphz_client.mcp_calls import current_client, request_client, tool_call
+from morphz_client.mcp_stdio import serve_stdio
 
 __all__ = ["build_server", "current_client", "main", "server_version"]
 
@@ -340,7 +342,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"morphz-mcp: cannot reach Morphz at {url}: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     current_client.set(client)
-    build_server().run("stdio")
+    anyio.run(serve_stdio, build_server())
 
 
 if __name__ == "__main__":
