@@ -65,8 +65,10 @@ export class MorphzClient {
     for (const [key, value] of Object.entries(init.query ?? {})) {
       if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
     }
-    const repeatable =
-      method === "GET" || (init.body !== undefined && typeof init.body === "object" && "idempotency_key" in init.body);
+    // Any body but `undefined` is sent as JSON, `null` too: the server refuses a body that is
+    // not an object (400 `invalid_request`), as it refuses every other malformed one.
+    const keyed = init.body !== null && typeof init.body === "object" && "idempotency_key" in init.body;
+    const repeatable = method === "GET" || keyed;
     for (let attempt = 0; ; attempt++) {
       let response;
       try {

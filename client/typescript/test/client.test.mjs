@@ -155,6 +155,28 @@ test("listings, event slices, actions, history and freezing reach their operatio
   );
 });
 
+test("a null body reaches the server, which refuses it as a MorphzError", async () => {
+  const client = mz();
+  const refused = (err) => {
+    assert.ok(err instanceof MorphzError, String(err));
+    assert.equal(err.status, 400);
+    assert.equal(err.code, "invalid_request");
+    return true;
+  };
+  for (const call of [
+    () => client.updateContext(null),
+    () => client.registerAction(null),
+    () => client.appendEvent(null),
+    () => client.submit(null),
+    () => client.fork(null),
+    () => client.recall(null),
+    () => client.takeApart(null),
+    () => client.evaluate(null),
+  ]) {
+    await assert.rejects(call(), refused);
+  }
+});
+
 // REST operations the client has no method for, on purpose, each with its reason (the test
 // below fails for any other operation without a method, and for a stale entry here).
 const NOT_IN_THE_CLIENT = {
