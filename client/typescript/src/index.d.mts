@@ -40,7 +40,7 @@ export declare class MorphzClient {
   updateContext(body: Body<Ctx, "patch">): Promise<Json<Ctx, "patch", 200>>;
   appendEvent(event: Body<"/api/v1/contexts/{slug}/events/", "post">): Promise<Json<"/api/v1/contexts/{slug}/events/", "post", 201>>;
   events(query?: Record<string, unknown>): Promise<Json<"/api/v1/contexts/{slug}/events/", "get", 200>>;
-  /** `ref` is `"@e42"` or 42; any other throws `invalid_ref` before a request. */
+  /** `ref` is `"@e42"` or 42; any other rejects with 400 `invalid_ref` before a request. */
   readEvent(ref: string | number, query?: Query<C<"events/{seq}/">, "get">): Promise<Json<C<"events/{seq}/">, "get", 200>>;
   evaluate(body?: Body<"/api/v1/contexts/{slug}/evaluations/", "post">): Promise<Json<"/api/v1/contexts/{slug}/evaluations/", "post", 201>>;
   submit(body: Body<"/api/v1/contexts/{slug}/transactions/", "post">): Promise<Json<"/api/v1/contexts/{slug}/transactions/", "post", 201>>;
@@ -48,6 +48,7 @@ export declare class MorphzClient {
   /** 200 with the first action on a retry under the same `idempotency_key`. */
   registerAction(body: Body<C<"actions/">, "post">): Promise<Json<C<"actions/">, "post", 201>>;
   frames(query?: Record<string, unknown>): Promise<Json<"/api/v1/contexts/{slug}/frames/", "get", 200>>;
+  /** `id` a frame id like `release-v1`; any other rejects with 400 `invalid_frame_id` before a request. */
   frame(id: string): Promise<Json<"/api/v1/contexts/{slug}/frames/{frame_id}/", "get", 200>>;
   relations(query?: Query<C<"relations/">, "get">): Promise<Json<C<"relations/">, "get", 200>>;
   search(q: string, query?: Record<string, unknown>): Promise<Json<"/api/v1/contexts/{slug}/search/", "get", 200>>;
@@ -57,7 +58,7 @@ export declare class MorphzClient {
    * another body is 409 `idempotency_key_reused`. */
   fork(body?: Body<"/api/v1/contexts/{slug}/forks/", "post">): Promise<Json<"/api/v1/contexts/{slug}/forks/", "post", 201>>;
   evaluations(query?: Query<C<"evaluations/">, "get">): Promise<Json<C<"evaluations/">, "get", 200>>;
-  /** `id` a positive integer; anything else throws `invalid_request` before a request. */
+  /** `id` a positive integer; anything else rejects with 400 `invalid_request` before a request. */
   evaluation(id: number): Promise<Json<C<"evaluations/{evaluation_id}/">, "get", 200>>;
   diff(from: number, to?: number): Promise<Json<C<"diff/">, "get", 200>>;
   protocol(): Promise<{ version: string; instructions: string; tools: { openai: unknown[]; anthropic: unknown[] } }>;

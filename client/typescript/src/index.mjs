@@ -26,8 +26,13 @@ export class MorphzTransportError extends Error {
 /** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// A value that goes into a URL path (an event ref, a frame id, an evaluation id) is checked
+// before any request, so that no other text reaches the server as another path: the method's
+// promise rejects with the MorphzError the server gives such a value (400 and its code, as the
+// Python client's InvalidRefError and InvalidPathValueError), `details` naming the argument.
+
 // The server's rule for an event ref (memory/vocabulary.py): "@e", ASCII digits, no leading
-// zero; checked here so that no other text reaches the server as a path.
+// zero.
 const EVENT_REF = /^@e([1-9][0-9]{0,17})$/;
 
 /** The sequence number of `ref` (`"@e42"` or 42). @param {string | number} ref */
@@ -35,7 +40,7 @@ function seq(ref) {
   if (Number.isSafeInteger(ref) && Number(ref) >= 1) return Number(ref);
   const match = typeof ref === "string" ? EVENT_REF.exec(ref) : null;
   if (match) return match[1];
-  throw new MorphzError(400, "invalid_ref", `not an event ref: ${JSON.stringify(ref)}`, []);
+  throw new MorphzError(400, "invalid_ref", `not an event ref like "@e42": ${JSON.stringify(ref)}`, [{ field: "ref" }]);
 }
 
 export class MorphzClient {
@@ -124,7 +129,7 @@ export class MorphzClient {
    * A slice of an event's text: `{content, size, status, next_offset}`.
    * @param {string | number} ref `"@e42"` or 42 @param {Record<string, unknown>} [query] `{offset, length}`
    */
-  readEvent(ref, query) { return this.request("GET", this.ctx(`events/${seq(ref)}/`), { query }); }
+  async readEvent(ref, query) { return this.request("GET", this.ctx(`events/${seq(ref)}/`), { query }); }
   /** @param {any} [body] */
   evaluate(body = {}) { return this.request("POST", this.ctx("evaluations/"), { body }); }
   /** @param {any} body the text form `{text}` or the JSON form `{ops, base_version, reason}` */
@@ -136,9 +141,9 @@ export class MorphzClient {
   /** @param {Record<string, unknown>} [query] */
   frames(query) { return this.request("GET", this.ctx("frames/"), { query }); }
   /** @param {string} id */
-  frame(id) {
-    if (!/^[a-z0-9][a-z0-9._-]{0,127}$/.test(id)) {
-      throw new MorphzError(400, "invalid_frame_id", `not a frame id: ${JSON.stringify(id)}`, []);
+  async frame(id) {
+    if (typeof id !== "string" || !/^[a-z0-9][a-z0-9._-]{0,127}$/.test(id)) {
+      throw new MorphzError(400, "invalid_frame_id", `not a frame id like release-v1: ${JSON.stringify(id)}`, [{ field: "frame_id" }]);
     }
     return this.request("GET", this.ctx(`frames/${id}/`));
   }
@@ -161,9 +166,9 @@ export class MorphzClient {
   /** @param {Record<string, unknown>} [query] */
   evaluations(query) { return this.request("GET", this.ctx("evaluations/"), { query }); }
   /** One evaluation with the compiled input the model was given. @param {number} id */
-  evaluation(id) {
+  async evaluation(id) {
     if (!Number.isSafeInteger(id) || id < 1) {
-      throw new MorphzError(400, "invalid_request", `not an evaluation id: ${JSON.stringify(id)}`, []);
+      throw new MorphzError(400, "invalid_request", `not an evaluation id (a positive integer): ${JSON.stringify(id)}`, [{ field: "evaluation_id" }]);
     }
     return this.request("GET", this.ctx(`evaluations/${id}/`));
   }

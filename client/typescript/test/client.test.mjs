@@ -35,7 +35,7 @@ test("error answers are typed with status, code and details", async () => {
     return true;
   });
   await assert.rejects(client.frame("nope"), (err) => err instanceof MorphzError && err.status === 404);
-  assert.throws(() => client.frame("../transactions"), (err) => err.code === "invalid_frame_id");
+  await assert.rejects(client.frame("../transactions"), (err) => err.code === "invalid_frame_id");
   const stranger = new MorphzClient(url, "mz_wrong", { context });
   await assert.rejects(stranger.context(), (err) => err instanceof MorphzError && err.status === 401);
 });
@@ -129,7 +129,7 @@ test("listings, event slices, actions, history and freezing reach their operatio
   // The first test's event and transaction: read back by the methods that list them.
   assert.equal((await client.readEvent("@e1", { offset: 7, length: 2 })).content, "12");
   assert.equal((await client.readEvent(1)).content, "suite: 12 passed");
-  assert.throws(() => client.readEvent("@e01"), (err) => err.code === "invalid_ref");
+  await assert.rejects(client.readEvent("@e01"), (err) => err.code === "invalid_ref");
   const [tx] = (await client.transactions({ frame: "release" })).transactions;
   assert.equal(tx.status, "committed");
   assert.equal(tx.committed_version, 1);
@@ -139,7 +139,7 @@ test("listings, event slices, actions, history and freezing reach their operatio
   assert.deepEqual(diff.transactions.map((t) => t.id), [tx.id]);
   const [first] = (await client.evaluations()).evaluations;
   assert.equal((await client.evaluation(first.id)).id, first.id);
-  assert.throws(() => client.evaluation(0), (err) => err.code === "invalid_request");
+  await assert.rejects(client.evaluation(0), (err) => err.code === "invalid_request");
   // A keyed action is registered once.
   const action = await client.registerAction({ name: "deploy", idempotency_key: "ts-action-1" });
   assert.equal(action.kind, "action");
@@ -175,6 +175,36 @@ test("a null body reaches the server, which refuses it as a MorphzError", async 
   ]) {
     await assert.rejects(call(), refused);
   }
+});
+
+test("a path value the server could not have made rejects the promise, before any request", async () => {
+  let sent = 0;
+  const counting = async (input, init) => {
+    sent += 1;
+    return fetch(input, init);
+  };
+  const client = new MorphzClient(url, token, { context, fetch: counting });
+  for (const [call, code, field] of [
+    [() => client.evaluation("1"), "invalid_request", "evaluation_id"],
+    [() => client.evaluation(0), "invalid_request", "evaluation_id"],
+    [() => client.frame("Bad Id"), "invalid_frame_id", "frame_id"],
+    [() => client.frame(undefined), "invalid_frame_id", "frame_id"],
+    [() => client.readEvent("@e01"), "invalid_ref", "ref"],
+  ]) {
+    let answer;
+    assert.doesNotThrow(() => {
+      answer = call();
+    });
+    assert.ok(answer instanceof Promise);
+    await assert.rejects(answer, (err) => {
+      assert.ok(err instanceof MorphzError);
+      assert.equal(err.status, 400);
+      assert.equal(err.code, code);
+      assert.deepEqual(err.details, [{ field }]);
+      return true;
+    });
+  }
+  assert.equal(sent, 0);
 });
 
 // REST operations the client has no method for, on purpose, each with its reason (the test
