@@ -13,9 +13,10 @@ type C<Rest extends string> = `/api/v1/contexts/{slug}/${Rest}` & keyof paths;
 
 export type Schemas = components["schemas"];
 
-/** The code of an API error answer (the schema's ErrorCodeEnum), or the client's own for an
- * answer that is not the API's error shape. */
-export type ErrorCode = Schemas["ErrorCodeEnum"] | "unexpected_response";
+/** The code of an API error answer (the schema's ErrorCodeEnum), or one of the client's own:
+ * `unexpected_response` for an answer that is not the API's error shape, `context_required`
+ * when no `context` was given and the token sees several contexts, or none. */
+export type ErrorCode = Schemas["ErrorCodeEnum"] | "unexpected_response" | "context_required";
 
 export declare class MorphzError extends Error {
   constructor(status: number, code: ErrorCode, message: string, details: unknown[]);
@@ -29,9 +30,14 @@ export declare class MorphzClient {
   constructor(
     baseUrl: string,
     token: string,
-    options: { context: string; retries?: number; retryWaitMs?: number; fetch?: typeof fetch },
+    /** Without `context`, the one context the token sees, asked by the first request. */
+    options?: { context?: string; retries?: number; retryWaitMs?: number; fetch?: typeof fetch },
   );
-  slug: string;
+  /** The context's slug; undefined until the first request finds it when none was given. */
+  slug: string | undefined;
+  /** The context's slug: the one given, else the token's one context (400 `context_required`
+   * when it sees several, or none). */
+  contextSlug(): Promise<string>;
   request(method: string, path: string, init?: { query?: Record<string, unknown>; body?: unknown }): Promise<any>;
   index(): Promise<Json<"/api/v1/", "get", 200>>;
   contexts(): Promise<Json<"/api/v1/contexts/", "get", 200>>;

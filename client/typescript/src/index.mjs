@@ -47,12 +47,17 @@ export class MorphzClient {
   /**
    * @param {string} baseUrl like http://127.0.0.1:8000
    * @param {string} token a context token (mz_...)
-   * @param {{context: string, retries?: number, retryWaitMs?: number, fetch?: typeof fetch}} options
+   * @param {{context?: string, retries?: number, retryWaitMs?: number, fetch?: typeof fetch}} [options]
+   *   without `context`, the one context the token sees, asked of the server by the first
+   *   request that needs it (as the Python client does)
    */
-  constructor(baseUrl, token, options) {
+  constructor(baseUrl, token, options = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
     this.token = token;
-    this.slug = options.context;
+    /** @type {string | undefined} */
+    this.slug = options.context || undefined;
+    /** @type {Promise<string> | undefined} */
+    this.discovery = undefined;
     this.retries = options.retries ?? 2;
     this.retryWaitMs = options.retryWaitMs ?? 500;
     this.fetch = options.fetch ?? globalThis.fetch;
@@ -62,10 +67,11 @@ export class MorphzClient {
    * One request. A read, or a write carrying an `idempotency_key`, is sent again after a
    * dropped connection or a 503 `database_unavailable` (the server answers a repeated keyed
    * write with its first result); any other failure is thrown at once.
-   * @param {string} method @param {string} path @param {{query?: Record<string, unknown>, body?: any}} [init]
+   * @param {string} method @param {string | Promise<string>} path @param {{query?: Record<string, unknown>, body?: any}} [init]
    * @returns {Promise<any>}
    */
   async request(method, path, init = {}) {
+    path = await path; // a context's path waits for the context to be known
     const url = new URL(this.baseUrl + path);
     for (const [key, value] of Object.entries(init.query ?? {})) {
       if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
@@ -109,9 +115,34 @@ export class MorphzClient {
     }
   }
 
-  /** @param {string} [rest] */
-  ctx(rest = "") {
-    return `/api/v1/contexts/${encodeURIComponent(this.slug)}/${rest}`;
+  /**
+   * This client's context: the one given, else the one context the token sees (asked once; a
+   * failed ask is asked again by the next request). A token that sees several contexts, or
+   * none, rejects with 400 `context_required`: pass `{context}`.
+   * @returns {Promise<string>}
+   */
+  async contextSlug() {
+    if (this.slug !== undefined) return this.slug;
+    this.discovery ??= this.contexts().then(
+      ({ contexts }) => {
+        if (contexts.length !== 1) {
+          const seen = contexts.length ? `${contexts.length} contexts` : "no context";
+          throw new MorphzError(400, "context_required", `this token sees ${seen}; pass {context: SLUG}`, [{ field: "context" }]);
+        }
+        this.slug = contexts[0].slug;
+        return this.slug;
+      },
+      (error) => {
+        this.discovery = undefined;
+        throw error;
+      },
+    );
+    return this.discovery;
+  }
+
+  /** The path of `rest` in this client's context. @param {string} [rest] @returns {Promise<string>} */
+  async ctx(rest = "") {
+    return `/api/v1/contexts/${encodeURIComponent(await this.contextSlug())}/${rest}`;
   }
 
   /** The API index: `{version, schema, docs, contexts}`, each a link. */

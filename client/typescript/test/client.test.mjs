@@ -207,6 +207,38 @@ test("a path value the server could not have made rejects the promise, before an
   assert.equal(sent, 0);
 });
 
+test("without a context the client uses the token's one context, asked once", async () => {
+  const sent = [];
+  const recording = async (input, init) => {
+    sent.push(new URL(input).pathname);
+    return fetch(input, init);
+  };
+  for (const client of [new MorphzClient(url, token), new MorphzClient(url, token, { fetch: recording })]) {
+    const [a, b] = await Promise.all([client.context(), client.frames()]);
+    assert.equal(a.slug, context);
+    assert.ok(Array.isArray(b.frames));
+    assert.equal(client.slug, context);
+    assert.equal(await client.contextSlug(), context);
+  }
+  assert.deepEqual(sent.filter((path) => path === "/api/v1/contexts/"), ["/api/v1/contexts/"]);
+  assert.ok(sent.every((path) => path === "/api/v1/contexts/" || path.startsWith(`/api/v1/contexts/${context}/`)));
+  // A token that sees several contexts cannot choose: the request is refused, none is sent.
+  const answering = (body) => async (input) => {
+    sent.push(new URL(input).pathname);
+    return new Response(JSON.stringify(body), { status: 200, headers: { "Content-Type": "application/json" } });
+  };
+  sent.length = 0;
+  const several = new MorphzClient(url, token, { fetch: answering({ contexts: [{ slug: "a" }, { slug: "b" }] }) });
+  await assert.rejects(several.context(), (err) => {
+    assert.ok(err instanceof MorphzError);
+    assert.equal(err.status, 400);
+    assert.equal(err.code, "context_required");
+    assert.deepEqual(err.details, [{ field: "context" }]);
+    return true;
+  });
+  assert.deepEqual(sent, ["/api/v1/contexts/"]);
+});
+
 // REST operations the client has no method for, on purpose, each with its reason (the test
 // below fails for any other operation without a method, and for a stale entry here).
 const NOT_IN_THE_CLIENT = {
