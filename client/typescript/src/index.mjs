@@ -73,8 +73,18 @@ export class MorphzClient {
   async request(method, path, init = {}) {
     path = await path; // a context's path waits for the context to be known
     const url = new URL(this.baseUrl + path);
+    // A parameter is one string, number or boolean; undefined or null is one not given. An
+    // array or object is refused here: String() would send it as "a,b" or "[object Object]",
+    // and the server takes each parameter once.
     for (const [key, value] of Object.entries(init.query ?? {})) {
-      if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+      if (value === undefined || value === null) continue;
+      if (!["string", "number", "boolean", "bigint"].includes(typeof value)) {
+        const kind = Array.isArray(value) ? "an array" : `a ${typeof value}`;
+        throw new MorphzError(400, "invalid_request", `query parameter '${key}' is ${kind}; send one string, number or boolean`, [
+          { field: key, reason: "not_one_value" },
+        ]);
+      }
+      url.searchParams.set(key, String(value));
     }
     // Any body but `undefined` is sent as JSON, `null` too: the server refuses a body that is
     // not an object (400 `invalid_request`), as it refuses every other malformed one.

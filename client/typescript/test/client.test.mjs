@@ -239,6 +239,33 @@ test("without a context the client uses the token's one context, asked once", as
   assert.deepEqual(sent, ["/api/v1/contexts/"]);
 });
 
+test("a query parameter is one value: arrays and objects are refused, null is not given", async () => {
+  const sent = [];
+  const recording = async (input, init) => {
+    sent.push(new URL(input));
+    return fetch(input, init);
+  };
+  const client = new MorphzClient(url, token, { context, fetch: recording });
+  for (const [call, field] of [
+    [() => client.search("cancel", { type: ["frame", "event"] }), "type"],
+    [() => client.search("cancel", { limit: { n: 5 } }), "limit"],
+    [() => client.events({ kind: ["tool_result"] }), "kind"],
+  ]) {
+    await assert.rejects(call(), (err) => {
+      assert.ok(err instanceof MorphzError);
+      assert.equal(err.status, 400);
+      assert.equal(err.code, "invalid_request");
+      assert.match(err.message, new RegExp(`'${field}'`));
+      assert.deepEqual(err.details, [{ field, reason: "not_one_value" }]);
+      return true;
+    });
+  }
+  assert.deepEqual(sent, []);
+  // null, like undefined, is a parameter not given.
+  await client.events({ kind: "tool_result", limit: null });
+  assert.deepEqual([...sent[0].searchParams], [["kind", "tool_result"]]);
+});
+
 // REST operations the client has no method for, on purpose, each with its reason (the test
 // below fails for any other operation without a method, and for a stale entry here).
 const NOT_IN_THE_CLIENT = {
