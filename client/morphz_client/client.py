@@ -32,6 +32,7 @@ from morphz_client.errors import (
 from morphz_client.types import (
     AppendableKind,
     AppendedEvent,
+    Cancellation,
     Context,
     Diff,
     Direction,
@@ -547,6 +548,18 @@ class MorphzClient:
         MaintenanceRequiredError while the context is in maintenance."""
         body = _body(**_arguments(locals()))
         return cast(Event, self._request("POST", self._ctx("actions/"), json=body))
+
+    def cancel_action(self, ref: str | int, *, reason: str | None = None) -> Cancellation:
+        """Cancel a pending action (R59), `ref` `@e42` or 42: the server appends a `tool_result`
+        delivering it, "cancelled by {who}: {reason}", so it leaves the pending actions and the
+        model reads why. Returns the `Cancellation`: its `ref` and the action's (`cancels`).
+
+        Raises InvalidRefError before any request for a malformed ref; ConflictError (code
+        `action_not_pending`) for an action already delivered or cancelled; RuleViolationError
+        with code `not_an_action` for an event that is no action, `unknown_ref` for no such
+        event."""
+        path = self._ctx(f"actions/{_seq(ref)}/cancel/")
+        return cast(Cancellation, self._request("POST", path, json=_body(reason=reason)))
 
     # -- frames and relations ------------------------------------------------------------
 

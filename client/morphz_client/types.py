@@ -112,6 +112,14 @@ class EventPage(TypedDict):
     next_cursor: str | None
 
 
+class Cancellation(TypedDict):
+    """A cancelled action: `ref` of the cancellation (a `tool_result` delivering the action)
+    and `cancels`, the action's ref."""
+
+    ref: str
+    cancels: str
+
+
 class EventChunk(TypedDict, total=False):
     """A slice of an event's text: `offset` and `length` in characters, `size` of the whole
     text, `next_offset` None after the last slice."""

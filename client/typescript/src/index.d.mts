@@ -53,6 +53,9 @@ export declare class MorphzClient {
   transactions(query?: Query<C<"transactions/">, "get">): Promise<Json<C<"transactions/">, "get", 200>>;
   /** 200 with the first action on a retry under the same `idempotency_key`. */
   registerAction(body: Body<C<"actions/">, "post">): Promise<Json<C<"actions/">, "post", 201>>;
+  /** `ref` is `"@e42"` or 42; any other rejects with 400 `invalid_ref` before a request. 409
+   * `action_not_pending` once delivered or cancelled, 422 `not_an_action` for another event. */
+  cancelAction(ref: string | number, body?: Body<C<"actions/{seq}/cancel/">, "post">): Promise<Json<C<"actions/{seq}/cancel/">, "post", 201>>;
   frames(query?: Record<string, unknown>): Promise<Json<"/api/v1/contexts/{slug}/frames/", "get", 200>>;
   /** `id` a frame id like `release-v1`; any other rejects with 400 `invalid_frame_id` before a request. */
   frame(id: string): Promise<Json<"/api/v1/contexts/{slug}/frames/{frame_id}/", "get", 200>>;

@@ -179,6 +179,13 @@ export class MorphzClient {
   transactions(query) { return this.request("GET", this.ctx("transactions/"), { query }); }
   /** @param {any} body `{name, arguments, thread, idempotency_key}` */
   registerAction(body) { return this.request("POST", this.ctx("actions/"), { body }); }
+  /**
+   * Cancel a pending action: the server appends a `tool_result` delivering it, "cancelled by
+   * {who}: {reason}"; `{ref, cancels}`. 409 `action_not_pending` for one already delivered or
+   * cancelled, 422 `not_an_action` for an event that is no action, `unknown_ref` for none.
+   * @param {string | number} ref `"@e42"` or 42 @param {any} [body] `{reason}`
+   */
+  async cancelAction(ref, body = {}) { return this.request("POST", this.ctx(`actions/${seq(ref)}/cancel/`), { body }); }
   /** @param {Record<string, unknown>} [query] */
   frames(query) { return this.request("GET", this.ctx("frames/"), { query }); }
   /** @param {string} id */

@@ -155,6 +155,31 @@ test("listings, event slices, actions, history and freezing reach their operatio
   );
 });
 
+test("a pending action is cancelled once; a non-action and a malformed ref are refused", async () => {
+  const client = mz();
+  const action = await client.registerAction({ name: "refund", arguments: { order: 7 } });
+  const open = async () => (await client.events({ status: "open" })).events.map((e) => e.ref);
+  assert.ok((await open()).includes(action.ref));
+  const cancelled = await client.cancelAction(action.ref, { reason: "customer withdrew" });
+  assert.equal(cancelled.cancels, action.ref);
+  assert.deepEqual(Object.keys(cancelled).sort(), ["cancels", "ref"]);
+  assert.ok(!(await open()).includes(action.ref));
+  const result = await client.readEvent(cancelled.ref);
+  assert.equal(result.kind, "tool_result");
+  assert.match(result.content, /: customer withdrew$/);
+  // Already cancelled (the seq names it as the ref does): nothing to cancel.
+  await assert.rejects(client.cancelAction(action.seq), (err) => {
+    assert.ok(err instanceof MorphzError);
+    assert.equal(err.status, 409);
+    assert.equal(err.code, "action_not_pending");
+    return true;
+  });
+  await assert.rejects(client.cancelAction(cancelled.ref), (err) => err.status === 422 && err.code === "not_an_action");
+  // Without a body, as the body is optional.
+  const other = await client.registerAction({ name: "refund" });
+  assert.equal((await client.cancelAction(other.ref)).cancels, other.ref);
+});
+
 test("a null body reaches the server, which refuses it as a MorphzError", async () => {
   const client = mz();
   const refused = (err) => {
@@ -166,6 +191,7 @@ test("a null body reaches the server, which refuses it as a MorphzError", async 
   for (const call of [
     () => client.updateContext(null),
     () => client.registerAction(null),
+    () => client.cancelAction(1, null),
     () => client.appendEvent(null),
     () => client.submit(null),
     () => client.fork(null),
@@ -190,6 +216,8 @@ test("a path value the server could not have made rejects the promise, before an
     [() => client.frame("Bad Id"), "invalid_frame_id", "frame_id"],
     [() => client.frame(undefined), "invalid_frame_id", "frame_id"],
     [() => client.readEvent("@e01"), "invalid_ref", "ref"],
+    [() => client.cancelAction("@e01"), "invalid_ref", "ref"],
+    [() => client.cancelAction(0), "invalid_ref", "ref"],
   ]) {
     let answer;
     assert.doesNotThrow(() => {
@@ -275,7 +303,6 @@ const NOT_IN_THE_CLIENT = {
   erasures_create: "an operator's tool (an erase-scope token); the Python client has none either",
   frames_revise_body: "the explorer's frame editor; agents revise frames by transactions (submit)",
   frames_revision_read: "frame() answers the revisions; the Python client has no such method either",
-  action_cancel: "the Python client has none either: add it to both clients together",
 };
 
 test("every operation of the server's OpenAPI schema has a method, or a reason not to", async () => {
