@@ -18,7 +18,7 @@ from mcp_types import InputRequiredResult
 from pydantic import ConfigDict, ValidationError
 from pydantic_core import ErrorDetails
 
-__all__ = ["CODE_BY_FIELD", "ArgumentCheckingServer", "check_arguments", "refusal"]
+__all__ = ["CODE_BY_FIELD", "ArgumentCheckingServer", "check_arguments", "refusal", "refuse_blank"]
 
 # REST's field -> code table (`CODE_BY_FIELD` in memory/errors.py, which this package cannot
 # import): an argument named like a REST field fails with that field's code, any other with
@@ -135,6 +135,17 @@ def refusal(tool: str, exc: ValidationError, schema: dict[str, Any]) -> str:
     codes = {_code(error) for error in errors}
     code = codes.pop() if len(codes) == 1 else INVALID_REQUEST
     return f"{code}: {details[0]['message']} details: {json.dumps(details, ensure_ascii=False)}"
+
+
+def refuse_blank(field: str, value: str, takes: str) -> None:
+    """Nothing for a `value` with text in it; for an empty or whitespace-only one, as REST
+    refuses a blank field, a ToolError `invalid_request: <field> may not be blank: it takes
+    <takes> details: [{field, message}]` (the form `refusal` answers)."""
+    if value.strip():
+        return
+    message = f"{field} may not be blank: it takes {takes}"
+    details = json.dumps([{"field": field, "message": message}], ensure_ascii=False)
+    raise ToolError(f"{INVALID_REQUEST}: {message} details: {details}")
 
 
 def _code(error: ErrorDetails) -> str:

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from morphz_client.client import MorphzClient
 from morphz_client.errors import MorphzAPIError, MorphzError, TooLargeError, prompt_text
-from morphz_client.mcp_arguments import ArgumentCheckingServer, check_arguments
+from morphz_client.mcp_arguments import ArgumentCheckingServer, check_arguments, refuse_blank
 from morphz_client.mcp_calls import current_client, request_client, tool_call
 from morphz_client.mcp_stdio import serve_stdio
 
@@ -122,6 +122,11 @@ def build_server(instructions: str | None = None) -> MCPServer:
         """Commit one context transaction, e.g. (context-tx (base-version 12) (derive
         test-result (from @e42) (tests passed)) (retire @e42)). All or nothing; a rejection
         names each failing operation with its index, code and message."""
+        # Refused here as an argument: the reply path would answer in its feedback form,
+        # naming its own tool (context_tx), which MCP does not offer.
+        refuse_blank(
+            "tx", tx, "the text of one context transaction, like (context-tx (base-version 12) ...)"
+        )
         mz = request_client()
         out = tool_call(
             lambda: mz.take_apart(
