@@ -26,10 +26,18 @@ def _visible(text: str) -> str:
     return unicodedata.normalize("NFKC", without_format_characters(text))
 
 
+# Unicode's default case folding writes a capital dotted I (U+0130, Turkish `İstanbul`) as
+# `i` and a combining dot above (U+0307), which no typed `istanbul` holds; the dot adds
+# nothing to a lower-case i, so it is dropped there (`İstanbul` and `istanbul` are one word).
+_DOTTED_I = "i\u0307"
+
+
 def _case_folded(visible: str) -> str:
     folded = visible.casefold()
+    if folded.isascii():
+        return folded
     # Case folding can leave a string that is no longer NFKC (rare, e.g. some Greek forms).
-    return folded if folded.isascii() else unicodedata.normalize("NFKC", folded)
+    return unicodedata.normalize("NFKC", folded).replace(_DOTTED_I, "i")
 
 
 def normalise(text: str) -> str:
