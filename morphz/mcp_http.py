@@ -16,10 +16,12 @@ from api.auth import bearer_token
 from api.errors import (
     MIGRATIONS_PENDING_MESSAGE,
     RETRY_AFTER_SECONDS,
+    ApiError,
     database_unavailable,
     error_body,
     schema_behind,
 )
+from api.parsers import check_value
 from memory.errors import ErrorCode
 from memory.strictjson import loads_strict
 from morphz.database_hint import database_hint
@@ -172,9 +174,13 @@ async def _read_checked(receive: Any, send: Any) -> bytes | None:
             break
     body = b"".join(chunks)
     try:
-        loads_strict(body)
-    except ValueError as exc:
-        error = {"code": -32700, "message": f"Parse error: {exc}"[:300]}
+        # Text the database cannot store (a lone surrogate, NUL) is refused here as REST
+        # refuses it, naming the field: the SDK's reader calls a lone surrogate "unexpected
+        # end of hex escape".
+        check_value(loads_strict(body))
+    except (ValueError, ApiError) as exc:
+        reason = exc.message if isinstance(exc, ApiError) else str(exc)
+        error = {"code": -32700, "message": f"Parse error: {reason}"[:300]}
         await send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
         return None
     return body

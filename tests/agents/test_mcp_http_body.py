@@ -1,6 +1,7 @@
 """The MCP endpoint reads a request body the way the REST API does: over the limit is 413
-`too_large` in the API's JSON shape (never the SDK's plain text), and a JSON-RPC message
-with a key given twice is refused as a parse error instead of keeping the last value."""
+`too_large` in the API's JSON shape (never the SDK's plain text), a JSON-RPC message
+with a key given twice is refused as a parse error instead of keeping the last value, and
+text the database cannot store (a lone surrogate, NUL) is refused naming its field."""
 
 from __future__ import annotations
 
@@ -68,3 +69,23 @@ def test_a_message_with_a_duplicate_key_is_a_parse_error(token: str) -> None:
     assert status == 400
     assert body["error"]["code"] == -32700
     assert "'id'" in body["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [("lone \\ud800 x", "text holds a lone surrogate (U+D800)"), ("nul \\u0000", "NUL")],
+)
+def test_text_the_database_cannot_store_is_named_with_its_field(
+    token: str, text: str, said: str
+) -> None:
+    # The SDK's own reader called a lone surrogate "unexpected end of hex escape".
+    raw = (
+        '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"append",'
+        '"arguments":{"kind":"user_message","content":"' + text + '"}}}'
+    )
+    status, body = _post(token, [raw.encode()])
+    assert status == 400
+    assert body["id"] is None and body["error"]["code"] == -32700
+    message = body["error"]["message"]
+    assert message.startswith("Parse error: params.arguments.content: "), message
+    assert said in message and "hex escape" not in message, message
