@@ -52,6 +52,19 @@ def event_ref(seq: int) -> str:
     return f"@e{seq}"
 
 
+# An event ref's shape with any number of digits: one longer than EVENT_REF_RE allows is
+# told it is past the largest ref, not that it is no ref.
+_LONG_EVENT_REF_RE: Final = re.compile(r"@e[1-9][0-9]*")
+
+
+def not_an_event_ref(value: object, example: str = "@e42") -> str:
+    """Why `value` is no event ref, as a message: past the largest (`@e` and at most 18
+    digits) when it has the shape, else not one like `example`."""
+    if isinstance(value, str) and _LONG_EVENT_REF_RE.fullmatch(value):
+        return f"{value[:40]!r} is past the largest event reference (@e and at most 18 digits)"
+    return f'{value!r} is not an event reference like "{example}"'
+
+
 def seq_of(ref: object) -> int | None:
     """The sequence number of an event ref (``seq_of("@e42") == 42``), None for anything else."""
     match = EVENT_REF_RE.fullmatch(ref) if isinstance(ref, str) else None

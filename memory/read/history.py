@@ -14,7 +14,7 @@ from memory.limits import CHUNK_DEFAULT, CHUNK_MAX
 from memory.models import Context, Erasure, Event, Frame, FrameRevision
 from memory.shapes import EVENT_ROW_COLUMNS, EventChunk, event_chunk_json
 from memory.shapes.history import WriteEntry
-from memory.vocabulary import event_ref, is_frame_id, is_ref, seq_from_text
+from memory.vocabulary import event_ref, is_frame_id, is_ref, not_an_event_ref, seq_from_text
 
 
 def resolve_context(context: Context | int) -> Context:
@@ -41,9 +41,7 @@ def parse_seq(seq: int | str) -> int:
     number = seq_from_text(seq)
     if number is not None:
         return number
-    raise InvalidRequest(
-        f'{seq!r} is not an event reference like "@e42"', code=ErrorCode.INVALID_REF
-    )
+    raise InvalidRequest(not_an_event_ref(seq), code=ErrorCode.INVALID_REF)
 
 
 def check_ref(value: Any, field: str) -> str:
@@ -54,7 +52,7 @@ def check_ref(value: Any, field: str) -> str:
         return str(value)
     if isinstance(value, str) and value.startswith("@"):
         raise InvalidRequest(
-            f'{value!r} is not an event reference like "@e42"',
+            not_an_event_ref(value),
             code=ErrorCode.INVALID_REF,
             details=[{"field": field, "ref": value}],
         )

@@ -171,6 +171,10 @@ def _query_int(value: Any) -> Any:
         return int(value)
     if isinstance(value, str) and _SIGNED_INT.fullmatch(value):
         raise PydanticCustomError("int_parsing", "Must be written in digits, without a sign.")
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        raise PydanticCustomError(
+            "int_parsing", "Too large: at most 20 digits (no field takes more than 2**63 - 1)."
+        )
     raise PydanticCustomError("int_parsing", "A valid integer is required (digits alone).")
 
 

@@ -46,6 +46,7 @@ from memory.vocabulary import (
     event_ref,
     event_seq,
     is_thread_name,
+    not_an_event_ref,
     seq_of,
 )
 
@@ -74,9 +75,7 @@ def parse_event_ref(ref: Any) -> int:
     `details`) when `ref` is not one."""
     seq = seq_of(ref)
     if seq is None:
-        raise InvalidRequest(
-            f'{ref!r} is not an event reference like "@e17"', details=[{"ref": ref}]
-        )
+        raise InvalidRequest(not_an_event_ref(ref, "@e17"), details=[{"ref": ref}])
     return seq
 
 
