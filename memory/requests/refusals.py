@@ -49,7 +49,7 @@ _MESSAGES = {
     "greater_than_equal": "Ensure this value is greater than or equal to {ge}.",
     "string_too_long": "Ensure this field has no more than {max_length} characters.",
     "too_long": "Ensure this field has no more than {max_length} elements.",
-    "literal_error": '"{input}" is not a valid choice.',
+    "literal_error": '"{input}" is not a valid choice; one of: {expected}.',
     "extra_forbidden": UNKNOWN_FIELD,
 }
 _OBJECT_TYPES = frozenset({"model_type", "dict_type", "model_attributes_type"})

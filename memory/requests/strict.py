@@ -124,7 +124,9 @@ class Choice:
             return value
         if value is None:
             raise PydanticCustomError("string_type", "This field may not be null.")
-        raise PydanticCustomError("invalid_choice", f'"{value}" is not a valid choice.')
+        raise PydanticCustomError(
+            "invalid_choice", f'"{value}" is not a valid choice; one of: {", ".join(self.values)}.'
+        )
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
         return core_schema.no_info_before_validator_function(self.chosen, handler(source))
