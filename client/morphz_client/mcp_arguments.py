@@ -5,6 +5,7 @@ How it works: docs/internals.md, section `client/morphz_client/mcp_arguments.py`
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -18,7 +19,14 @@ from mcp_types import InputRequiredResult
 from pydantic import ConfigDict, ValidationError
 from pydantic_core import ErrorDetails
 
-__all__ = ["CODE_BY_FIELD", "ArgumentCheckingServer", "check_arguments", "refusal", "refuse_blank"]
+__all__ = [
+    "CODE_BY_FIELD",
+    "ArgumentCheckingServer",
+    "check_arguments",
+    "refusal",
+    "refuse_blank",
+    "unknown_tool",
+]
 
 # REST's field -> code table (`CODE_BY_FIELD` in memory/errors.py, which this package cannot
 # import): an argument named like a REST field fails with that field's code, any other with
@@ -110,6 +118,9 @@ class ArgumentCheckingServer(MCPServer):
     ) -> CallToolResult | InputRequiredResult:
         """The tool's answer, as MCPServer.call_tool; a refused argument is a ToolError
         `Error executing tool <name>: <code>: <message> details: [{field, message}]`."""
+        names = [tool.name for tool in await self.list_tools()]
+        if name not in names:
+            raise ToolError(f"Error executing tool {name}: {unknown_tool(name, names)}")
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -122,6 +133,21 @@ class ArgumentCheckingServer(MCPServer):
             raise ToolError(
                 f"Error executing tool {name}: {refusal(name, refused, schema)}"
             ) from refused
+
+
+# The protocol's text names the tools of a model reply (morphz_protocol.TOOLS); over MCP a
+# transaction is committed with `commit`, so a model following the text calls `context_tx`.
+MCP_NAME_OF_REPLY_TOOL = {"context_tx": "commit"}
+
+
+def unknown_tool(name: str, names: Sequence[str]) -> str:
+    """`unknown_tool: ...` for a call of a tool the server does not have, naming the tool
+    meant (the MCP name of a reply tool, else the nearest name) and every tool."""
+    near = MCP_NAME_OF_REPLY_TOOL.get(name) or next(
+        iter(difflib.get_close_matches(name, names, n=1)), None
+    )
+    meant = f"; did you mean {near!r}?" if near else ""
+    return f"unknown_tool: no tool {name!r}{meant} The tools: {', '.join(sorted(names))}."
 
 
 def refusal(tool: str, exc: ValidationError, schema: dict[str, Any]) -> str:
